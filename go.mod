@@ -1,0 +1,15 @@
+module github.com/go-ghostlite/go-ghostlite
+
+go 1.26.8
+
+require github.com/go-sql-driver/mysql v1.10.1
+
+require (
+	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/go-mysql-org/go-mysql v1.16.0 // indirect
+	github.com/mattn/go-colorable v0.1.14 // indirect
+	github.com/mattn/go-isatty v0.0.20 // indirect
+	github.com/rs/zerolog v1.35.1 // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
+	golang.org/x/sys v0.29.0 // indirect
+)

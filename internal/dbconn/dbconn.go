@@ -1,0 +1,74 @@
+// Package dbconn opens the connections go-ghostlite uses and knows the differences between server
+// flavors (MariaDB, MySQL 8.0, MySQL 8.4) that the rest of the tool must not care about.
+//
+// Invariants: every session that writes migrated data runs with time_zone='+00:00', a binary
+// connection character set (no value is converted on the way) and a strict sql_mode that keeps
+// NO_AUTO_VALUE_ON_ZERO, so a narrowing ALTER fails instead of truncating. Values are read with
+// parseTime=false so temporal values travel as the server's own strings.
+package dbconn
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Config says where a server is and how to log in.
+type Config struct {
+	Host     string
+	Port     int
+	User     string
+	Password string
+	// Timeout bounds connecting; zero means 10 seconds.
+	Timeout time.Duration
+}
+
+// Addr is host:port.
+func (c Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.Port)) }
+
+// WriterSQLMode is the sql_mode of every session that writes to the ghost table.
+const WriterSQLMode = "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO"
+
+// DSN builds a go-sql-driver DSN for schema (may be empty) with the session settings of a writer:
+// UTC session time zone, binary character set, strict sql_mode, temporal values as strings.
+func (c Config) DSN(schema string) string {
+	mc := mysql.NewConfig()
+	mc.User = c.User
+	mc.Passwd = c.Password
+	mc.Net = "tcp"
+	mc.Addr = c.Addr()
+	mc.DBName = schema
+	mc.Timeout = c.Timeout
+	if mc.Timeout == 0 {
+		mc.Timeout = 10 * time.Second
+	}
+	mc.ParseTime = false
+	mc.Loc = time.UTC
+	mc.InterpolateParams = true
+	mc.AllowNativePasswords = true
+	mc.Params = map[string]string{
+		"charset":   "binary",
+		"time_zone": url.QueryEscape("'+00:00'"),
+		"sql_mode":  url.QueryEscape("'" + WriterSQLMode + "'"),
+	}
+	return mc.FormatDSN()
+}
+
+// Open opens a pool on the server with writer session settings and checks it answers.
+func Open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
+	db, err := sql.Open("mysql", c.DSN(schema))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to %s as %s: %w", c.Addr(), c.User, err)
+	}
+	return db, nil
+}

@@ -1,0 +1,122 @@
+package dbconn
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Flavor is the kind and version of a server. Statements that differ between flavors are chosen
+// here, never at the call site.
+type Flavor struct {
+	MariaDB             bool
+	Major, Minor, Patch int
+	Version             string // @@version as the server reports it
+}
+
+var versionRe = regexp.MustCompile(`^(\d+)\.(\d+)\.(\d+)`)
+
+// ParseFlavor reads a flavor from @@version and @@version_comment.
+func ParseFlavor(version, comment string) (Flavor, error) {
+	m := versionRe.FindStringSubmatch(version)
+	if m == nil {
+		return Flavor{}, fmt.Errorf("cannot read server version %q", version)
+	}
+	f := Flavor{Version: version}
+	f.Major, _ = strconv.Atoi(m[1])
+	f.Minor, _ = strconv.Atoi(m[2])
+	f.Patch, _ = strconv.Atoi(m[3])
+	lv := strings.ToLower(version + " " + comment)
+	f.MariaDB = strings.Contains(lv, "mariadb")
+	return f, nil
+}
+
+// DetectFlavor asks the server for its version.
+func DetectFlavor(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (Flavor, error) {
+	var v, c string
+	if err := q.QueryRowContext(ctx, "SELECT @@version, @@version_comment").Scan(&v, &c); err != nil {
+		return Flavor{}, fmt.Errorf("read server version: %w", err)
+	}
+	return ParseFlavor(v, c)
+}
+
+func (f Flavor) atLeast(major, minor int) bool {
+	return f.Major > major || (f.Major == major && f.Minor >= minor)
+}
+
+// String is "MariaDB 10.11.19" or "MySQL 8.0.36".
+func (f Flavor) String() string {
+	name := "MySQL"
+	if f.MariaDB {
+		name = "MariaDB"
+	}
+	return fmt.Sprintf("%s %d.%d.%d", name, f.Major, f.Minor, f.Patch)
+}
+
+// Supported returns an error naming the problem when the server is not one we can migrate on:
+// MariaDB 10.6+ or MySQL 8.0+.
+func (f Flavor) Supported() error {
+	if f.MariaDB && !f.atLeast(10, 6) {
+		return fmt.Errorf("server is %s; go-ghostlite needs MariaDB 10.6 or newer: upgrade the server", f)
+	}
+	if !f.MariaDB && !f.atLeast(8, 0) {
+		return fmt.Errorf("server is %s; go-ghostlite needs MySQL 8.0 or newer: upgrade the server", f)
+	}
+	return nil
+}
+
+// BinlogStatusSQL reads the current binary log file and position. MySQL 8.4 removed
+// SHOW MASTER STATUS in favour of SHOW BINARY LOG STATUS.
+func (f Flavor) BinlogStatusSQL() string {
+	if !f.MariaDB && f.atLeast(8, 4) {
+		return "SHOW BINARY LOG STATUS"
+	}
+	return "SHOW MASTER STATUS"
+}
+
+// ReplicaStatusSQL shows replication status. MySQL 8.0.22+ says REPLICA; MariaDB accepts
+// SHOW SLAVE STATUS in every supported version (and SHOW REPLICA STATUS from 10.5.1).
+func (f Flavor) ReplicaStatusSQL() string {
+	if !f.MariaDB && (f.atLeast(8, 1) || (f.Major == 8 && f.Minor == 0 && f.Patch >= 22)) {
+		return "SHOW REPLICA STATUS"
+	}
+	return "SHOW SLAVE STATUS"
+}
+
+// StopReplicaSQL and StartReplicaSQL stop and start replication.
+func (f Flavor) StopReplicaSQL() string {
+	if f.MariaDB {
+		return "STOP SLAVE"
+	}
+	return "STOP REPLICA"
+}
+
+// StartReplicaSQL starts replication.
+func (f Flavor) StartReplicaSQL() string {
+	if f.MariaDB {
+		return "START SLAVE"
+	}
+	return "START REPLICA"
+}
+
+// ReplicaHostColumn is the column of the replica status row that names the primary's host.
+func (f Flavor) ReplicaHostColumn() (host, port string) {
+	if f.ReplicaStatusSQL() == "SHOW REPLICA STATUS" {
+		return "Source_Host", "Source_Port"
+	}
+	return "Master_Host", "Master_Port"
+}
+
+// GTIDPositionSQL reads the server's current GTID position: MariaDB's @@gtid_binlog_pos,
+// MySQL's @@gtid_executed.
+func (f Flavor) GTIDPositionSQL() string {
+	if f.MariaDB {
+		return "SELECT @@gtid_binlog_pos"
+	}
+	return "SELECT @@global.gtid_executed"
+}

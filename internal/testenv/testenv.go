@@ -1,0 +1,150 @@
+// Package testenv connects tests to the sandbox servers started by script/sandbox.
+//
+// Invariants: settings come from the GHOSTLITE_TEST_* variables printed by `script/sandbox env`
+// (defaults: the sandbox's own ports and user). When the sandbox does not answer, a test is
+// skipped when run by hand, and fails under CI=true: CI never passes on skipped integration tests.
+// Each test package works in its own database, so packages can run in parallel.
+package testenv
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+)
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func port(name string, def int) int {
+	p, err := strconv.Atoi(env(name, strconv.Itoa(def)))
+	if err != nil {
+		return def
+	}
+	return p
+}
+
+// PrimaryConfig is the sandbox primary's connection settings.
+func PrimaryConfig() dbconn.Config {
+	return dbconn.Config{
+		Host:     env("GHOSTLITE_TEST_HOST", "127.0.0.1"),
+		Port:     port("GHOSTLITE_TEST_PORT", 23306),
+		User:     env("GHOSTLITE_TEST_USER", "ghostlite"),
+		Password: env("GHOSTLITE_TEST_PASSWORD", "ghostlite"),
+		Timeout:  3 * time.Second,
+	}
+}
+
+// ReplicaConfig is the sandbox replica's connection settings.
+func ReplicaConfig() dbconn.Config {
+	c := PrimaryConfig()
+	c.Port = port("GHOSTLITE_TEST_REPLICA_PORT", 23307)
+	return c
+}
+
+// Unavailable skips the test, or fails it under CI=true.
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("sandbox required under CI=true: %s (start it with script/sandbox up)", why)
+	}
+	t.Skipf("sandbox not available: %s (start it with script/sandbox up)", why)
+}
+
+// Open connects to the server described by c, in schema, or skips/fails the test.
+func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	db, err := dbconn.Open(ctx, c, schema)
+	if err != nil {
+		Unavailable(t, err.Error())
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Database creates (or empties) the database name on the primary and returns a pool on it.
+// Use one database per test package: name it after the package, e.g. "gl_migrator".
+func Database(t testing.TB, name string) *sql.DB {
+	t.Helper()
+	admin := Open(t, PrimaryConfig(), "")
+	ctx := context.Background()
+	for _, q := range []string{
+		"DROP DATABASE IF EXISTS " + quote(name),
+		"CREATE DATABASE " + quote(name),
+	} {
+		if _, err := admin.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return Open(t, PrimaryConfig(), name)
+}
+
+// Exec runs statements and fails the test on the first error.
+func Exec(t testing.TB, db *sql.DB, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := db.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TableNames lists the tables of schema whose names contain substr ("" for all).
+func TableNames(t testing.TB, db *sql.DB, schema, substr string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME`, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(n, substr) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// Checksum returns a checksum of every row of schema.tbl over the given columns, ordered by
+// orderBy: equal checksums mean equal data, compared on the server with no conversion.
+func Checksum(t testing.TB, db *sql.DB, schema, tbl string, columns []string, orderBy string) (rows int64, sum string) {
+	t.Helper()
+	exprs := make([]string, len(columns))
+	for i, c := range columns {
+		exprs[i] = fmt.Sprintf("COALESCE(HEX(%s), 'NULL')", quote(c))
+	}
+	q := fmt.Sprintf(`SELECT COUNT(*), COALESCE(MD5(GROUP_CONCAT(MD5(CONCAT_WS('|', %s)) ORDER BY %s SEPARATOR '')), '')
+		FROM %s.%s`, strings.Join(exprs, ", "), orderBy, quote(schema), quote(tbl))
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET SESSION group_concat_max_len = 1073741824"); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRowContext(ctx, q).Scan(&rows, &sum); err != nil {
+		t.Fatalf("checksum %s.%s: %v", schema, tbl, err)
+	}
+	return rows, sum
+}
+
+func quote(n string) string { return "`" + strings.ReplaceAll(n, "`", "``") + "`" }

@@ -1,0 +1,73 @@
+package migrator
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+)
+
+// Config is everything one migration needs to know. The command line fills it from flags whose
+// names and defaults follow gh-ost's; DefaultConfig holds those defaults.
+type Config struct {
+	// Where to connect: the server given by --host/--port. The binary log is read there; writes go
+	// to its primary (detected, or --assume-master-host) unless it is the primary itself.
+	Conn dbconn.Config
+
+	Database string
+	Table    string
+	Alter    string // the ALTER clauses, without "ALTER TABLE t" (a leading "ALTER TABLE t" is accepted)
+
+	Execute          bool   // false: dry run (validate, prove the ALTER on a ghost, print the plan)
+	AllowOnMaster    bool   // --allow-on-master: the given server may be a primary
+	AssumeMasterHost string // --assume-master-host: host[:port] of the primary, instead of detecting it
+	AssumeRBR        bool   // --assume-rbr: do not check binlog_format (it is still required)
+	ExactRowcount    bool   // --exact-rowcount: SELECT COUNT(*) instead of the optimizer's estimate
+
+	ChunkSize      int // --chunk-size: rows per copy chunk
+	DefaultRetries int // --default-retries: attempts of a failed chunk, cut-over, ...
+	DMLBatchSize   int // --dml-batch-size: binlog events applied per transaction
+
+	InitiallyDropGhostTable bool // --initially-drop-ghost-table
+	InitiallyDropOldTable   bool // --initially-drop-old-table
+	InitiallyDropSocketFile bool // --initially-drop-socket-file
+	OkToDropTable           bool // --ok-to-drop-table: drop the old table after cut-over
+	TimestampOldTable       bool // --timestamp-old-table: _<tbl>_<timestamp>_del instead of _<tbl>_del
+
+	ApproveRenamedColumns bool // --approve-renamed-columns: copy a CHANGE COLUMN a b's data from a to b
+	SkipRenamedColumns    bool // --skip-renamed-columns: treat a rename as drop + add (data not copied)
+	DiscardForeignKeys    bool // --discard-foreign-keys: the ghost is created without foreign keys
+	SkipForeignKeyChecks  bool // --skip-foreign-key-checks: do not refuse tables with foreign keys
+
+	StorageEngine string // --storage-engine: innodb (the only one supported)
+
+	HeartbeatInterval time.Duration // --heartbeat-interval-millis
+	ReplicaServerID   uint32        // --replica-server-id: server id of our binlog reader
+	UseGTID           bool          // --gtid: position the binlog reader by GTID
+
+	CutOver            string        // --cut-over: three-step (default)
+	CutOverLockTimeout time.Duration // --cut-over-lock-timeout-seconds
+
+	// AllowPlugins lets the migration run when a plugin that bypasses LOCK TABLES (HandlerSocket) is
+	// installed: --allow-handlersocket-plugin.
+	AllowPlugins bool
+
+	Logger zerolog.Logger
+}
+
+// DefaultConfig returns gh-ost's defaults.
+func DefaultConfig() Config {
+	return Config{
+		Conn:               dbconn.Config{Host: "127.0.0.1", Port: 3306},
+		ChunkSize:          1000,
+		DefaultRetries:     60,
+		DMLBatchSize:       10,
+		StorageEngine:      "innodb",
+		HeartbeatInterval:  100 * time.Millisecond,
+		ReplicaServerID:    99999,
+		CutOver:            "three-step",
+		CutOverLockTimeout: 3 * time.Second,
+		Logger:             zerolog.Nop(),
+	}
+}
