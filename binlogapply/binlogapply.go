@@ -7,12 +7,35 @@
 //	New(Config) (*Applier, error); (*Applier).Run(ctx) error
 //	(*Applier).ExpectSentinel(value) <-chan struct{}
 //	(*Applier).Stats() Stats
+//
+// Invariants:
+//   - Changes are applied in binlog order; a batch (one transaction on the ghost) holds at most
+//     DMLBatchSize row changes, and statements inside a batch are merged only where the order of the
+//     operations on any one key is preserved.
+//   - An insert or update is applied as "delete by shared key, then plain INSERT of the full after
+//     image" — never REPLACE or INSERT IGNORE: a clash on another unique key of the ghost, or any
+//     warning on an applied statement, stops Run with an error naming the key. Rows are never
+//     dropped or altered silently.
+//   - The original table is never read; values come only from row images, decoded with the
+//     original's column model (signedness, charset, ENUM/SET members) and written over a session
+//     with a binary connection charset, UTC time zone and strict sql_mode (dbconn's writer DSN).
+//   - Generated columns and columns absent from ColumnMap are never written.
+//   - A sentinel's channel is closed only after every change read before the sentinel has been
+//     committed to the ghost; Stats.Applied is the end of the last transaction fully committed.
+//   - A dropped binlog connection is re-established at the end of the last transaction read, and
+//     rows of a partially read transaction that were already queued are skipped, so no change is
+//     lost or applied twice. A DDL touching the original stops Run (ErrOriginalAltered).
+//   - Row data is never logged.
 package binlogapply
 
 import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -21,6 +44,11 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
+// ErrOriginalAltered is wrapped by the error Run returns when a DDL statement touching the original
+// table is read from the binary log (including the RENAME of a cut-over: callers that stop the
+// applier after the cut-over may ignore it with errors.Is).
+var ErrOriginalAltered = errors.New("the original table was altered during the migration")
+
 // Position is where a binlog reader stands: file and offset, and the GTID set when GTIDs are used.
 type Position struct {
 	File string
@@ -28,9 +56,63 @@ type Position struct {
 	GTID string // MariaDB "0-1-5" style, or MySQL's executed set; empty when not used
 }
 
+// String is "file:pos" with the GTID set when known; it carries no row data.
+func (p Position) String() string {
+	if p.GTID == "" {
+		return fmt.Sprintf("%s:%d", p.File, p.Pos)
+	}
+	return fmt.Sprintf("%s:%d (gtid %s)", p.File, p.Pos, p.GTID)
+}
+
 // CurrentPosition reads the server's current binlog position (and GTID position).
 func CurrentPosition(ctx context.Context, db *sql.DB, f dbconn.Flavor) (Position, error) {
-	return Position{}, errors.New("not implemented")
+	var p Position
+	rows, err := db.QueryContext(ctx, f.BinlogStatusSQL())
+	if err != nil {
+		return p, fmt.Errorf("read binlog position (%s): %w", f.BinlogStatusSQL(), err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return p, fmt.Errorf("read binlog position: %w", err)
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return p, fmt.Errorf("read binlog position: %w", err)
+		}
+		return p, errors.New("read binlog position: the server has no binary log (log_bin is off)")
+	}
+	vals := make([]sql.NullString, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return p, fmt.Errorf("read binlog position: %w", err)
+	}
+	var havePos bool
+	for i, c := range cols {
+		switch strings.ToLower(c) {
+		case "file":
+			p.File = vals[i].String
+		case "position":
+			var n uint64
+			if _, err := fmt.Sscan(vals[i].String, &n); err != nil || n > 1<<32-1 {
+				return p, fmt.Errorf("read binlog position: bad position %q", vals[i].String)
+			}
+			p.Pos, havePos = uint32(n), true
+		}
+	}
+	if p.File == "" || !havePos {
+		return p, fmt.Errorf("read binlog position: %s has no File/Position columns", f.BinlogStatusSQL())
+	}
+	rows.Close()
+	var gtid sql.NullString
+	if err := db.QueryRowContext(ctx, f.GTIDPositionSQL()).Scan(&gtid); err != nil {
+		return p, fmt.Errorf("read gtid position: %w", err)
+	}
+	p.GTID = strings.ReplaceAll(strings.TrimSpace(gtid.String), "\n", "")
+	return p, nil
 }
 
 // Config is what an Applier needs.
@@ -52,30 +134,160 @@ type Config struct {
 
 	DMLBatchSize int // events per applying transaction (--dml-batch-size)
 	Logger       zerolog.Logger
+
+	// HeartbeatPeriod asks the source for a heartbeat when idle (zero: 1s); ReadTimeout drops a
+	// silent connection (zero: 5s, must exceed HeartbeatPeriod).
+	HeartbeatPeriod time.Duration
+	ReadTimeout     time.Duration
+	// ReconnectAttempts bounds consecutive failed reconnections (zero: 10); ReconnectDelay is the
+	// pause before each (zero: 500ms).
+	ReconnectAttempts int
+	ReconnectDelay    time.Duration
 }
 
 // Stats is a snapshot of the applier's progress.
 type Stats struct {
 	EventsApplied int64     // row changes applied to the ghost
-	Backlog       int       // row changes read but not applied yet
+	Backlog       int       // row changes read and decoded but not applied yet (at most the queue size, >= 2048)
 	Applied       Position  // position after the last applied transaction
 	LastHeartbeat time.Time // writer time of the last heartbeat seen in the changelog (UTC)
+	Reconnects    int64     // binlog connections re-established after a failure
 }
 
+// queueMin is the least number of items (row changes and markers) queued between reader and applier.
+const queueMin = 2048
+
 // Applier streams and applies.
-type Applier struct{ cfg Config }
+type Applier struct {
+	cfg  Config
+	log  zerolog.Logger
+	plan *plan
+	ran  atomic.Bool
+
+	backlog     atomic.Int64
+	dumpConnID  atomic.Uint32 // server connection id of the current binlog dump (diagnostics, tests)
+	skippedRows atomic.Int64  // rows re-read after a reconnect and skipped (already queued)
+	cutOver     atomic.Bool   // the tool's own RENAMEs of the original are expected (cutover.go)
+	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
+
+	mu        sync.Mutex
+	stats     Stats
+	sentinels map[string]chan struct{}
+	seen      map[string]bool // sentinels already applied
+}
 
 // New checks cfg and returns an Applier; nothing is connected until Run.
-func New(cfg Config) (*Applier, error) { return &Applier{cfg: cfg}, nil }
+func New(cfg Config) (*Applier, error) {
+	switch {
+	case cfg.ServerID == 0:
+		return nil, errors.New("binlogapply: ServerID must not be 0")
+	case cfg.Target == nil:
+		return nil, errors.New("binlogapply: Target is nil")
+	case cfg.Original == nil || cfg.Ghost == nil:
+		return nil, errors.New("binlogapply: Original and Ghost tables are required")
+	case cfg.Schema == "" || cfg.Changelog == "":
+		return nil, errors.New("binlogapply: Schema and Changelog are required")
+	case cfg.Source.Host == "" || cfg.Source.Port <= 0 || cfg.Source.Port > 65535:
+		return nil, errors.New("binlogapply: Source host and port are required")
+	case cfg.UseGTID && cfg.Start.GTID == "":
+		return nil, errors.New("binlogapply: UseGTID needs Start.GTID")
+	case !cfg.UseGTID && cfg.Start.File == "":
+		return nil, errors.New("binlogapply: Start.File is required without GTID")
+	}
+	if cfg.DMLBatchSize <= 0 {
+		cfg.DMLBatchSize = 10
+	}
+	if cfg.HeartbeatPeriod <= 0 {
+		cfg.HeartbeatPeriod = time.Second
+	}
+	if cfg.ReadTimeout <= cfg.HeartbeatPeriod {
+		cfg.ReadTimeout = 5 * cfg.HeartbeatPeriod
+	}
+	if cfg.ReconnectAttempts <= 0 {
+		cfg.ReconnectAttempts = 10
+	}
+	if cfg.ReconnectDelay <= 0 {
+		cfg.ReconnectDelay = 500 * time.Millisecond
+	}
+	p, err := newPlan(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("binlogapply: %w", err)
+	}
+	a := &Applier{
+		cfg:       cfg,
+		log:       cfg.Logger.With().Str("component", "binlogapply").Logger(),
+		plan:      p,
+		sentinels: map[string]chan struct{}{},
+		seen:      map[string]bool{},
+	}
+	a.stats.Applied = cfg.Start
+	return a, nil
+}
 
 // Run streams from cfg.Start and applies until ctx ends (returns nil) or an error that cannot be
 // retried (returns it). A dropped binlog connection is re-established at the last applied position.
-func (a *Applier) Run(ctx context.Context) error { return errors.New("not implemented") }
+// Run may be called once.
+func (a *Applier) Run(ctx context.Context) error {
+	if !a.ran.CompareAndSwap(false, true) {
+		return errors.New("binlogapply: Run called twice")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Bounded: when the applier falls behind, the reader (and then the server) waits. Backlog
+	// therefore saturates near the queue's size.
+	queue := make(chan item, max(queueMin, 16*a.cfg.DMLBatchSize))
+	errc := make(chan error, 2)
+	go func() { errc <- a.read(ctx, queue) }()
+	go func() { errc <- a.apply(ctx, queue) }()
+
+	var first error
+	for range 2 {
+		err := <-errc
+		if err != nil && first == nil && ctx.Err() == nil {
+			first = err
+		}
+		cancel()
+	}
+	// The error is not logged here: it may quote a key value (a duplicate entry); the caller decides.
+	return first
+}
 
 // ExpectSentinel registers interest in the changelog sentinel row carrying value. The returned
 // channel is closed once that row has been read AND every change read before it has been committed
-// to the ghost. Register before writing the sentinel.
-func (a *Applier) ExpectSentinel(value string) <-chan struct{} { return make(chan struct{}) }
+// to the ghost. Register before writing the sentinel (a sentinel already applied returns a closed
+// channel).
+func (a *Applier) ExpectSentinel(value string) <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ch, ok := a.sentinels[value]
+	if !ok {
+		ch = make(chan struct{})
+		if a.seen[value] {
+			close(ch)
+		}
+		a.sentinels[value] = ch
+	}
+	return ch
+}
+
+// sentinelApplied closes the channel of value (creating it closed when nobody waits yet).
+func (a *Applier) sentinelApplied(value string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.seen[value] {
+		return
+	}
+	a.seen[value] = true
+	if ch, ok := a.sentinels[value]; ok {
+		close(ch)
+	}
+}
 
 // Stats returns a snapshot of progress.
-func (a *Applier) Stats() Stats { return Stats{} }
+func (a *Applier) Stats() Stats {
+	a.mu.Lock()
+	s := a.stats
+	a.mu.Unlock()
+	s.Backlog = int(a.backlog.Load())
+	return s
+}

@@ -1,0 +1,328 @@
+package binlogapply
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	sqldriver "github.com/go-sql-driver/mysql"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+const (
+	maxStatementBytes = 4 << 20 // flush a multi-row INSERT beyond this many (estimated) bytes
+	maxBatchItems     = 4096    // markers taken per batch besides row changes
+)
+
+// apply takes items off the queue in order and commits them to the ghost in batches of at most
+// DMLBatchSize row changes; it never waits for a batch to fill.
+func (a *Applier) apply(ctx context.Context, q <-chan item) error {
+	conn, err := a.cfg.Target.Conn(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("connect applier session: %w", err)
+	}
+	defer conn.Close()
+	batch := make([]item, 0, a.cfg.DMLBatchSize+16)
+	for {
+		batch = batch[:0]
+		select {
+		case <-ctx.Done():
+			return nil
+		case it := <-q:
+			batch = append(batch, it)
+		}
+		n := countChanges(batch[:1])
+	fill:
+		for n < a.cfg.DMLBatchSize && len(batch) < maxBatchItems && batch[len(batch)-1].kind != itemFatal {
+			select {
+			case it := <-q:
+				batch = append(batch, it)
+				if it.kind == itemChange {
+					n++
+				}
+			default:
+				break fill
+			}
+		}
+		if err := a.applyBatch(ctx, conn, batch, n); err != nil {
+			return err
+		}
+	}
+}
+
+func countChanges(items []item) int {
+	n := 0
+	for _, it := range items {
+		if it.kind == itemChange {
+			n++
+		}
+	}
+	return n
+}
+
+// applyBatch commits the batch's row changes in one transaction, then publishes its markers
+// (positions, heartbeats, sentinels) in order: each of them now has everything before it applied.
+func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, n int) error {
+	if n > 0 {
+		if err := a.writeChanges(ctx, conn, batch); err != nil {
+			return err
+		}
+		a.backlog.Add(int64(-n))
+	}
+	a.mu.Lock()
+	a.stats.EventsApplied += int64(n)
+	a.mu.Unlock()
+	for _, it := range batch {
+		switch it.kind {
+		case itemPosition:
+			a.mu.Lock()
+			a.stats.Applied = it.pos
+			a.mu.Unlock()
+		case itemHeartbeat:
+			a.mu.Lock()
+			a.stats.LastHeartbeat = it.hb
+			a.mu.Unlock()
+		case itemSentinel:
+			a.sentinelApplied(it.value)
+			a.log.Debug().Str("sentinel", it.value).Msg("sentinel applied")
+		case itemFatal:
+			return it.err
+		}
+	}
+	return nil
+}
+
+func (a *Applier) writeChanges(ctx context.Context, conn *sql.Conn, batch []item) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin applying transaction: %w", err)
+	}
+	w := &writer{p: a.plan, tx: tx}
+	w.reset()
+	for _, it := range batch {
+		if it.kind != itemChange {
+			continue
+		}
+		if err := w.add(ctx, it.ch); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	if err := w.flush(ctx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit applied changes to %s: %w", a.plan.ghostTable, err)
+	}
+	return nil
+}
+
+// writer merges consecutive row changes into one DELETE (by shared key) followed by one multi-row
+// INSERT. A change whose key was inserted earlier in the pending segment flushes it first, so the
+// operations on any one key run in binlog order.
+type writer struct {
+	p        *plan
+	tx       *sql.Tx
+	dels     [][]any
+	delSet   map[string]bool
+	ins      [][]any
+	insSet   map[string]bool
+	insBytes int
+}
+
+func (w *writer) reset() {
+	w.dels, w.ins, w.insBytes = w.dels[:0], w.ins[:0], 0
+	w.delSet, w.insSet = map[string]bool{}, map[string]bool{}
+}
+
+func (w *writer) add(ctx context.Context, ch *change) error {
+	var keys [][]any
+	switch ch.kind {
+	case chInsert:
+		keys = [][]any{ch.newKey}
+	case chUpdate:
+		// The after image's key is cleared too: the row copy may have copied it already.
+		keys = [][]any{ch.oldKey}
+		if keyString(ch.newKey) != keyString(ch.oldKey) {
+			keys = append(keys, ch.newKey)
+		}
+	case chDelete:
+		keys = [][]any{ch.oldKey}
+	}
+	for _, k := range keys {
+		ks := keyString(k)
+		if w.insSet[ks] {
+			if err := w.flush(ctx); err != nil {
+				return err
+			}
+		}
+		if !w.delSet[ks] {
+			w.delSet[ks] = true
+			w.dels = append(w.dels, k)
+		}
+	}
+	if ch.values == nil {
+		return nil
+	}
+	if len(w.ins) > 0 && w.insBytes+ch.size > maxStatementBytes {
+		if err := w.flush(ctx); err != nil {
+			return err
+		}
+	}
+	w.ins = append(w.ins, ch.values)
+	w.insSet[keyString(ch.newKey)] = true
+	w.insBytes += ch.size
+	return nil
+}
+
+func (w *writer) flush(ctx context.Context) error {
+	if len(w.dels) > 0 {
+		q, args := w.p.deleteSQL(w.dels)
+		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("apply delete of %d keys on %s: %w", len(w.dels), w.p.ghostTable, err)
+		}
+		if err := checkWarnings(ctx, w.tx, "DELETE on "+w.p.ghostTable); err != nil {
+			return err
+		}
+	}
+	if len(w.ins) > 0 {
+		q, args := w.p.insertSQL(w.ins)
+		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {
+			var me *sqldriver.MySQLError
+			if errors.As(err, &me) && me.Number == 1062 {
+				return fmt.Errorf("apply insert into %s: a row clashes on another unique key of the ghost table, "+
+					"which the original does not enforce (%s): the ALTER would lose rows", w.p.ghostTable, me.Message)
+			}
+			return fmt.Errorf("apply insert of %d rows into %s: %w", len(w.ins), w.p.ghostTable, err)
+		}
+		if err := checkWarnings(ctx, w.tx, "INSERT into "+w.p.ghostTable); err != nil {
+			return err
+		}
+	}
+	w.reset()
+	return nil
+}
+
+// checkWarnings fails on any warning left by the last statement: truncation, conversion or a
+// skipped row must never pass silently.
+func checkWarnings(ctx context.Context, tx *sql.Tx, what string) error {
+	rows, err := tx.QueryContext(ctx, "SHOW WARNINGS")
+	if err != nil {
+		return fmt.Errorf("check warnings of %s: %w", what, err)
+	}
+	defer rows.Close()
+	var msgs []string
+	for rows.Next() {
+		var level, msg string
+		var code int
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return fmt.Errorf("check warnings of %s: %w", what, err)
+		}
+		msgs = append(msgs, fmt.Sprintf("%s %d: %s", level, code, msg))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("check warnings of %s: %w", what, err)
+	}
+	if len(msgs) > 0 {
+		return fmt.Errorf("%s raised warnings (nothing may be changed silently): %s", what, strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// deleteSQL deletes rows by shared key: "k IN (...)" for a single non-NULL column, otherwise
+// "(k1 <=> ? AND k2 <=> ?) OR ...".
+func (p *plan) deleteSQL(keys [][]any) (string, []any) {
+	var b strings.Builder
+	b.WriteString("DELETE FROM ")
+	b.WriteString(p.ghostTable)
+	b.WriteString(" WHERE ")
+	args := make([]any, 0, len(keys)*len(p.key))
+	single := len(p.key) == 1
+	for _, k := range keys {
+		single = single && k[0] != nil
+	}
+	if single {
+		b.WriteString(table.QuoteIdent(p.key[0].ghost))
+		b.WriteString(" IN (")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.key[0].expr)
+			args = append(args, k[0])
+		}
+		b.WriteString(")")
+		return b.String(), args
+	}
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString("(")
+		for j, c := range p.key {
+			if j > 0 {
+				b.WriteString(" AND ")
+			}
+			b.WriteString(table.QuoteIdent(c.ghost))
+			b.WriteString(" <=> ")
+			b.WriteString(c.expr)
+			args = append(args, k[j])
+		}
+		b.WriteString(")")
+	}
+	return b.String(), args
+}
+
+// insertSQL is a plain multi-row INSERT: no IGNORE, no REPLACE, no ON DUPLICATE KEY.
+func (p *plan) insertSQL(rows [][]any) (string, []any) {
+	var b strings.Builder
+	b.Grow(64 + len(rows)*(len(p.rowExpr)+2))
+	b.WriteString("INSERT INTO ")
+	b.WriteString(p.ghostTable)
+	b.WriteString(" (")
+	b.WriteString(p.columnList)
+	b.WriteString(") VALUES ")
+	args := make([]any, 0, len(rows)*len(p.write))
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.rowExpr)
+		args = append(args, r...)
+	}
+	return b.String(), args
+}
+
+// keyString is an exact identity for a decoded key (type-tagged, length-prefixed).
+func keyString(k []any) string {
+	var b strings.Builder
+	for _, v := range k {
+		switch x := v.(type) {
+		case nil:
+			b.WriteString("N;")
+		case int64:
+			b.WriteString("i" + strconv.FormatInt(x, 10) + ";")
+		case uint64:
+			b.WriteString("u" + strconv.FormatUint(x, 10) + ";")
+		case float64:
+			b.WriteString("f" + strconv.FormatUint(math.Float64bits(x), 16) + ";")
+		case string:
+			b.WriteString("s" + strconv.Itoa(len(x)) + ":" + x)
+		case []byte:
+			b.WriteString("b" + strconv.Itoa(len(x)) + ":")
+			b.Write(x)
+		default:
+			fmt.Fprintf(&b, "?%T:%v;", v, v)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,82 @@
+package binlogapply
+
+import "strings"
+
+// During a cut-over the binary log carries the tool's own RENAMEs of the original table: the
+// original renamed away, the ghost renamed into its place, and (after a failed attempt) the
+// original renamed back. BeginCutOver tells the applier to expect them: such RENAMEs are not a
+// change of the table under our feet. Once the ghost has been renamed to the original's name the
+// swap is done; row events for that name now belong to the new table and are not applied.
+
+// BeginCutOver makes the applier accept RENAMEs of the original and the ghost. Call it before the
+// cut-over's first lock; it stays in effect (a retried cut-over renames again).
+func (a *Applier) BeginCutOver() { a.cutOver.Store(true) }
+
+// Swapped reports whether the applier has read the RENAME that put the ghost in the original's place.
+func (a *Applier) Swapped() bool { return a.swapped.Load() }
+
+// acceptRename handles a DDL touching the original during a cut-over. It returns false when the
+// statement is not a plain RENAME among the original, the ghost and other names (then it is fatal).
+func (a *Applier) acceptRename(q, defSchema string) bool {
+	if !a.cutOver.Load() {
+		return false
+	}
+	pairs, ok := renamePairs(q, defSchema)
+	if !ok {
+		return false
+	}
+	for _, p := range pairs {
+		if strings.EqualFold(p[0].schema, a.cfg.Schema) && strings.EqualFold(p[0].name, a.cfg.Ghost.Name) &&
+			strings.EqualFold(p[1].schema, a.cfg.Schema) && strings.EqualFold(p[1].name, a.cfg.Original.Name) {
+			a.swapped.Store(true)
+		}
+	}
+	a.log.Info().Bool("swapped", a.swapped.Load()).Msg("cut-over RENAME read from the binary log")
+	return true
+}
+
+type qualName struct{ schema, name string }
+
+// renamePairs parses "RENAME TABLE a TO b [, c TO d ...]" into (from, to) pairs.
+func renamePairs(q, defSchema string) ([][2]qualName, bool) {
+	p := &ddlParser{toks: tokenize(q), defSchema: defSchema}
+	if p.next() != "RENAME" {
+		return nil, false
+	}
+	if w := p.next(); w != "TABLE" && w != "TABLES" {
+		return nil, false
+	}
+	var pairs [][2]qualName
+	for {
+		from, ok := p.qualified()
+		if !ok || p.next() != "TO" {
+			return nil, false
+		}
+		to, ok := p.qualified()
+		if !ok {
+			return nil, false
+		}
+		pairs = append(pairs, [2]qualName{from, to})
+		if p.i >= len(p.toks) {
+			return pairs, true
+		}
+		if p.toks[p.i].text != "," {
+			return nil, false
+		}
+		p.i++
+	}
+}
+
+// qualified reads a possibly schema-qualified name at the cursor.
+func (p *ddlParser) qualified() (qualName, bool) {
+	if p.i >= len(p.toks) || !p.toks[p.i].ident {
+		return qualName{}, false
+	}
+	n := qualName{schema: p.defSchema, name: p.toks[p.i].text}
+	p.i++
+	if p.i+1 < len(p.toks) && p.toks[p.i].text == "." && !p.toks[p.i].quoted && p.toks[p.i+1].ident {
+		n = qualName{schema: n.name, name: p.toks[p.i+1].text}
+		p.i += 2
+	}
+	return n, true
+}

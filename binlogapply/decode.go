@@ -1,0 +1,272 @@
+package binlogapply
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// colPlan is one original column that is decoded from row images and, when ghost is set, written.
+type colPlan struct {
+	idx   int           // 0-based position in the row image
+	col   *table.Column // the original's column: decoding follows it
+	ghost string        // ghost column name
+	expr  string        // SQL placeholder expression: "?" or a CONVERT of it
+}
+
+// plan is what New derives from Config once: which columns are written where, and how.
+type plan struct {
+	ncols      int       // columns in the original (and in every row image of it)
+	write      []colPlan // written columns, in original order
+	key        []colPlan // shared key columns, in key order
+	keyPos     []int     // index in write of each key column
+	ghostTable string    // `schema`.`ghost`
+	columnList string    // quoted ghost column names of write
+	rowExpr    string    // "(?, CONVERT(? USING latin1), ...)" for one row of write
+}
+
+func newPlan(cfg *Config) (*plan, error) {
+	p := &plan{ncols: len(cfg.Original.Columns), ghostTable: table.Qualify(cfg.Schema, cfg.Ghost.Name)}
+	byName := map[string]int{}
+	var names, exprs []string
+	for i := range cfg.Original.Columns {
+		c := &cfg.Original.Columns[i]
+		if c.Position != i+1 {
+			return nil, fmt.Errorf("original column %s is at position %d, expected %d", c.Name, c.Position, i+1)
+		}
+		g, ok := lookupMap(cfg.ColumnMap, c.Name)
+		if !ok {
+			continue
+		}
+		gc, ok := cfg.Ghost.Column(g)
+		if !ok {
+			return nil, fmt.Errorf("column map: ghost has no column %s (for %s)", g, c.Name)
+		}
+		if c.Generated || gc.Generated {
+			return nil, fmt.Errorf("column map: generated column %s cannot be written", c.Name)
+		}
+		expr, err := placeholderExpr(c)
+		if err != nil {
+			return nil, err
+		}
+		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr}
+		byName[strings.ToLower(c.Name)] = len(p.write)
+		p.write = append(p.write, cp)
+		names = append(names, gc.Name)
+		exprs = append(exprs, expr)
+	}
+	if len(p.write) == 0 {
+		return nil, fmt.Errorf("column map writes no column of %s", cfg.Original.Name)
+	}
+	if len(cfg.SharedKey) == 0 {
+		return nil, fmt.Errorf("no shared key")
+	}
+	for _, k := range cfg.SharedKey {
+		w, ok := byName[strings.ToLower(k)]
+		if !ok {
+			return nil, fmt.Errorf("shared key column %s is not in the column map", k)
+		}
+		p.key = append(p.key, p.write[w])
+		p.keyPos = append(p.keyPos, w)
+	}
+	p.columnList = table.QuoteIdents(names)
+	p.rowExpr = "(" + strings.Join(exprs, ", ") + ")"
+	return p, nil
+}
+
+func lookupMap(m map[string]string, name string) (string, bool) {
+	if g, ok := m[name]; ok {
+		return g, true
+	}
+	for k, g := range m {
+		if strings.EqualFold(k, name) {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// placeholderExpr is how a value of original column c enters SQL. The writer connection's charset
+// is binary, so a character value is tagged with the ORIGINAL column's charset and the server
+// converts it if the ghost column uses another one (as INSERT ... SELECT would). ENUM and SET
+// members come from information_schema, in utf8.
+func placeholderExpr(c *table.Column) (string, error) {
+	switch c.DataType {
+	case "enum", "set", "json":
+		return "CONVERT(? USING utf8mb4)", nil
+	}
+	if c.Charset == "" || c.Charset == "binary" {
+		return "?", nil
+	}
+	for _, r := range c.Charset {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return "", fmt.Errorf("column %s: unexpected charset name %q", c.Name, c.Charset)
+		}
+	}
+	return "CONVERT(? USING " + c.Charset + ")", nil
+}
+
+// decodeValue turns a go-mysql row value of column c into a value ready to write (nil, int64,
+// uint64, float64, string for exact decimal/temporal text, or []byte owned by the caller).
+// Errors name the column, never the value.
+func decodeValue(c *table.Column, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	bad := func() (any, error) {
+		return nil, fmt.Errorf("column %s (%s): unexpected binlog value of type %T; was the table changed?", c.Name, c.ColumnType, v)
+	}
+	switch c.DataType {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
+		if r, ok := decodeInt(c, v); ok {
+			return r, nil
+		}
+		return bad()
+	case "float":
+		switch x := v.(type) {
+		case float32:
+			return float64(x), nil
+		case float64:
+			return x, nil
+		}
+		return bad()
+	case "double", "real", "double precision":
+		if x, ok := v.(float64); ok {
+			return x, nil
+		}
+		return bad()
+	case "decimal", "numeric":
+		if x, ok := v.(string); ok {
+			return strings.Clone(x), nil
+		}
+		return bad()
+	case "bit":
+		if x, ok := v.(int64); ok {
+			return uint64(x), nil
+		}
+		return bad()
+	case "year":
+		if x, ok := v.(int); ok {
+			return int64(x), nil
+		}
+		return bad()
+	case "enum":
+		if x, ok := v.(int64); ok {
+			return enumMember(c, x)
+		}
+		return bad()
+	case "set":
+		if x, ok := v.(int64); ok {
+			return setMembers(c, uint64(x))
+		}
+		return bad()
+	case "date", "datetime", "timestamp", "time":
+		if x, ok := v.(string); ok {
+			return strings.Clone(x), nil
+		}
+		return bad()
+	case "binary":
+		b, ok := asBytes(v)
+		if !ok {
+			return bad()
+		}
+		// The binlog drops BINARY(N)'s trailing zero bytes: pad them back.
+		if n := int(c.OctetLength); n > len(b) {
+			b = append(b, make([]byte, n-len(b))...)
+		}
+		return b, nil
+	}
+	if b, ok := asBytes(v); ok {
+		return b, nil
+	}
+	if r, ok := decodeInt(c, v); ok {
+		return r, nil
+	}
+	return bad()
+}
+
+// asBytes copies string and []byte values (go-mysql's may alias its packet buffer).
+func asBytes(v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case string:
+		return []byte(x), true
+	case []byte:
+		return append(make([]byte, 0, len(x)), x...), true
+	}
+	return nil, false
+}
+
+// decodeInt returns int64, or uint64 for unsigned columns. Without the table map's signedness
+// (binlog_row_metadata=MINIMAL) unsigned values arrive as signed Go types of the column's width.
+func decodeInt(c *table.Column, v any) (any, bool) {
+	if !c.Unsigned {
+		switch x := v.(type) {
+		case int8:
+			return int64(x), true
+		case int16:
+			return int64(x), true
+		case int32:
+			return int64(x), true
+		case int64:
+			return x, true
+		case int:
+			return int64(x), true
+		}
+		return nil, false
+	}
+	switch x := v.(type) {
+	case int8:
+		return uint64(uint8(x)), true
+	case int16:
+		return uint64(uint16(x)), true
+	case int32:
+		if c.DataType == "mediumint" {
+			return uint64(uint32(x) & 0xFFFFFF), true
+		}
+		return uint64(uint32(x)), true
+	case int64:
+		return uint64(x), true
+	case uint8:
+		return uint64(x), true
+	case uint16:
+		return uint64(x), true
+	case uint32:
+		return uint64(x), true
+	case uint64:
+		return x, true
+	}
+	return nil, false
+}
+
+// enumMember maps a 1-based ENUM index to its member; 0 is the empty "error value".
+func enumMember(c *table.Column, idx int64) (any, error) {
+	if idx == 0 {
+		return []byte{}, nil
+	}
+	if idx < 0 || int(idx) > len(c.EnumValues) {
+		return nil, fmt.Errorf("column %s: ENUM index %d out of range (%d members); was the table changed?", c.Name, idx, len(c.EnumValues))
+	}
+	return []byte(c.EnumValues[idx-1]), nil
+}
+
+// setMembers maps a SET bitmask to its comma-joined members ("" for the empty set).
+func setMembers(c *table.Column, mask uint64) (any, error) {
+	var b []byte
+	for i := 0; mask != 0; i++ {
+		if mask&1 == 1 {
+			if i >= len(c.EnumValues) {
+				return nil, fmt.Errorf("column %s: SET bit %d beyond its %d members; was the table changed?", c.Name, i, len(c.EnumValues))
+			}
+			if len(b) > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, c.EnumValues[i]...)
+		}
+		mask >>= 1
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}

@@ -1,0 +1,211 @@
+package binlogapply
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-mysql-org/go-mysql/replication"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+type changeKind int
+
+const (
+	chInsert changeKind = iota
+	chUpdate
+	chDelete
+)
+
+// change is one row change of the original, decoded and ready to write.
+type change struct {
+	kind   changeKind
+	oldKey []any // shared key of the before image (update, delete)
+	newKey []any // shared key of the after image (insert, update)
+	values []any // after image, plan.write order (insert, update)
+	size   int   // rough byte size of values, to bound statement size
+}
+
+// rowsKind classifies a rows event type; false for types we cannot apply faithfully
+// (for example MySQL's PARTIAL_UPDATE_ROWS_EVENT).
+func rowsKind(t replication.EventType) (changeKind, bool) {
+	switch t {
+	case replication.WRITE_ROWS_EVENTv0, replication.WRITE_ROWS_EVENTv1, replication.WRITE_ROWS_EVENTv2,
+		replication.MARIADB_WRITE_ROWS_COMPRESSED_EVENT_V1:
+		return chInsert, true
+	case replication.UPDATE_ROWS_EVENTv0, replication.UPDATE_ROWS_EVENTv1, replication.UPDATE_ROWS_EVENTv2,
+		replication.MARIADB_UPDATE_ROWS_COMPRESSED_EVENT_V1:
+		return chUpdate, true
+	case replication.DELETE_ROWS_EVENTv0, replication.DELETE_ROWS_EVENTv1, replication.DELETE_ROWS_EVENTv2,
+		replication.MARIADB_DELETE_ROWS_COMPRESSED_EVENT_V1:
+		return chDelete, true
+	}
+	return 0, false
+}
+
+// rows dispatches a rows event: the original's rows become changes, the changelog's become
+// heartbeats and sentinels, everything else is ignored (and was not even decoded).
+func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replication.RowsEvent) error {
+	cfg := r.a.cfg
+	if e.Table == nil || string(e.Table.Schema) != cfg.Schema {
+		return nil
+	}
+	name := string(e.Table.Table)
+	if name != cfg.Original.Name && name != cfg.Changelog {
+		return nil
+	}
+	kind, ok := rowsKind(h.EventType)
+	if !ok {
+		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d (partial JSON updates are not supported)",
+			h.EventType, cfg.Schema, name, r.file, h.LogPos)}
+	}
+	for _, sk := range e.SkippedColumns {
+		if len(sk) > 0 {
+			return fatal{fmt.Errorf("row event for %s.%s at %s:%d lacks %d columns: binlog_row_image must be FULL",
+				cfg.Schema, name, r.file, h.LogPos, len(sk))}
+		}
+	}
+	step := 1
+	if kind == chUpdate {
+		step = 2
+	}
+	if len(e.Rows)%step != 0 {
+		return fatal{fmt.Errorf("update event for %s.%s at %s:%d has an odd number of row images", cfg.Schema, name, r.file, h.LogPos)}
+	}
+	if name == cfg.Changelog {
+		return r.changelogRows(ctx, kind, e.Rows, step)
+	}
+	if r.a.swapped.Load() {
+		return nil // rows of the new table, written after the swap
+	}
+	if int(e.ColumnCount) != r.a.plan.ncols {
+		return fatal{fmt.Errorf("%w: row event at %s:%d has %d columns, the original had %d (the table changed)",
+			ErrOriginalAltered, r.file, h.LogPos, e.ColumnCount, r.a.plan.ncols)}
+	}
+	for i := 0; i < len(e.Rows); i += step {
+		if !r.fresh() {
+			continue
+		}
+		var after []any
+		if kind == chUpdate {
+			after = e.Rows[i+1]
+		}
+		ch, err := r.a.plan.makeChange(kind, e.Rows[i], after)
+		if err != nil {
+			return fatal{fmt.Errorf("decode row of %s.%s at %s:%d: %w", cfg.Schema, name, r.file, h.LogPos, err)}
+		}
+		r.a.backlog.Add(1)
+		if err := r.send(ctx, item{kind: itemChange, ch: ch}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changelogRows turns inserted/updated changelog rows into heartbeat and sentinel items.
+func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]any, step int) error {
+	hintIdx, valueIdx := table.ChangelogHintColumn-1, table.ChangelogValueColumn-1
+	for i := 0; i < len(rows); i += step {
+		if !r.fresh() || kind == chDelete {
+			continue
+		}
+		img := rows[i+step-1] // the after image
+		if len(img) <= valueIdx {
+			return fatal{fmt.Errorf("changelog %s has %d columns, expected at least %d", r.a.cfg.Changelog, len(img), valueIdx+1)}
+		}
+		hint, value := asString(img[hintIdx]), asString(img[valueIdx])
+		switch hint {
+		case table.HintSentinel:
+			if err := r.send(ctx, item{kind: itemSentinel, value: value}); err != nil {
+				return err
+			}
+		case table.HintHeartbeat:
+			t, err := time.Parse(time.RFC3339Nano, value)
+			if err != nil {
+				r.a.log.Warn().Str("hint", hint).Msg("changelog heartbeat with an unreadable time; ignored")
+				continue
+			}
+			if err := r.send(ctx, item{kind: itemHeartbeat, hb: t.UTC()}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return string([]byte(x)) // copy: go-mysql's string may alias its buffer
+	case []byte:
+		return string(x)
+	}
+	return ""
+}
+
+// makeChange decodes the images of one row change.
+func (p *plan) makeChange(kind changeKind, img, after []any) (*change, error) {
+	ch := &change{kind: kind}
+	var err error
+	switch kind {
+	case chInsert:
+		ch.values, ch.size, err = p.decodeWrite(img)
+		ch.newKey = p.keyFromValues(ch.values)
+	case chUpdate:
+		if ch.oldKey, err = p.decodeKey(img); err != nil {
+			return nil, err
+		}
+		ch.values, ch.size, err = p.decodeWrite(after)
+		ch.newKey = p.keyFromValues(ch.values)
+	case chDelete:
+		ch.oldKey, err = p.decodeKey(img)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+func (p *plan) decodeWrite(img []any) ([]any, int, error) {
+	vals := make([]any, len(p.write))
+	size := 0
+	for i, c := range p.write {
+		v, err := decodeValue(c.col, img[c.idx])
+		if err != nil {
+			return nil, 0, err
+		}
+		vals[i] = v
+		switch x := v.(type) {
+		case []byte:
+			size += len(x) * 2
+		case string:
+			size += len(x)
+		}
+		size += 8
+	}
+	return vals, size, nil
+}
+
+func (p *plan) decodeKey(img []any) ([]any, error) {
+	key := make([]any, len(p.key))
+	for i, c := range p.key {
+		v, err := decodeValue(c.col, img[c.idx])
+		if err != nil {
+			return nil, err
+		}
+		key[i] = v
+	}
+	return key, nil
+}
+
+func (p *plan) keyFromValues(vals []any) []any {
+	if vals == nil {
+		return nil
+	}
+	key := make([]any, len(p.key))
+	for i, w := range p.keyPos {
+		key[i] = vals[w]
+	}
+	return key
+}

@@ -1,0 +1,265 @@
+package binlogapply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/rs/zerolog"
+)
+
+// itemKind says what a queue item carries from the reader to the applier, in binlog order.
+type itemKind int
+
+const (
+	itemChange    itemKind = iota // a row change of the original
+	itemPosition                  // the end of a transaction: position to report once applied
+	itemHeartbeat                 // a changelog heartbeat (writer time)
+	itemSentinel                  // a changelog sentinel
+	itemFatal                     // stop: everything before it is applied first, then Run fails
+)
+
+type item struct {
+	kind  itemKind
+	ch    *change
+	pos   Position
+	hb    time.Time
+	value string
+	err   error
+}
+
+// fatal marks an error that reconnecting cannot fix.
+type fatal struct{ err error }
+
+func (f fatal) Error() string { return f.err.Error() }
+func (f fatal) Unwrap() error { return f.err }
+
+// reader turns binlog events into queue items. It tracks the end of the last transaction read,
+// where a new connection resumes, and how many rows of the current transaction were already queued.
+type reader struct {
+	a        *Applier
+	q        chan<- item
+	file     string        // current binlog file
+	resume   Position      // end of the last transaction read
+	gset     mysql.GTIDSet // GTID position after resume (nil when unknown)
+	txnGTID  string        // GTID of the transaction being read
+	txnRows  int           // rows of interest seen in the current transaction on this connection
+	txnSent  int           // rows of interest of the current transaction already handled (any connection)
+	slogger  *slog.Logger  // go-mysql's logger
+	flavor   string        // go-mysql flavor name
+	lastConn func() uint32 // connection id of the current dump thread
+}
+
+func (a *Applier) read(ctx context.Context, q chan<- item) error {
+	r := &reader{a: a, q: q, resume: a.cfg.Start, file: a.cfg.Start.File, flavor: mysql.MySQLFlavor}
+	if a.cfg.Flavor.MariaDB {
+		r.flavor = mysql.MariaDBFlavor
+	}
+	if a.cfg.Start.GTID != "" {
+		gs, err := mysql.ParseGTIDSet(r.flavor, a.cfg.Start.GTID)
+		if err != nil && a.cfg.UseGTID {
+			return fmt.Errorf("parse start gtid %q: %w", a.cfg.Start.GTID, err)
+		}
+		if err == nil {
+			r.gset = gs
+		}
+	}
+	gl := a.log.With().Str("lib", "go-mysql").Logger().Level(max(zerolog.WarnLevel, a.log.GetLevel()))
+	r.slogger = slog.New(zerolog.NewSlogHandler(gl))
+
+	failures := 0
+	for {
+		progressed, err := r.session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var f fatal
+		if errors.As(err, &f) {
+			// Apply what was read before the failure, then stop.
+			select {
+			case q <- item{kind: itemFatal, err: f.err}:
+			case <-ctx.Done():
+			}
+			<-ctx.Done()
+			return nil
+		}
+		if progressed {
+			failures = 0
+		}
+		failures++
+		if failures > a.cfg.ReconnectAttempts {
+			return fmt.Errorf("binlog stream from %s at %s: giving up after %d attempts: %w",
+				a.cfg.Source.Addr(), r.resume, a.cfg.ReconnectAttempts, err)
+		}
+		a.log.Warn().Err(err).Str("resume", r.resume.String()).Int("attempt", failures).
+			Msg("binlog connection lost; reconnecting")
+		select {
+		case <-time.After(a.cfg.ReconnectDelay):
+		case <-ctx.Done():
+			return nil
+		}
+		a.mu.Lock()
+		a.stats.Reconnects++
+		a.mu.Unlock()
+	}
+}
+
+// session runs one binlog connection until it fails or ctx ends. progressed is true when at least
+// one event was received.
+func (r *reader) session(ctx context.Context) (progressed bool, err error) {
+	cfg := r.a.cfg
+	syncer := replication.NewBinlogSyncer(replication.BinlogSyncerConfig{
+		ServerID:                cfg.ServerID,
+		Flavor:                  r.flavor,
+		Host:                    cfg.Source.Host,
+		Port:                    uint16(cfg.Source.Port),
+		User:                    cfg.Source.User,
+		Password:                cfg.Source.Password,
+		SemiSyncEnabled:         false,
+		ParseTime:               false,
+		TimestampStringLocation: time.UTC,
+		UseDecimal:              false,
+		RenderJSONAsMySQLText:   true,
+		HeartbeatPeriod:         cfg.HeartbeatPeriod,
+		ReadTimeout:             cfg.ReadTimeout,
+		DisableRetrySync:        true, // we resume ourselves, at a transaction boundary
+		Logger:                  r.slogger,
+		RowsEventDecodeFunc:     r.a.decodeRows,
+	})
+	defer syncer.Close()
+	r.txnRows = 0
+	var streamer *replication.BinlogStreamer
+	if cfg.UseGTID {
+		streamer, err = syncer.StartSyncGTID(r.gset.Clone())
+	} else {
+		streamer, err = syncer.StartSync(mysql.Position{Name: r.resume.File, Pos: r.resume.Pos})
+	}
+	if err != nil {
+		return false, fmt.Errorf("start binlog stream from %s at %s: %w", cfg.Source.Addr(), r.resume, err)
+	}
+	r.a.dumpConnID.Store(syncer.LastConnectionID())
+	r.a.log.Info().Str("source", cfg.Source.Addr()).Str("position", r.resume.String()).Msg("binlog stream started")
+	for {
+		ev, err := streamer.GetEvent(ctx)
+		if err != nil {
+			var ee *replication.EventError
+			if errors.As(err, &ee) {
+				return progressed, fatal{fmt.Errorf("decode binlog event %s at %s:%d: %s",
+					ee.Header.EventType, r.file, ee.Header.LogPos, firstLine(ee.Err))}
+			}
+			return progressed, fmt.Errorf("read binlog from %s: %w", cfg.Source.Addr(), err)
+		}
+		progressed = true
+		if err := r.handle(ctx, ev); err != nil {
+			return progressed, err
+		}
+	}
+}
+
+// handle processes one event. Errors returned are fatal or ctx's.
+func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error {
+	switch e := ev.Event.(type) {
+	case *replication.RotateEvent:
+		r.file = string(e.NextLogName)
+		if r.resume.File == "" {
+			r.resume.File, r.resume.Pos = r.file, uint32(e.Position)
+		}
+	case *replication.MariadbGTIDEvent:
+		r.txnGTID = e.GTID.String()
+	case *replication.GTIDEvent:
+		if next, err := e.GTIDNext(); err == nil {
+			r.txnGTID = next.String()
+		}
+	case *replication.XIDEvent:
+		return r.endTxn(ctx, ev.Header)
+	case *replication.QueryEvent:
+		q := string(e.Query)
+		if isTxnControl(q) == txnBegin {
+			return nil
+		}
+		if isTxnControl(q) == txnOther && touchesTable(q, string(e.Schema), r.a.cfg.Schema, r.a.cfg.Original.Name) &&
+			!r.a.acceptRename(q, string(e.Schema)) {
+			return fatal{fmt.Errorf("%w: a %s statement on %s.%s was read at %s:%d",
+				ErrOriginalAltered, firstWord(q), r.a.cfg.Schema, r.a.cfg.Original.Name, r.file, ev.Header.LogPos)}
+		}
+		return r.endTxn(ctx, ev.Header)
+	case *replication.TransactionPayloadEvent:
+		return fatal{errors.New("the binary log is compressed (binlog_transaction_compression=ON): not supported")}
+	case *replication.RowsEvent:
+		return r.rows(ctx, ev.Header, e)
+	}
+	return nil
+}
+
+// endTxn records the end of a transaction: a new connection resumes here, and the applier reports
+// it as applied once everything before it is committed.
+func (r *reader) endTxn(ctx context.Context, h *replication.EventHeader) error {
+	if r.gset != nil && r.txnGTID != "" {
+		if err := r.gset.Update(r.txnGTID); err != nil {
+			return fatal{fmt.Errorf("track gtid %s: %w", r.txnGTID, err)}
+		}
+	}
+	if h.LogPos > 0 { // MariaDB 11.4+ may report 0 inside transactions; never at their end
+		r.resume.File, r.resume.Pos = r.file, h.LogPos
+	}
+	if r.gset != nil {
+		r.resume.GTID = r.gset.String()
+	}
+	r.txnGTID, r.txnRows, r.txnSent = "", 0, 0
+	return r.send(ctx, item{kind: itemPosition, pos: r.resume})
+}
+
+func (r *reader) send(ctx context.Context, it item) error {
+	select {
+	case r.q <- it:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// fresh says whether the next row of interest of this transaction is new, or was already handled
+// on a previous connection (a transaction re-read from its start after a reconnect).
+func (r *reader) fresh() bool {
+	r.txnRows++
+	if r.txnRows <= r.txnSent {
+		r.a.skippedRows.Add(1)
+		return false
+	}
+	r.txnSent++
+	return true
+}
+
+// decodeRows is go-mysql's rows decoder: it decodes only the rows of the original and the
+// changelog, and leaves other tables' events undecoded (Rows nil).
+func (a *Applier) decodeRows(e *replication.RowsEvent, data []byte) error {
+	pos, err := e.DecodeHeader(data)
+	if err != nil {
+		return err
+	}
+	if string(e.Table.Schema) != a.cfg.Schema {
+		return nil
+	}
+	name := string(e.Table.Table)
+	if name != a.cfg.Original.Name && name != a.cfg.Changelog {
+		return nil
+	}
+	if err := e.DecodeData(pos, data); err != nil {
+		// go-mysql's message may quote the row: keep only what names the problem.
+		return fmt.Errorf("decode rows of %s.%s failed (%d columns in the row image)", a.cfg.Schema, name, e.ColumnCount)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' || i >= 200 {
+			return s[:i]
+		}
+	}
+	return s
+}
