@@ -1,0 +1,199 @@
+package cutover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+func TestSecondsCeil(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want int64
+	}{{0, 1}, {time.Millisecond, 1}, {time.Second, 1}, {1500 * time.Millisecond, 2}, {3 * time.Second, 3}} {
+		if got := secondsCeil(c.d); got != c.want {
+			t.Errorf("secondsCeil(%s) = %d, want %d", c.d, got, c.want)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	db := testenv.Open(t, testenv.PrimaryConfig(), "")
+	good := Config{DB: db, LockTimeout: time.Second, Tables: Tables{Schema: "s", Original: "t", Ghost: "_t_gho", Old: "_t_del"}}
+	if err := good.validate(); err != nil {
+		t.Fatalf("valid config refused: %v", err)
+	}
+	bad := good
+	bad.Tables.Old = "t"
+	if err := ThreeStep(context.Background(), bad, noopSentinel()); err == nil || !strings.Contains(err.Error(), "must differ") {
+		t.Fatalf("same names: got %v", err)
+	}
+	bad = good
+	bad.LockTimeout = 0
+	if err := ThreeStep(context.Background(), bad, noopSentinel()); err == nil {
+		t.Fatal("zero lock timeout accepted")
+	}
+}
+
+// The happy path under a concurrent write load: the ghost takes the name, every acknowledged
+// write is in old or new, and the write stall stays short.
+func TestThreeStepHappyPathUnderLoad(t *testing.T) {
+	f := newFixture(t, "happy")
+	var steps []Step
+	cfg := f.config(1, func(_ context.Context, s Step, info HookInfo) error {
+		if info.Lock == 0 || info.Rename1 == 0 || info.Rename2 == 0 {
+			return fmt.Errorf("hook at %s without connection ids: %+v", s, info)
+		}
+		steps = append(steps, s)
+		return nil
+	})
+	l := f.startLoad(4)
+	start := time.Now()
+	err := ThreeStep(context.Background(), cfg, f.noop())
+	done := time.Now()
+	time.Sleep(200 * time.Millisecond)
+	writes := l.finish()
+	if err != nil {
+		t.Fatalf("ThreeStep: %v", err)
+	}
+	f.assertSwapped()
+	inOld, inNew := f.assertNoLoss(writes, done, true)
+	if inOld == 0 || inNew == 0 {
+		t.Fatalf("the load did not span the cut-over: %d writes in old, %d in new", inOld, inNew)
+	}
+	if len(steps) != 7 || steps[0] != StepLock || steps[6] != StepUnlock {
+		t.Fatalf("hook saw steps %v, want 1..7", steps)
+	}
+	stall := maxStall(writes, start, done)
+	t.Logf("cut-over took %s; longest INSERT during it: %s (target < 200ms)", done.Sub(start), stall)
+	if stall > time.Second {
+		t.Fatalf("write stall %s at cut-over; want well under a second with a no-op sentinel", stall)
+	}
+	if !f.logs.contains(`"metadata_locks_check":true`) {
+		t.Fatalf("checks not logged:\n%s", f.logs.String())
+	}
+}
+
+// A sentinel that fails once: the original stays in place, the second attempt succeeds.
+func TestSentinelErrorRetried(t *testing.T) {
+	f := newFixture(t, "sentinel_retry")
+	var calls atomic.Int32
+	s := sentinelFunc(func(context.Context) error {
+		if calls.Add(1) == 1 {
+			return errors.New("applier behind")
+		}
+		return nil
+	})
+	var intactAfterFailure bool
+	cfg := f.config(3, func(_ context.Context, step Step, info HookInfo) error {
+		if info.Attempt == 2 && step == StepLock {
+			orig, old, ghost := f.exists()
+			intactAfterFailure = orig && !old && ghost
+		}
+		return nil
+	})
+	l := f.startLoad(2)
+	err := ThreeStep(context.Background(), cfg, f.track(s))
+	done := time.Now()
+	writes := l.finish()
+	if err != nil {
+		t.Fatalf("ThreeStep: %v", err)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("sentinel called %d times, want 2", calls.Load())
+	}
+	if !intactAfterFailure {
+		t.Fatal("original not intact between attempts")
+	}
+	f.assertSwapped()
+	f.assertNoLoss(writes, done, true)
+}
+
+// Every retry fails: an error wrapping the last failure, and the original in place.
+func TestRetriesExhausted(t *testing.T) {
+	f := newFixture(t, "exhausted")
+	var calls atomic.Int32
+	s := sentinelFunc(func(context.Context) error { calls.Add(1); return errors.New("never in sync") })
+	l := f.startLoad(2)
+	err := ThreeStep(context.Background(), f.config(2, nil), s)
+	writes := l.finish()
+	if err == nil || !strings.Contains(err.Error(), "never in sync") || !strings.Contains(err.Error(), "2 attempt") {
+		t.Fatalf("got %v, want an error after 2 attempts wrapping the sentinel's", err)
+	}
+	if errors.Is(err, ErrUnsafe) || errors.Is(err, ErrUnknownState) {
+		t.Fatalf("a sentinel failure is neither unsafe nor unknown: %v", err)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("sentinel called %d times, want 2", calls.Load())
+	}
+	f.assertIntact()
+	f.assertNoLoss(writes, time.Time{}, false)
+}
+
+// A sentinel that never returns is bounded by LockTimeout.
+func TestSentinelTimeoutBounded(t *testing.T) {
+	f := newFixture(t, "sentinel_slow")
+	s := sentinelFunc(func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
+	start := time.Now()
+	err := ThreeStep(context.Background(), f.config(1, nil), s)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want a deadline error", err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Fatalf("a stuck sentinel held the cut-over for %s with a 1s lock timeout", d)
+	}
+	f.assertIntact()
+}
+
+// Another session holding a lock on the ghost: refused before anything is locked.
+func TestGhostLockedRefused(t *testing.T) {
+	f := newFixture(t, "ghost_locked")
+	ctx := context.Background()
+	conn, err := f.admin.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "LOCK TABLES "+f.q(f.tables.Ghost)+" READ"); err != nil {
+		t.Fatal(err)
+	}
+	var locked bool
+	err = ThreeStep(ctx, f.config(3, func(_ context.Context, s Step, _ HookInfo) error {
+		locked = locked || s == StepLock
+		return nil
+	}), f.noop())
+	if _, uerr := conn.ExecContext(ctx, "UNLOCK TABLES"); uerr != nil {
+		t.Fatal(uerr)
+	}
+	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), f.tables.Ghost) {
+		t.Fatalf("got %v, want ErrUnsafe naming the ghost", err)
+	}
+	if locked {
+		t.Fatal("the original was locked although the ghost was locked by another session")
+	}
+	f.assertIntact()
+	// Once the lock is gone, the cut-over goes through.
+	if err := ThreeStep(ctx, f.config(1, nil), f.noop()); err != nil {
+		t.Fatalf("after unlocking the ghost: %v", err)
+	}
+	f.assertSwapped()
+}
+
+// A table already named like old: refused, nothing touched.
+func TestOldNameTakenRefused(t *testing.T) {
+	f := newFixture(t, "old_taken")
+	testenv.Exec(t, f.admin, "CREATE TABLE "+f.q(f.tables.Old)+" (id INT PRIMARY KEY)")
+	err := ThreeStep(context.Background(), f.config(3, nil), noopSentinel())
+	if !errors.Is(err, ErrUnsafe) {
+		t.Fatalf("got %v, want ErrUnsafe", err)
+	}
+	if orig, _, ghost := f.exists(); !orig || !ghost {
+		t.Fatal("tables touched after refusal")
+	}
+}
