@@ -49,8 +49,16 @@ type Config struct {
 	CutOver            string        // --cut-over: three-step (default)
 	CutOverLockTimeout time.Duration // --cut-over-lock-timeout-seconds
 
+	// PostponeCutOverFlagFile: while this file exists the cut-over waits (copy done, ghost kept in
+	// sync by the applier); the migration writes state "postponed" to the changelog while waiting.
+	PostponeCutOverFlagFile string
+	// PanicFlagFile: when this file appears the migration aborts at once, original untouched.
+	PanicFlagFile string
+	// FlagFileInterval is how often the flag files are checked.
+	FlagFileInterval time.Duration
+
 	// AllowPlugins lets the migration run when a plugin that bypasses LOCK TABLES (HandlerSocket) is
-	// installed: --allow-handlersocket-plugin.
+	// installed: --allow-lock-bypassing-plugins.
 	AllowPlugins bool
 
 	Logger zerolog.Logger
@@ -68,6 +76,7 @@ func DefaultConfig() Config {
 		ReplicaServerID:    99999,
 		CutOver:            "three-step",
 		CutOverLockTimeout: 3 * time.Second,
+		FlagFileInterval:   100 * time.Millisecond,
 		Logger:             zerolog.Nop(),
 	}
 }

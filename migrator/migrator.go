@@ -18,15 +18,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
-// ErrUsage marks errors caused by the user's input (bad flag values, an ALTER we refuse, a missing
-// table, a server setting we cannot work with). The command line exits 1 for these as for other
-// failures; the distinction lets callers word their message.
+// ErrUsage marks a configuration that is wrong before any server is asked (a missing or
+// contradictory flag value): the command line exits 2 for it, as for a flag it cannot parse.
+// Refusals that come from inspecting the server (missing table, unsafe ALTER, server settings)
+// are ordinary failures: exit 1.
 var ErrUsage = errors.New("usage")
 
 // Migrator runs one migration.
@@ -65,13 +67,34 @@ func (c *Config) Validate() error {
 	case c.CutOverLockTimeout <= 0:
 		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
 	}
-	if len(table.GhostName(c.Table)) > 64 {
+	if len(table.GhostName(c.Table)) > table.MaxIdentifierLength {
 		return fmt.Errorf("%w: table name %q is too long for its ghost table name (64 characters at most)", ErrUsage, c.Table)
+	}
+	if c.TimestampOldTable && len(table.OldName(c.Table, "20060102150405")) > table.MaxIdentifierLength {
+		return fmt.Errorf("%w: table name %q is too long for a timestamped old table name (64 characters at most): drop --timestamp-old-table", ErrUsage, c.Table)
+	}
+	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
+		return fmt.Errorf("%w: --storage-engine=%q is not supported; use innodb", ErrUsage, c.StorageEngine)
+	}
+	if c.AssumeMasterHost != "" {
+		if _, _, err := parseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
+			return fmt.Errorf("%w: --assume-master-host: %v", ErrUsage, err)
+		}
 	}
 	return nil
 }
 
-// Run performs the migration (or the dry run) and returns nil on success.
+// Run performs the migration and returns nil on success. Without --execute it is a dry run: it
+// prepares (every check, the ALTER proven on the ghost table), prints the plan, drops the ghost
+// and releases the lock, leaving the server as it found it.
 func (m *Migrator) Run(ctx context.Context) error {
-	return errors.New("not implemented")
+	s, err := m.prepare(ctx)
+	if err != nil {
+		return err
+	}
+	if !m.cfg.Execute {
+		return m.dryRun(ctx, s)
+	}
+	defer s.close()
+	return m.execute(ctx, s)
 }

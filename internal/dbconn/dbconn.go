@@ -12,7 +12,6 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -54,8 +53,8 @@ func (c Config) DSN(schema string) string {
 	mc.AllowNativePasswords = true
 	mc.Params = map[string]string{
 		"charset":   "binary",
-		"time_zone": url.QueryEscape("'+00:00'"),
-		"sql_mode":  url.QueryEscape("'" + WriterSQLMode + "'"),
+		"time_zone": "'+00:00'",
+		"sql_mode":  "'" + WriterSQLMode + "'",
 	}
 	return mc.FormatDSN()
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -66,9 +67,15 @@ func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// Only an unreachable server counts as "no sandbox"; any other failure is a real one.
+	if conn, err := net.DialTimeout("tcp", c.Addr(), 2*time.Second); err != nil {
+		Unavailable(t, err.Error())
+	} else {
+		conn.Close()
+	}
 	db, err := dbconn.Open(ctx, c, schema)
 	if err != nil {
-		Unavailable(t, err.Error())
+		t.Fatalf("sandbox at %s: %v", c.Addr(), err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db

@@ -1,0 +1,99 @@
+package migrator
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseAlterAccepts(t *testing.T) {
+	cases := []struct {
+		name, in, body string
+		renames        []columnRename
+	}{
+		{"clauses alone", "ADD COLUMN c INT", "ADD COLUMN c INT", nil},
+		{"leading ALTER TABLE and semicolon", "ALTER TABLE t ADD COLUMN c INT;", "ADD COLUMN c INT", nil},
+		{"qualified and quoted", "alter table `gl`.`t` DROP COLUMN x", "DROP COLUMN x", nil},
+		{"online ignore", "ALTER ONLINE IGNORE TABLE t ADD KEY (a)", "ADD KEY (a)", nil},
+		{"ALTER COLUMN clause", "ALTER COLUMN c SET DEFAULT 1", "ALTER COLUMN c SET DEFAULT 1", nil},
+		{"rename index and key", "RENAME INDEX a TO b, RENAME KEY c TO d", "RENAME INDEX a TO b, RENAME KEY c TO d", nil},
+		{"rename column", "RENAME COLUMN a TO b", "RENAME COLUMN a TO b", []columnRename{{"a", "b"}}},
+		{"change renames", "CHANGE a b INT NOT NULL", "CHANGE a b INT NOT NULL", []columnRename{{"a", "b"}}},
+		{"change column quoted", "ADD x INT, CHANGE COLUMN `we``ird` `new name` INT",
+			"ADD x INT, CHANGE COLUMN `we``ird` `new name` INT", []columnRename{{"we`ird", "new name"}}},
+		{"change if exists", "CHANGE COLUMN IF EXISTS a b INT", "CHANGE COLUMN IF EXISTS a b INT", []columnRename{{"a", "b"}}},
+		{"change same name is not a rename", "CHANGE a a BIGINT, CHANGE b B INT", "CHANGE a a BIGINT, CHANGE b B INT", nil},
+		{"keywords inside strings", "ADD COLUMN c VARCHAR(10) DEFAULT 'x, RENAME TO y' COMMENT \"change a b\"",
+			"ADD COLUMN c VARCHAR(10) DEFAULT 'x, RENAME TO y' COMMENT \"change a b\"", nil},
+		{"escaped quotes in strings", `ADD c INT COMMENT 'it\'s, RENAME TO x', ADD d INT COMMENT 'a''b RENAME TO y'`,
+			`ADD c INT COMMENT 'it\'s, RENAME TO x', ADD d INT COMMENT 'a''b RENAME TO y'`, nil},
+		{"keywords inside comments", "ADD COLUMN c INT /* RENAME TO y */ -- change a b\n, ADD d INT # RENAME TO z",
+			"ADD COLUMN c INT /* RENAME TO y */ -- change a b\n, ADD d INT # RENAME TO z", nil},
+		{"parentheses", "ADD COLUMN c INT CHECK (c > 0), ADD d DECIMAL(10,2)", "ADD COLUMN c INT CHECK (c > 0), ADD d DECIMAL(10,2)", nil},
+		{"two renames", "CHANGE a b INT, RENAME COLUMN c TO d", "CHANGE a b INT, RENAME COLUMN c TO d", []columnRename{{"a", "b"}, {"c", "d"}}},
+		{"algorithm and lock are left to the server", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec, err := parseAlter(c.in, "gl", "t")
+			if err != nil {
+				t.Fatalf("parseAlter(%q): %v", c.in, err)
+			}
+			if spec.Body != c.body {
+				t.Errorf("body = %q, want %q", spec.Body, c.body)
+			}
+			if !reflect.DeepEqual(spec.Renames, c.renames) {
+				t.Errorf("renames = %v, want %v", spec.Renames, c.renames)
+			}
+		})
+	}
+}
+
+func TestParseAlterRefuses(t *testing.T) {
+	cases := []struct{ in, phrase string }{
+		{"", "the ALTER is empty"},
+		{"  ;", "the ALTER is empty"},
+		{"ALTER TABLE t", "the ALTER is empty"},
+		{"ALTER TABLE t;", "the ALTER is empty"},
+		{"-- nothing\n", "the ALTER is empty"},
+		{"RENAME TO t2", "renames the table t"},
+		{"RENAME AS t2", "renames the table t"},
+		{"RENAME t2", "renames the table t"},
+		{"ADD c INT, RENAME TO `t2`", "renames the table t"},
+		{"ALTER TABLE other ADD c INT", "names table other but the migration is of gl.t"},
+		{"ALTER TABLE otherdb.t ADD c INT", "names table otherdb.t"},
+		{"ALTER TABLE T ADD c INT", "names table T"},
+		{"ADD c INT; DROP TABLE x", "more than one statement"},
+		{"ADD c INT /*!50000 , RENAME TO x */", "executable comment"},
+		{"ADD c INT /*M!100000 , RENAME TO x */", "executable comment"},
+		{"ADD c INT COMMENT 'open", "unterminated ' string"},
+		{"ADD `c INT", "unterminated `identifier`"},
+		{"ADD c INT /* open", "unterminated /* comment"},
+		{"ADD c DECIMAL(10,2", "unbalanced '('"},
+		{"ADD c INT)", "unbalanced ')'"},
+		{"CHANGE a", "CHANGE that is not"},
+		{"RENAME COLUMN a b", "RENAME COLUMN that is not"},
+	}
+	for _, c := range cases {
+		_, err := parseAlter(c.in, "gl", "t")
+		if err == nil || !strings.Contains(err.Error(), c.phrase) {
+			t.Errorf("parseAlter(%q) = %v, want an error containing %q", c.in, err, c.phrase)
+		}
+	}
+}
+
+func TestRenameRefusal(t *testing.T) {
+	one := []columnRename{{"a", "b"}}
+	err := renameRefusal(one, false, false)
+	want := "the ALTER renames column a to b: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+	two := []columnRename{{"a", "b"}, {"c", "d"}}
+	if err := renameRefusal(two, false, false); err == nil || !strings.Contains(err.Error(), "renames columns a to b, c to d") {
+		t.Fatalf("two renames: %v", err)
+	}
+	if renameRefusal(one, true, false) != nil || renameRefusal(one, false, true) != nil || renameRefusal(nil, false, false) != nil {
+		t.Fatal("approved, skipped or absent renames refused")
+	}
+}

@@ -1,0 +1,90 @@
+package migrator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The dry run (no --execute) stops after preparation: the ALTER has been proven on the ghost, the
+// plan is printed, the ghost dropped and the lock released. It never writes the original table.
+
+// planLines renders the plan as lines a person reads top to bottom. It holds no row data.
+func planLines(s *session, alter string, exact bool) []string {
+	p := s.plan
+	orig := p.Original
+	lines := []string{
+		fmt.Sprintf("plan: migrate %s.%s on %s", orig.Schema, orig.Name, p.Flavor),
+	}
+	if p.InspectedIsReplica {
+		lines = append(lines, fmt.Sprintf("topology: binlog read on %s (a replica); tables created and written on its primary %s",
+			p.Inspected.Addr(), p.Primary.Addr()))
+	} else {
+		lines = append(lines, fmt.Sprintf("topology: binlog read and tables written on %s (the primary)", p.Primary.Addr()))
+	}
+	lines = append(lines, "alter: "+alter)
+	key := "shared key: " + describeKey(p.OriginalKey)
+	if !sameColumns(p.OriginalKey.Columns, p.GhostKey.Columns) || p.OriginalKey.Name != p.GhostKey.Name {
+		key += " -> " + describeKey(p.GhostKey) + " in the ghost"
+	}
+	lines = append(lines, key)
+	cols := make([]string, len(p.Columns))
+	for i, c := range p.Columns {
+		cols[i] = c.Original
+		if c.Original != c.Ghost {
+			cols[i] = c.Original + " -> " + c.Ghost + " (renamed)"
+		}
+	}
+	lines = append(lines, fmt.Sprintf("columns copied (%d): %s", len(cols), strings.Join(cols, ", ")))
+	if len(s.columns.Dropped) > 0 {
+		lines = append(lines, "columns dropped (their data is not copied): "+strings.Join(s.columns.Dropped, ", "))
+	}
+	if len(s.columns.SkippedRenamed) > 0 {
+		lines = append(lines, "renamed columns not copied (--skip-renamed-columns; the new column gets its default): "+strings.Join(s.columns.SkippedRenamed, ", "))
+	}
+	if len(s.columns.Added) > 0 {
+		lines = append(lines, "columns added (filled with their defaults): "+strings.Join(s.columns.Added, ", "))
+	}
+	if len(s.columns.Generated) > 0 {
+		lines = append(lines, "generated columns (computed by the server, never copied): "+strings.Join(s.columns.Generated, ", "))
+	}
+	if len(s.foreignKeys) > 0 {
+		lines = append(lines, "foreign keys of the original NOT carried to the new table: "+strings.Join(s.foreignKeys, ", "))
+	}
+	if len(s.referencedBy) > 0 {
+		lines = append(lines, "foreign keys referencing the original (they will follow it to "+p.OldTable+"): "+strings.Join(s.referencedBy, ", "))
+	}
+	how := "optimizer estimate; --exact-rowcount counts them"
+	if exact {
+		how = "exact count"
+	}
+	lines = append(lines,
+		fmt.Sprintf("rows: %d (%s)", p.EstimatedRows, how),
+		fmt.Sprintf("helper tables: ghost %s, changelog %s, old table after cut-over %s", p.GhostTable, p.ChangelogTable, p.OldTable),
+	)
+	return lines
+}
+
+// dryRun prints the plan, drops the ghost and releases the session.
+func (m *Migrator) dryRun(ctx context.Context, s *session) error {
+	defer s.close()
+	p := s.plan
+	for _, line := range planLines(s, m.cfg.Alter, m.cfg.ExactRowcount) {
+		m.log.Info().Msg(line)
+	}
+	m.log.Info().
+		Str("flavor", p.Flavor.String()).
+		Str("binlog_from", p.Inspected.Addr()).
+		Str("writes_to", p.Primary.Addr()).
+		Str("shared_key", p.OriginalKey.Name).
+		Int("columns", len(p.Columns)).
+		Int64("estimated_rows", p.EstimatedRows).
+		Msg("dry run: the ALTER works on the ghost table; pass --execute to migrate")
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := m.dropGhost(cctx, s); err != nil {
+		return fmt.Errorf("dry run: %w", err)
+	}
+	return nil
+}

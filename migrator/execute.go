@@ -1,0 +1,264 @@
+package migrator
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// execute runs a prepared migration: changelog, binlog applier, row copy, cut-over, cleanup.
+// On failure before the swap the ghost and changelog tables are dropped and the original is left
+// as it was; the cut-over itself guarantees the original is under its name when it fails.
+func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
+	p := s.plan
+	started := time.Now()
+	if err := m.createChangelog(ctx, s); err != nil {
+		return err
+	}
+	swapped := false
+	defer func() {
+		if err != nil && !swapped {
+			m.cleanupAfterFailure(s)
+		}
+	}()
+
+	// The binlog position is recorded before the first row is copied.
+	pos, err := binlogapply.CurrentPosition(ctx, s.inspected, p.Flavor)
+	if err != nil {
+		return fmt.Errorf("read binlog position: %w", err)
+	}
+	applier, err := binlogapply.New(binlogapply.Config{
+		Source:       p.Inspected,
+		Flavor:       p.Flavor,
+		ServerID:     m.cfg.ReplicaServerID,
+		UseGTID:      m.cfg.UseGTID,
+		Start:        pos,
+		Target:       s.primary,
+		Schema:       p.Original.Schema,
+		Original:     p.Original,
+		Ghost:        p.Ghost,
+		ColumnMap:    columnMap(p.Columns),
+		SharedKey:    p.OriginalKey.Columns,
+		Changelog:    p.ChangelogTable,
+		DMLBatchSize: m.cfg.DMLBatchSize,
+		Logger:       m.cfg.Logger,
+	})
+	if err != nil {
+		return fmt.Errorf("set up binlog applier: %w", err)
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	applierErr := make(chan error, 2)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		if err := m.watchPanicFlag(runCtx); err != nil {
+			applierErr <- err
+			stop()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if err := applier.Run(runCtx); err != nil {
+			applierErr <- fmt.Errorf("binlog applier: %w", err)
+			stop()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		m.heartbeat(runCtx, s)
+	}()
+	defer func() {
+		stop()
+		wg.Wait()
+		select {
+		case aerr := <-applierErr:
+			if err == nil {
+				err = aerr
+			} else if !errors.Is(err, aerr) {
+				err = fmt.Errorf("%w (%v)", err, aerr)
+			}
+		default:
+		}
+	}()
+	// fail returns the applier's error, when it is why the run context ended.
+	fail := func(e error) error {
+		select {
+		case aerr := <-applierErr:
+			return aerr
+		default:
+			return e
+		}
+	}
+
+	sent := &sentinel{db: s.primary, plan: p, applier: applier}
+	// Prove the stream works before copying anything.
+	if err := sent.awaitWithin(runCtx, 30*time.Second); err != nil {
+		return fail(fmt.Errorf("binlog stream from %s does not deliver changelog events: %w", p.Inspected.Addr(), err))
+	}
+	m.writeState(ctx, s, "copy")
+
+	copier := newRowCopier(m.cfg, s, applier, m.log)
+	status := m.startStatus(runCtx, copier, applier, started)
+	copyErr := copier.run(runCtx)
+	status()
+	if copyErr != nil {
+		return fail(copyErr)
+	}
+	copyDone := time.Now()
+
+	if err := m.postponeCutOver(runCtx, s); err != nil {
+		return fail(err)
+	}
+	// Drain the backlog outside the lock, so the locked phase has little left to apply.
+	if err := sent.awaitWithin(runCtx, 10*time.Minute); err != nil {
+		return fail(fmt.Errorf("wait for the binlog applier to catch up: %w", err))
+	}
+	m.writeState(ctx, s, "cut-over")
+	m.log.Info().Msg("row copy complete; cutting over")
+	applier.BeginCutOver()
+	cutStart := time.Now()
+	err = cutover.ThreeStep(runCtx, cutover.Config{
+		DB:          s.primary,
+		Tables:      cutover.Tables{Schema: p.Original.Schema, Original: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable},
+		LockTimeout: m.cfg.CutOverLockTimeout,
+		Retries:     m.cfg.DefaultRetries,
+		Logger:      m.cfg.Logger,
+	}, sent)
+	if err != nil {
+		return fail(fmt.Errorf("cut-over: %w", err))
+	}
+	swapped = true
+	cutDone := time.Now()
+	stop()
+	wg.Wait()
+
+	m.finish(ctx, s)
+	st := applier.Stats()
+	m.log.Info().
+		Int64("rows_copied", copier.copied()).
+		Int64("events_applied", st.EventsApplied).
+		Dur("copy", copyDone.Sub(started)).
+		Dur("cut_over", cutDone.Sub(cutStart)).
+		Dur("total", time.Since(started)).
+		Str("old_table", p.OldTable).
+		Bool("old_table_dropped", m.cfg.OkToDropTable).
+		Msgf("migration of %s.%s complete", p.Original.Schema, p.Original.Name)
+	return nil
+}
+
+func columnMap(cols []ColumnPair) map[string]string {
+	out := make(map[string]string, len(cols))
+	for _, c := range cols {
+		out[c.Original] = c.Ghost
+	}
+	return out
+}
+
+func (m *Migrator) createChangelog(ctx context.Context, s *session) error {
+	p := s.plan
+	if _, err := s.primary.ExecContext(ctx, table.ChangelogDDL(p.Original.Schema, p.ChangelogTable)); err != nil {
+		return fmt.Errorf("create changelog table %s: %w", p.ChangelogTable, err)
+	}
+	return nil
+}
+
+// writeState records the migration's state in the changelog (best effort: it is informative).
+func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
+	p := s.plan
+	if _, err := s.primary.ExecContext(ctx, table.ChangelogUpsert(p.Original.Schema, p.ChangelogTable), table.HintState, state); err != nil {
+		m.log.Warn().Err(err).Str("state", state).Msg("could not record state in the changelog")
+	}
+}
+
+// heartbeat writes the changelog heartbeat every HeartbeatInterval until ctx ends.
+func (m *Migrator) heartbeat(ctx context.Context, s *session) {
+	p := s.plan
+	q := table.ChangelogUpsert(p.Original.Schema, p.ChangelogTable)
+	t := time.NewTicker(m.cfg.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if _, err := s.primary.ExecContext(ctx, q, table.HintHeartbeat, now.UTC().Format(time.RFC3339Nano)); err != nil && ctx.Err() == nil {
+				m.log.Warn().Err(err).Msg("heartbeat write failed")
+			}
+		}
+	}
+}
+
+// finish drops the changelog and, with --ok-to-drop-table, the old table. The migration has
+// already succeeded: failures here are reported, not fatal.
+func (m *Migrator) finish(ctx context.Context, s *session) {
+	p := s.plan
+	drop := []string{p.ChangelogTable}
+	if m.cfg.OkToDropTable {
+		drop = append(drop, p.OldTable)
+	}
+	for _, name := range drop {
+		if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(p.Original.Schema, name)); err != nil {
+			m.log.Warn().Err(err).Str("table", name).Msg("could not drop table after the migration; drop it by hand")
+		}
+	}
+}
+
+// cleanupAfterFailure drops the changelog and the ghost, but only while the original is still in
+// place under its name (the cut-over restores it on failure; if it is not there we touch nothing).
+func (m *Migrator) cleanupAfterFailure(s *session) {
+	p := s.plan
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := table.Inspect(ctx, s.primary, p.Original.Schema, p.Original.Name); err != nil {
+		m.log.Error().Err(err).Msgf("the original table %s is not in place; leaving %s and %s for inspection", p.Original.Name, p.GhostTable, p.ChangelogTable)
+		return
+	}
+	for _, name := range []string{p.GhostTable, p.ChangelogTable} {
+		if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(p.Original.Schema, name)); err != nil {
+			m.log.Warn().Err(err).Str("table", name).Msg("could not drop helper table after failure; drop it by hand")
+		}
+	}
+}
+
+// sentinel implements cutover.Sentinel: it writes a unique token to the changelog and waits until
+// the applier has applied every event before it.
+type sentinel struct {
+	db      *sql.DB
+	plan    *Plan
+	applier *binlogapply.Applier
+}
+
+func (s *sentinel) Await(ctx context.Context) error {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	token := hex.EncodeToString(b[:])
+	seen := s.applier.ExpectSentinel(token)
+	if _, err := s.db.ExecContext(ctx, table.ChangelogUpsert(s.plan.Original.Schema, s.plan.ChangelogTable), table.HintSentinel, token); err != nil {
+		return fmt.Errorf("write sentinel: %w", err)
+	}
+	select {
+	case <-seen:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sentinel %s not applied: %w", token, ctx.Err())
+	}
+}
+
+func (s *sentinel) awaitWithin(ctx context.Context, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return s.Await(ctx)
+}

@@ -1,0 +1,213 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// The ghost table is created on the primary with CREATE TABLE ... LIKE and altered there, so the
+// server itself proves the ALTER; then both tables are compared to find what the copy can rely on:
+// the columns they share and a unique key they share.
+
+// createGhost creates schema.ghost like schema.orig and applies the ALTER to it. created reports
+// whether the ghost table now exists (the caller drops it on a later failure).
+func createGhost(ctx context.Context, db *sql.DB, schema, orig, ghost string, spec *alterSpec, discardFKs bool) (created bool, err error) {
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s LIKE %s", table.Qualify(schema, ghost), table.Qualify(schema, orig))); err != nil {
+		return false, fmt.Errorf("create the ghost table %s.%s: %w", schema, ghost, err)
+	}
+	body := spec.Body
+	if discardFKs {
+		// CREATE TABLE ... LIKE does not copy foreign keys on MySQL or MariaDB; drop any that a
+		// future server would copy, so --discard-foreign-keys holds whatever the server does.
+		fks, err := queryStrings(ctx, db, `SELECT CONSTRAINT_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS
+			WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ? ORDER BY CONSTRAINT_NAME`, schema, ghost)
+		if err != nil {
+			return true, fmt.Errorf("read foreign keys of the ghost table: %w", err)
+		}
+		drops := make([]string, len(fks))
+		for i, fk := range fks {
+			drops[i] = "DROP FOREIGN KEY " + table.QuoteIdent(fk)
+		}
+		if len(drops) > 0 {
+			body = strings.Join(drops, ", ") + ", " + body
+		}
+	}
+	if _, err := db.ExecContext(ctx, "ALTER TABLE "+table.Qualify(schema, ghost)+" "+body); err != nil {
+		// One line: the server quotes the failing part of the statement, newlines included.
+		return true, fmt.Errorf("the ALTER fails on the ghost table: %s", strings.Join(strings.Fields(err.Error()), " "))
+	}
+	return true, nil
+}
+
+// columnMapping is how the original's columns reach the ghost.
+type columnMapping struct {
+	Pairs          []ColumnPair      // copied: original -> ghost, in the original's order
+	Renames        map[string]string // applied renames: original name -> ghost name
+	Dropped        []string          // original columns the ghost does not have
+	SkippedRenamed []string          // "a -> b": renamed columns not copied (--skip-renamed-columns)
+	Added          []string          // ghost columns nothing is copied into: they get their defaults
+	Generated      []string          // generated on either side: computed by the server, never copied
+}
+
+// mapColumns matches columns by name after the ALTER's renames. A column whose name a rename
+// gives to another column is not matched by name (its name now belongs to the renamed column).
+func mapColumns(orig, ghost *table.Table, renames []columnRename, skipRenamed bool) (columnMapping, error) {
+	renameOf := map[string]string{}
+	target := map[string]bool{}
+	for _, r := range renames {
+		renameOf[strings.ToLower(r.From)] = r.To
+		target[strings.ToLower(r.To)] = true
+	}
+	m := columnMapping{Renames: map[string]string{}}
+	used := map[string]bool{}
+	for _, oc := range orig.Columns {
+		to, renamed := renameOf[strings.ToLower(oc.Name)]
+		if renamed {
+			m.Renames[oc.Name] = to
+		}
+		if oc.Generated {
+			m.Generated = append(m.Generated, oc.Name)
+			if !renamed {
+				to = oc.Name
+			}
+			if gc, ok := ghost.Column(to); ok && gc.Generated {
+				used[strings.ToLower(gc.Name)] = true // still generated: listed once
+			}
+			continue
+		}
+		switch {
+		case renamed && skipRenamed:
+			m.SkippedRenamed = append(m.SkippedRenamed, oc.Name+" -> "+to)
+			continue
+		case !renamed && target[strings.ToLower(oc.Name)]:
+			m.Dropped = append(m.Dropped, oc.Name)
+			continue
+		case !renamed:
+			to = oc.Name
+		}
+		gc, ok := ghost.Column(to)
+		if !ok {
+			m.Dropped = append(m.Dropped, oc.Name)
+			continue
+		}
+		if gc.Generated {
+			m.Generated = append(m.Generated, gc.Name)
+			used[strings.ToLower(gc.Name)] = true
+			continue
+		}
+		m.Pairs = append(m.Pairs, ColumnPair{Original: oc.Name, Ghost: gc.Name})
+		used[strings.ToLower(gc.Name)] = true
+	}
+	for _, gc := range ghost.Columns {
+		if used[strings.ToLower(gc.Name)] {
+			continue
+		}
+		if gc.Generated {
+			m.Generated = append(m.Generated, gc.Name)
+		} else {
+			m.Added = append(m.Added, gc.Name)
+		}
+	}
+	if len(m.Pairs) == 0 {
+		return m, fmt.Errorf("the original %s and the altered table share no column: there is nothing to copy", orig.Name)
+	}
+	return m, nil
+}
+
+func describeKey(k table.Key) string {
+	return fmt.Sprintf("%s (%s)", k.Name, strings.Join(k.Columns, ", "))
+}
+
+// chooseSharedKey picks the unique key that orders the copy and addresses rows: present in both
+// tables over the same columns (through the column mapping), with no column prefix, every column
+// NOT NULL and not FLOAT/DOUBLE in both tables. The primary key is preferred, then the original's
+// other unique keys in order.
+func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, error) {
+	if len(orig.UniqueKeys) == 0 {
+		return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s.%s has no PRIMARY or UNIQUE key, and go-ghostlite needs one to copy by: add one with a plain ALTER TABLE first",
+			orig.Schema, orig.Name)
+	}
+	toGhost := map[string]string{}
+	for _, p := range pairs {
+		toGhost[strings.ToLower(p.Original)] = p.Ghost
+	}
+	var reasons []string
+	for _, ok := range orig.UniqueKeys {
+		gk, why := matchKey(orig, ghost, ok, toGhost)
+		if why == "" {
+			return ok, gk, nil
+		}
+		reasons = append(reasons, why)
+	}
+	return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s; keep a unique NOT NULL key in both", strings.Join(reasons, "; "))
+}
+
+// matchKey finds the ghost's key matching the original's key ok, and says why it is unusable ("" when usable).
+func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string) (table.Key, string) {
+	name := "the original's " + describeKey(ok)
+	if ok.HasPrefix {
+		return table.Key{}, name + " indexes a column prefix"
+	}
+	ghostCols := make([]string, len(ok.Columns))
+	for i, c := range ok.Columns {
+		oc, found := orig.Column(c)
+		if !found {
+			return table.Key{}, name + " names an unknown column " + c
+		}
+		if why := unusableKeyColumn(oc); why != "" {
+			return table.Key{}, fmt.Sprintf("%s has %s column %s", name, why, c)
+		}
+		g, found := toGhost[strings.ToLower(c)]
+		if !found {
+			return table.Key{}, name + " is not in the altered table (column " + c + " is not copied)"
+		}
+		ghostCols[i] = g
+	}
+	for _, gk := range ghost.UniqueKeys {
+		if !sameColumns(gk.Columns, ghostCols) {
+			continue
+		}
+		if gk.HasPrefix {
+			return table.Key{}, name + " indexes a column prefix in the altered table"
+		}
+		for _, c := range gk.Columns {
+			gc, _ := ghost.Column(c)
+			if gc == nil {
+				return table.Key{}, name + " names an unknown column of the altered table"
+			}
+			if why := unusableKeyColumn(gc); why != "" {
+				return table.Key{}, fmt.Sprintf("%s has %s column %s in the altered table", name, why, c)
+			}
+		}
+		return gk, ""
+	}
+	return table.Key{}, name + " is not in the altered table"
+}
+
+func unusableKeyColumn(c *table.Column) string {
+	switch {
+	case c.Nullable:
+		return "nullable"
+	case c.DataType == "float" || c.DataType == "double" || c.DataType == "real":
+		return "FLOAT/DOUBLE"
+	case c.Generated:
+		return "generated"
+	}
+	return ""
+}
+
+func sameColumns(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,93 @@
+package migrator
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+func testColumn(name, dataType string, nullable bool) table.Column {
+	return table.Column{Name: name, DataType: dataType, ColumnType: dataType, Nullable: nullable}
+}
+
+func TestMapColumns(t *testing.T) {
+	gen := testColumn("g", "int", true)
+	gen.Generated = true
+	orig := &table.Table{Name: "t", Columns: []table.Column{testColumn("id", "int", false), testColumn("a", "int", true), testColumn("b", "int", true), testColumn("x", "int", true), gen}}
+
+	// CHANGE a b, DROP b (b's name now belongs to a), DROP x, ADD y.
+	ghost := &table.Table{Name: "_t_gho", Columns: []table.Column{testColumn("id", "int", false), testColumn("B", "int", true), testColumn("y", "int", true), gen}}
+	renames := []columnRename{{"A", "b"}}
+	m, err := mapColumns(orig, ghost, renames, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPairs := []ColumnPair{{"id", "id"}, {"a", "B"}}
+	if !reflect.DeepEqual(m.Pairs, wantPairs) {
+		t.Errorf("pairs = %v, want %v", m.Pairs, wantPairs)
+	}
+	if !reflect.DeepEqual(m.Dropped, []string{"b", "x"}) || !reflect.DeepEqual(m.Added, []string{"y"}) {
+		t.Errorf("dropped %v added %v", m.Dropped, m.Added)
+	}
+	if !reflect.DeepEqual(m.Renames, map[string]string{"a": "b"}) || !reflect.DeepEqual(m.Generated, []string{"g"}) {
+		t.Errorf("renames %v generated %v", m.Renames, m.Generated)
+	}
+
+	skipped, err := mapColumns(orig, ghost, renames, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(skipped.Pairs, []ColumnPair{{"id", "id"}}) || !reflect.DeepEqual(skipped.SkippedRenamed, []string{"a -> b"}) ||
+		!reflect.DeepEqual(skipped.Added, []string{"B", "y"}) {
+		t.Errorf("skip renamed: pairs %v skipped %v added %v", skipped.Pairs, skipped.SkippedRenamed, skipped.Added)
+	}
+
+	none := &table.Table{Name: "_t_gho", Columns: []table.Column{testColumn("z", "int", true)}}
+	if _, err := mapColumns(orig, none, nil, false); err == nil || !strings.Contains(err.Error(), "share no column") {
+		t.Errorf("no shared column: %v", err)
+	}
+}
+
+func TestChooseSharedKey(t *testing.T) {
+	mk := func(cols []table.Column, keys ...table.Key) *table.Table {
+		return &table.Table{Schema: "gl", Name: "t", Columns: cols, UniqueKeys: keys}
+	}
+	pk := table.Key{Name: "PRIMARY", Columns: []string{"id"}, Primary: true}
+	uk := table.Key{Name: "uk_u", Columns: []string{"u"}}
+	cols := []table.Column{testColumn("id", "bigint", false), testColumn("u", "varchar", false), testColumn("n", "int", true), testColumn("f", "double", false)}
+	pairs := []ColumnPair{{"id", "id"}, {"u", "u"}, {"n", "n"}, {"f", "f"}}
+
+	if o, g, err := chooseSharedKey(mk(cols, pk, uk), mk(cols, pk, uk), pairs); err != nil || o.Name != "PRIMARY" || g.Name != "PRIMARY" {
+		t.Fatalf("PRIMARY preferred: %v %v %v", o, g, err)
+	}
+	if o, _, err := chooseSharedKey(mk(cols, pk, uk), mk(cols, uk), pairs); err != nil || o.Name != "uk_u" {
+		t.Fatalf("falls back to a unique key: %v %v", o, err)
+	}
+	// The ghost's key follows a renamed column.
+	renamedCols := []table.Column{testColumn("id", "bigint", false), testColumn("u2", "varchar", false)}
+	renamedKey := table.Key{Name: "uk_u", Columns: []string{"u2"}}
+	o, g, err := chooseSharedKey(mk(cols, uk), mk(renamedCols, renamedKey), []ColumnPair{{"id", "id"}, {"u", "u2"}})
+	if err != nil || o.Columns[0] != "u" || g.Columns[0] != "u2" {
+		t.Fatalf("renamed key column: %v %v %v", o, g, err)
+	}
+
+	refusals := []struct {
+		orig, ghost *table.Table
+		phrase      string
+	}{
+		{mk(cols), mk(cols), "has no PRIMARY or UNIQUE key"},
+		{mk(cols, pk), mk(cols), "the original's PRIMARY (id) is not in the altered table; keep a unique NOT NULL key in both"},
+		{mk(cols, table.Key{Name: "uk_n", Columns: []string{"n"}}), mk(cols, table.Key{Name: "uk_n", Columns: []string{"n"}}), "uk_n (n) has nullable column n"},
+		{mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"f"}}), mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"f"}}), "has FLOAT/DOUBLE column f"},
+		{mk(cols, table.Key{Name: "uk_p", Columns: []string{"u"}, HasPrefix: true}), mk(cols, table.Key{Name: "uk_p", Columns: []string{"u"}, HasPrefix: true}), "indexes a column prefix"},
+		{mk(cols, uk), mk([]table.Column{testColumn("id", "bigint", false), testColumn("u", "varchar", true)}, uk), "has nullable column u in the altered table"},
+		{mk(cols, table.Key{Name: "uk_iu", Columns: []string{"id", "u"}}), mk(cols, table.Key{Name: "uk_ui", Columns: []string{"u", "id"}}), "uk_iu (id, u) is not in the altered table"},
+	}
+	for _, r := range refusals {
+		if _, _, err := chooseSharedKey(r.orig, r.ghost, pairs); err == nil || !strings.Contains(err.Error(), r.phrase) {
+			t.Errorf("got %v, want %q", err, r.phrase)
+		}
+	}
+}

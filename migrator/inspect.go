@@ -1,0 +1,361 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// The checks of the servers and of the table, read-only. Decisions over values read from a server
+// are pure functions (checkBinlog, resolvePrimary, checkLockBypassPlugins, checkForeignKeys), so
+// each refusal can be tested without changing a shared server.
+
+// openServer opens a pool on c in the migration's database. A missing database is a refusal.
+func openServer(ctx context.Context, c dbconn.Config, schema string) (*sql.DB, error) {
+	db, err := dbconn.Open(ctx, c, schema)
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1049 {
+		return nil, fmt.Errorf("database %s does not exist on %s: fix --database", schema, c.Addr())
+	}
+	return db, err
+}
+
+// readVariables reads the named global variables; a variable the server does not have is absent.
+func readVariables(ctx context.Context, db *sql.DB, names ...string) (map[string]string, error) {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+strings.Join(quoted, ", ")+")")
+	if err != nil {
+		return nil, fmt.Errorf("read server variables: %w", err)
+	}
+	defer rows.Close()
+	vars := map[string]string{}
+	for rows.Next() {
+		var n, v string
+		if err := rows.Scan(&n, &v); err != nil {
+			return nil, fmt.Errorf("read server variables: %w", err)
+		}
+		vars[strings.ToLower(n)] = v
+	}
+	return vars, rows.Err()
+}
+
+// binlogVariables are the variables checkBinlog decides on.
+var binlogVariables = []string{"log_bin", "binlog_format", "binlog_row_image", "log_slave_updates",
+	"log_replica_updates", "binlog_row_value_options", "binlog_transaction_compression"}
+
+func isOn(v string) bool { return strings.EqualFold(v, "ON") || v == "1" }
+
+// checkBinlog decides whether the binary log of the server at addr can feed the applier. vars are
+// global variables (lower-case names; absent when the server lacks them). onReplica says the
+// server replicates the primary's writes, which then must reach its own binlog.
+func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool) error {
+	if !isOn(vars["log_bin"]) {
+		return fmt.Errorf("binary logging is off on %s (log_bin=OFF); go-ghostlite reads row events from the binlog: enable log_bin (needs a restart), or point --host at a server that has it", addr)
+	}
+	if f := vars["binlog_format"]; !assumeRBR && !strings.EqualFold(f, "ROW") {
+		return fmt.Errorf("binlog_format is %s on %s; go-ghostlite needs ROW: SET GLOBAL binlog_format=ROW (and restart replication)", f, addr)
+	}
+	if img := vars["binlog_row_image"]; !strings.EqualFold(img, "FULL") {
+		return fmt.Errorf("binlog_row_image is %s on %s; go-ghostlite needs FULL row images: SET GLOBAL binlog_row_image=FULL (and restart replication)", img, addr)
+	}
+	if onReplica {
+		v, ok := vars["log_replica_updates"]
+		if !ok {
+			v = vars["log_slave_updates"]
+		}
+		if !isOn(v) {
+			return fmt.Errorf("log_slave_updates is OFF on replica %s, so the primary's changes never reach its binlog: enable log_slave_updates (needs a restart), or point --host at the primary with --allow-on-master", addr)
+		}
+	}
+	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
+		return fmt.Errorf("binlog_row_value_options is PARTIAL_JSON on %s; partial JSON updates cannot be applied faithfully: SET GLOBAL binlog_row_value_options=''", addr)
+	}
+	if v, ok := vars["binlog_transaction_compression"]; ok && isOn(v) {
+		return fmt.Errorf("binlog_transaction_compression is ON on %s; compressed binlog transactions are not supported: SET GLOBAL binlog_transaction_compression=OFF", addr)
+	}
+	return nil
+}
+
+// replicaStatus is the part of SHOW SLAVE/REPLICA STATUS the topology needs.
+type replicaStatus struct {
+	SourceHost string
+	SourcePort int
+	IORunning  string
+	SQLRunning string
+}
+
+// readReplicaStatus returns the server's replication source, or nil when it does not replicate.
+func readReplicaStatus(ctx context.Context, db *sql.DB, f dbconn.Flavor, addr string) (*replicaStatus, error) {
+	rows, err := db.QueryContext(ctx, f.ReplicaStatusSQL())
+	if err != nil {
+		return nil, fmt.Errorf("read replication status on %s (%s needs the REPLICATION CLIENT privilege): %w", addr, f.ReplicaStatusSQL(), err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("read replication status on %s: %w", addr, err)
+	}
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	raw := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range raw {
+		ptrs[i] = &raw[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("read replication status on %s: %w", addr, err)
+	}
+	row := map[string]string{}
+	for i, c := range cols {
+		row[c] = string(raw[i])
+	}
+	hostCol, portCol := f.ReplicaHostColumn()
+	st := &replicaStatus{
+		SourceHost: row[hostCol],
+		IORunning:  firstOf(row, "Slave_IO_Running", "Replica_IO_Running"),
+		SQLRunning: firstOf(row, "Slave_SQL_Running", "Replica_SQL_Running"),
+	}
+	if st.SourceHost == "" {
+		return nil, nil // replication configured and then reset: not a replica
+	}
+	if st.SourcePort, err = strconv.Atoi(row[portCol]); err != nil {
+		return nil, fmt.Errorf("read replication status on %s: %s is %q", addr, portCol, row[portCol])
+	}
+	return st, nil
+}
+
+func firstOf(row map[string]string, names ...string) string {
+	for _, n := range names {
+		if v, ok := row[n]; ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// parseHostPort reads host[:port]; the port defaults to defPort.
+func parseHostPort(s string, defPort int) (string, int, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		if strings.Count(s, ":") > 1 && !strings.HasPrefix(s, "[") {
+			return s, defPort, nil // a bare IPv6 address
+		}
+		if strings.Contains(s, ":") || s == "" {
+			return "", 0, fmt.Errorf("%q is not host[:port]", s)
+		}
+		return s, defPort, nil
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p <= 0 || p > 65535 {
+		return "", 0, fmt.Errorf("%q is not host[:port]: bad port", s)
+	}
+	return host, p, nil
+}
+
+// resolvePrimary decides where tables are created and written. rs is the inspected server's
+// replication source (nil when it does not replicate). It returns the primary's settings and
+// whether the inspected server is a replica of it.
+func resolvePrimary(cfg Config, rs *replicaStatus) (dbconn.Config, bool, error) {
+	inspected := cfg.Conn.Addr()
+	primary := cfg.Conn
+	switch {
+	case cfg.AssumeMasterHost != "":
+		host, port, err := parseHostPort(cfg.AssumeMasterHost, cfg.Conn.Port)
+		if err != nil {
+			return dbconn.Config{}, false, fmt.Errorf("--assume-master-host: %w", err)
+		}
+		primary.Host, primary.Port = host, port
+		return primary, primary.Addr() != inspected, nil
+	case rs != nil:
+		if !strings.EqualFold(rs.IORunning, "Yes") || !strings.EqualFold(rs.SQLRunning, "Yes") {
+			return dbconn.Config{}, false, fmt.Errorf("replication is not running on %s (IO thread: %s, SQL thread: %s), so the primary's changes would not reach its binlog: start replication, or point --host at another server",
+				inspected, rs.IORunning, rs.SQLRunning)
+		}
+		primary.Host, primary.Port = rs.SourceHost, rs.SourcePort
+		return primary, true, nil
+	case !cfg.AllowOnMaster:
+		return dbconn.Config{}, false, fmt.Errorf("%s is a primary (not replicating); pass --allow-on-master to migrate on it, or point --host at a replica", inspected)
+	}
+	return primary, false, nil
+}
+
+// plugin is a row of information_schema.PLUGINS.
+type plugin struct{ Name, Status string }
+
+// lockBypassingPlugins are plugins that write to tables without going through the SQL layer's
+// table locks: the cut-over's LOCK TABLES would not hold their writes back.
+var lockBypassingPlugins = []string{"handlersocket"}
+
+func readPlugins(ctx context.Context, db *sql.DB) ([]plugin, error) {
+	rows, err := db.QueryContext(ctx, "SELECT PLUGIN_NAME, PLUGIN_STATUS FROM information_schema.PLUGINS")
+	if err != nil {
+		return nil, fmt.Errorf("read plugins: %w", err)
+	}
+	defer rows.Close()
+	var out []plugin
+	for rows.Next() {
+		var p plugin
+		if err := rows.Scan(&p.Name, &p.Status); err != nil {
+			return nil, fmt.Errorf("read plugins: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// checkLockBypassingPlugins refuses an active plugin that bypasses LOCK TABLES, unless allowed.
+func checkLockBypassingPlugins(addr string, plugins []plugin, allow bool) error {
+	if allow {
+		return nil
+	}
+	for _, p := range plugins {
+		for _, bad := range lockBypassingPlugins {
+			if strings.EqualFold(p.Name, bad) && strings.EqualFold(p.Status, "ACTIVE") {
+				return fmt.Errorf("the %s plugin is active on %s; its writes bypass LOCK TABLES, so the cut-over could lose them: UNINSTALL PLUGIN %s, or pass --allow-lock-bypassing-plugins if nothing writes to the table through it",
+					p.Name, addr, p.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTableKind refuses a missing table, a view and an engine other than InnoDB.
+func checkTableKind(ctx context.Context, db *sql.DB, addr, schema, tbl string) error {
+	var typ string
+	var engine sql.NullString
+	err := db.QueryRowContext(ctx, `SELECT TABLE_TYPE, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
+		schema, tbl).Scan(&typ, &engine)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("table %s.%s does not exist on %s: fix --database/--table", schema, tbl, addr)
+	case err != nil:
+		return fmt.Errorf("look up table %s.%s on %s: %w", schema, tbl, addr, err)
+	case typ != "BASE TABLE":
+		return fmt.Errorf("%s.%s is a %s, not a base table: go-ghostlite migrates base tables only", schema, tbl, strings.ToLower(typ))
+	case !strings.EqualFold(engine.String, "InnoDB"):
+		return fmt.Errorf("%s.%s uses the %s engine; go-ghostlite migrates InnoDB tables only: convert it with ALTER TABLE ... ENGINE=InnoDB first", schema, tbl, engine.String)
+	}
+	return nil
+}
+
+// checkTriggers refuses a table with triggers: a triggerless tool cannot carry them over.
+func checkTriggers(ctx context.Context, db *sql.DB, schema, tbl string) error {
+	names, err := queryStrings(ctx, db, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
+		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY TRIGGER_NAME`, schema, tbl)
+	if err != nil {
+		return fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("%s.%s has triggers (%s); go-ghostlite is triggerless and cannot carry them to the new table: drop them for the migration and create them again after",
+			schema, tbl, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// foreignKeys lists the constraints where tbl is the child and those of other tables that
+// reference it, each as "schema.table.constraint" (children) or "constraint -> table" (own).
+func foreignKeys(ctx context.Context, db *sql.DB, schema, tbl string) (own, referencing []string, err error) {
+	own, err = queryStrings(ctx, db, `SELECT CONCAT(CONSTRAINT_NAME, ' -> ', REFERENCED_TABLE_NAME)
+		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ?
+		ORDER BY CONSTRAINT_NAME`, schema, tbl)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read foreign keys of %s.%s: %w", schema, tbl, err)
+	}
+	referencing, err = queryStrings(ctx, db, `SELECT CONCAT(CONSTRAINT_SCHEMA, '.', TABLE_NAME, '.', CONSTRAINT_NAME)
+		FROM information_schema.REFERENTIAL_CONSTRAINTS
+		WHERE UNIQUE_CONSTRAINT_SCHEMA = ? AND REFERENCED_TABLE_NAME = ? AND NOT (CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ?)
+		ORDER BY 1`, schema, tbl, schema, tbl)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read foreign keys referencing %s.%s: %w", schema, tbl, err)
+	}
+	return own, referencing, nil
+}
+
+// checkForeignKeys refuses foreign keys the migration cannot keep: a referenced table (its children
+// would follow the original to its old name) unless --skip-foreign-key-checks, and a child table
+// unless --discard-foreign-keys or --skip-foreign-key-checks.
+func checkForeignKeys(qualified string, own, referencing []string, discard, skip bool) error {
+	if len(referencing) > 0 && !skip {
+		return fmt.Errorf("%s is referenced by foreign keys (%s); after the cut-over they would point at the old table: drop them first, or pass --skip-foreign-key-checks if you accept that",
+			qualified, strings.Join(referencing, ", "))
+	}
+	if len(own) > 0 && !discard && !skip {
+		return fmt.Errorf("%s has foreign keys (%s) that the new table cannot keep: pass --discard-foreign-keys to migrate without them, or drop them first",
+			qualified, strings.Join(own, ", "))
+	}
+	return nil
+}
+
+// tableExists says whether schema.name exists (any table type).
+func tableExists(ctx context.Context, db *sql.DB, schema, name string) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
+		schema, name).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look up table %s.%s: %w", schema, name, err)
+	}
+	return n > 0, nil
+}
+
+// estimateRows returns the optimizer's row estimate, or the exact count.
+func estimateRows(ctx context.Context, db *sql.DB, schema, tbl string, exact bool) (int64, error) {
+	var n sql.NullInt64
+	var err error
+	if exact {
+		err = db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table.Qualify(schema, tbl)).Scan(&n)
+	} else {
+		err = db.QueryRowContext(ctx, `SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
+			schema, tbl).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count rows of %s.%s: %w", schema, tbl, err)
+	}
+	return n.Int64, nil
+}
+
+// sameLayout returns an error when the table read on the replica and on the primary differ in
+// columns: the binlog read on one must describe the table written on the other.
+func sameLayout(onReplica, onPrimary *table.Table, replicaAddr, primaryAddr string) error {
+	describe := func(t *table.Table) string {
+		parts := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			parts[i] = c.Name + " " + c.ColumnType
+		}
+		return strings.Join(parts, ", ")
+	}
+	if a, b := describe(onReplica), describe(onPrimary); a != b {
+		return fmt.Errorf("%s.%s has different columns on %s (%s) and on its primary %s (%s): let replication catch up, or fix the replica",
+			onReplica.Schema, onReplica.Name, replicaAddr, a, primaryAddr, b)
+	}
+	return nil
+}
+
+func queryStrings(ctx context.Context, db table.Querier, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

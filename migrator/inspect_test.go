@@ -1,0 +1,215 @@
+package migrator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+func TestCheckBinlog(t *testing.T) {
+	good := func() map[string]string {
+		return map[string]string{"log_bin": "ON", "binlog_format": "ROW", "binlog_row_image": "FULL", "log_slave_updates": "ON"}
+	}
+	with := func(k, v string) map[string]string {
+		m := good()
+		if v == "" {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	cases := []struct {
+		name      string
+		vars      map[string]string
+		onReplica bool
+		assumeRBR bool
+		phrase    string // "" means accepted
+	}{
+		{"MariaDB defaults as the sandbox has them", good(), true, false, ""},
+		{"primary without log_slave_updates", with("log_slave_updates", "OFF"), false, false, ""},
+		{"binlog off", with("log_bin", "OFF"), false, false, "binary logging is off on h:1"},
+		{"statement", with("binlog_format", "STATEMENT"), false, false,
+			"binlog_format is STATEMENT on h:1; go-ghostlite needs ROW: SET GLOBAL binlog_format=ROW (and restart replication)"},
+		{"mixed", with("binlog_format", "MIXED"), true, false, "binlog_format is MIXED"},
+		{"mixed with --assume-rbr", with("binlog_format", "MIXED"), true, true, ""},
+		{"minimal image", with("binlog_row_image", "MINIMAL"), false, false, "binlog_row_image is MINIMAL on h:1; go-ghostlite needs FULL"},
+		{"noblob image even with --assume-rbr", with("binlog_row_image", "NOBLOB"), false, true, "binlog_row_image is NOBLOB"},
+		{"replica without log_slave_updates", with("log_slave_updates", "OFF"), true, false, "log_slave_updates is OFF on replica h:1"},
+		{"MySQL 8 log_replica_updates wins", with("log_replica_updates", "OFF"), true, false, "log_slave_updates is OFF"},
+		{"MySQL 8.4 has only log_replica_updates", func() map[string]string {
+			m := with("log_slave_updates", "")
+			m["log_replica_updates"] = "ON"
+			return m
+		}(), true, false, ""},
+		{"partial JSON", with("binlog_row_value_options", "PARTIAL_JSON"), false, false, "binlog_row_value_options is PARTIAL_JSON"},
+		{"empty row value options", with("binlog_row_value_options", ""), false, false, ""},
+		{"compression", with("binlog_transaction_compression", "ON"), false, false, "binlog_transaction_compression is ON"},
+		{"compression off", with("binlog_transaction_compression", "OFF"), false, false, ""},
+	}
+	for _, c := range cases {
+		err := checkBinlog("h:1", c.vars, c.onReplica, c.assumeRBR)
+		switch {
+		case c.phrase == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase)):
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.phrase)
+		}
+	}
+}
+
+func TestResolvePrimary(t *testing.T) {
+	base := DefaultConfig()
+	base.Conn = dbconn.Config{Host: "10.0.0.2", Port: 3307, User: "u", Password: "p"}
+	running := &replicaStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Yes", SQLRunning: "Yes"}
+
+	p, onReplica, err := resolvePrimary(base, running)
+	if err != nil || !onReplica || p.Addr() != "10.0.0.1:3306" || p.User != "u" || p.Password != "p" {
+		t.Fatalf("replica: %+v %v %v", p, onReplica, err)
+	}
+	stopped := *running
+	stopped.IORunning = "No"
+	if _, _, err := resolvePrimary(base, &stopped); err == nil || !strings.Contains(err.Error(), "replication is not running on 10.0.0.2:3307 (IO thread: No") {
+		t.Fatalf("stopped replica: %v", err)
+	}
+	if _, _, err := resolvePrimary(base, nil); err == nil ||
+		err.Error() != "10.0.0.2:3307 is a primary (not replicating); pass --allow-on-master to migrate on it, or point --host at a replica" {
+		t.Fatalf("primary: %v", err)
+	}
+	onMaster := base
+	onMaster.AllowOnMaster = true
+	if p, onReplica, err := resolvePrimary(onMaster, nil); err != nil || onReplica || p.Addr() != "10.0.0.2:3307" {
+		t.Fatalf("allow-on-master: %+v %v %v", p, onReplica, err)
+	}
+	assumed := base
+	assumed.AssumeMasterHost = "10.0.0.9"
+	if p, onReplica, err := resolvePrimary(assumed, nil); err != nil || !onReplica || p.Addr() != "10.0.0.9:3307" {
+		t.Fatalf("assume-master-host without port: %+v %v %v", p, onReplica, err)
+	}
+	assumed.AssumeMasterHost = "10.0.0.9:4000"
+	if p, _, err := resolvePrimary(assumed, running); err != nil || p.Addr() != "10.0.0.9:4000" {
+		t.Fatalf("assume-master-host wins over detection: %+v %v", p, err)
+	}
+	assumed.AssumeMasterHost = "10.0.0.2:3307"
+	if _, onReplica, err := resolvePrimary(assumed, nil); err != nil || onReplica {
+		t.Fatalf("assume-master-host naming the server itself: %v %v", onReplica, err)
+	}
+}
+
+func TestParseHostPort(t *testing.T) {
+	cases := []struct {
+		in   string
+		host string
+		port int
+		bad  bool
+	}{
+		{"db1", "db1", 3306, false},
+		{"db1:3310", "db1", 3310, false},
+		{"[::1]:3310", "::1", 3310, false},
+		{"::1", "::1", 3306, false},
+		{"db1:x", "", 0, true},
+		{"db1:0", "", 0, true},
+		{"", "", 0, true},
+	}
+	for _, c := range cases {
+		h, p, err := parseHostPort(c.in, 3306)
+		if (err != nil) != c.bad || h != c.host || p != c.port {
+			t.Errorf("parseHostPort(%q) = %q %d %v", c.in, h, p, err)
+		}
+	}
+}
+
+func TestCheckLockBypassingPlugins(t *testing.T) {
+	plain := []plugin{{"InnoDB", "ACTIVE"}, {"partition", "ACTIVE"}}
+	if err := checkLockBypassingPlugins("h:1", plain, false); err != nil {
+		t.Fatalf("plain server refused: %v", err)
+	}
+	hs := append(plain, plugin{"handlersocket", "ACTIVE"})
+	err := checkLockBypassingPlugins("h:1", hs, false)
+	if err == nil || !strings.Contains(err.Error(), "the handlersocket plugin is active on h:1") ||
+		!strings.Contains(err.Error(), "--allow-lock-bypassing-plugins") {
+		t.Fatalf("HandlerSocket: %v", err)
+	}
+	if err := checkLockBypassingPlugins("h:1", hs, true); err != nil {
+		t.Fatalf("allowed HandlerSocket refused: %v", err)
+	}
+	inactive := append(plain, plugin{"HANDLERSOCKET", "DISABLED"})
+	if err := checkLockBypassingPlugins("h:1", inactive, false); err != nil {
+		t.Fatalf("disabled plugin refused: %v", err)
+	}
+}
+
+func TestCheckForeignKeys(t *testing.T) {
+	own := []string{"fk_c_p -> p"}
+	refs := []string{"gl.c.fk_c_p"}
+	if err := checkForeignKeys("gl.t", nil, nil, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkForeignKeys("gl.c", own, nil, false, false); err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys (fk_c_p -> p)") {
+		t.Fatalf("child: %v", err)
+	}
+	if err := checkForeignKeys("gl.c", own, nil, true, false); err != nil {
+		t.Fatalf("child with --discard-foreign-keys: %v", err)
+	}
+	if err := checkForeignKeys("gl.c", own, nil, false, true); err != nil {
+		t.Fatalf("child with --skip-foreign-key-checks: %v", err)
+	}
+	if err := checkForeignKeys("gl.p", nil, refs, true, false); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys (gl.c.fk_c_p)") {
+		t.Fatalf("parent with --discard-foreign-keys: %v", err)
+	}
+	if err := checkForeignKeys("gl.p", nil, refs, false, true); err != nil {
+		t.Fatalf("parent with --skip-foreign-key-checks: %v", err)
+	}
+}
+
+func TestMutexName(t *testing.T) {
+	if got := mutexName("gl", "t"); got != "go-ghostlite.gl.t" {
+		t.Fatalf("short name: %q", got)
+	}
+	long1 := mutexName(strings.Repeat("s", 64), strings.Repeat("t", 64))
+	long2 := mutexName(strings.Repeat("s", 64), strings.Repeat("t", 63)+"u")
+	if len(long1) > maxLockNameLength || len(long2) > maxLockNameLength || long1 == long2 {
+		t.Fatalf("long names: %q %q", long1, long2)
+	}
+	if mutexName(strings.Repeat("s", 64), strings.Repeat("t", 64)) != long1 {
+		t.Fatal("mutex name is not deterministic")
+	}
+}
+
+func TestValidateRefusesLongAndUnsupported(t *testing.T) {
+	base := DefaultConfig()
+	base.Database, base.Table, base.Alter = "gl", "t", "ADD c INT"
+	cases := []struct {
+		mutate func(*Config)
+		phrase string
+	}{
+		{func(c *Config) { c.Table = strings.Repeat("x", 60) }, "too long for its ghost table name"},
+		{func(c *Config) { c.Table = strings.Repeat("x", 45); c.TimestampOldTable = true }, "too long for a timestamped old table name"},
+		{func(c *Config) { c.StorageEngine = "rocksdb" }, "--storage-engine"},
+		{func(c *Config) { c.AssumeMasterHost = "db1:notaport" }, "--assume-master-host"},
+	}
+	for _, c := range cases {
+		cfg := base
+		c.mutate(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.phrase) {
+			t.Errorf("Validate: got %v, want %q", err, c.phrase)
+		}
+	}
+	if err := base.Validate(); err != nil {
+		t.Fatalf("valid config refused: %v", err)
+	}
+}
+
+func TestSameLayout(t *testing.T) {
+	a := &table.Table{Schema: "gl", Name: "t", Columns: []table.Column{{Name: "id", ColumnType: "int(11)"}, {Name: "v", ColumnType: "varchar(10)"}}}
+	b := &table.Table{Schema: "gl", Name: "t", Columns: []table.Column{{Name: "id", ColumnType: "int(11)"}, {Name: "v", ColumnType: "varchar(20)"}}}
+	if err := sameLayout(a, a, "r:1", "p:1"); err != nil {
+		t.Fatal(err)
+	}
+	err := sameLayout(a, b, "r:1", "p:1")
+	if err == nil || !strings.Contains(err.Error(), "gl.t has different columns on r:1 (id int(11), v varchar(10)) and on its primary p:1 (id int(11), v varchar(20))") {
+		t.Fatalf("got %v", err)
+	}
+}

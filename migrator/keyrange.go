@@ -1,0 +1,186 @@
+package migrator
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// keyRange builds the SQL that walks the original table in shared-key order. Key values read from
+// the server travel back to it typed as the column is, so comparisons follow the index's order:
+// integers as numbers, character strings re-read in the column's charset and collation, binary
+// strings as bytes, decimals cast to the column's type, temporal values as the server's text.
+type keyRange struct {
+	plan    *Plan
+	cols    []*table.Column
+	quoted  []string // quoted key column names
+	from    string   // `schema`.`tbl` FORCE INDEX (`key`)
+	orderBy string
+}
+
+func newKeyRange(p *Plan) (*keyRange, error) {
+	k := &keyRange{plan: p}
+	for _, name := range p.OriginalKey.Columns {
+		col, ok := p.Original.Column(name)
+		if !ok {
+			return nil, fmt.Errorf("shared key column %s is not in %s", name, p.Original.Name)
+		}
+		switch col.DataType {
+		case "enum", "set", "bit", "float", "double", "json", "geometry", "point", "linestring", "polygon":
+			return nil, fmt.Errorf("shared key %s: column %s is %s, which cannot be used to copy in key order: keep a unique key over other types in both tables",
+				p.OriginalKey.Name, col.Name, strings.ToUpper(col.DataType))
+		}
+		k.cols = append(k.cols, col)
+		k.quoted = append(k.quoted, table.QuoteIdent(col.Name))
+	}
+	if len(k.cols) == 0 {
+		return nil, fmt.Errorf("shared key %s has no columns", p.OriginalKey.Name)
+	}
+	k.from = fmt.Sprintf("%s FORCE INDEX (%s)", p.Original.QualifiedName(), table.QuoteIdent(p.OriginalKey.Name))
+	k.orderBy = strings.Join(k.quoted, ", ")
+	return k, nil
+}
+
+// bounds returns the smallest and largest key, or nil, nil for an empty table.
+func (k *keyRange) bounds(ctx context.Context, conn *sql.Conn) (min, max []sql.RawBytes, err error) {
+	desc := make([]string, len(k.quoted))
+	for i, q := range k.quoted {
+		desc[i] = q + " DESC"
+	}
+	min, err = k.readKey(ctx, conn, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT 1", k.orderBy, k.from, k.orderBy))
+	if err != nil || min == nil {
+		return nil, nil, err
+	}
+	max, err = k.readKey(ctx, conn, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT 1", k.orderBy, k.from, strings.Join(desc, ", ")))
+	return min, max, err
+}
+
+// chunkEnd finds the key chunkSize rows after lower (within max), reading only the index.
+func (k *keyRange) chunkEnd(ctx context.Context, conn *sql.Conn, lower []sql.RawBytes, inclusive bool, max []sql.RawBytes, chunkSize int) ([]sql.RawBytes, error) {
+	lo, loArgs := k.compare(lower, inclusive, true)
+	hi, hiArgs := k.compare(max, true, false)
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) AND (%s) ORDER BY %s LIMIT 1 OFFSET %d",
+		k.orderBy, k.from, lo, hi, k.orderBy, chunkSize-1)
+	end, err := k.readKey(ctx, conn, q, append(loArgs, hiArgs...)...)
+	if err != nil {
+		return nil, err
+	}
+	if end == nil {
+		return max, nil
+	}
+	return end, nil
+}
+
+// copySQL is the INSERT IGNORE ... SELECT of one chunk.
+func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
+	lo, loArgs := k.compare(lower, inclusive, true)
+	hi, hiArgs := k.compare(upper, true, false)
+	p := k.plan
+	q := fmt.Sprintf("INSERT IGNORE INTO %s (%s) SELECT %s FROM %s WHERE (%s) AND (%s) LOCK IN SHARE MODE",
+		table.Qualify(p.Original.Schema, p.GhostTable), table.QuoteIdents(p.GhostColumns()),
+		table.QuoteIdents(p.OriginalColumns()), k.from, lo, hi)
+	return q, append(loArgs, hiArgs...)
+}
+
+func (k *keyRange) equal(a, b []sql.RawBytes) bool {
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (k *keyRange) readKey(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]sql.RawBytes, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	raw := make([]sql.RawBytes, len(k.cols))
+	dest := make([]any, len(raw))
+	for i := range raw {
+		dest[i] = &raw[i]
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return nil, err
+	}
+	out := make([]sql.RawBytes, len(raw)) // RawBytes are only valid until the next Next: copy
+	for i, r := range raw {
+		out[i] = append(sql.RawBytes(nil), r...)
+	}
+	return out, rows.Err()
+}
+
+// compare builds the lexicographic comparison of the key with vals: key > vals (or >= when
+// inclusive) when greater, key < vals (or <=) otherwise. For (a, b) > (x, y):
+// (a > x) OR (a = x AND b > y). The expanded form lets the range optimizer use the index.
+func (k *keyRange) compare(vals []sql.RawBytes, inclusive, greater bool) (string, []any) {
+	strict, last := "<", "<"
+	if greater {
+		strict, last = ">", ">"
+	}
+	if inclusive {
+		last += "="
+	}
+	var terms []string
+	var args []any
+	for i := range k.cols {
+		var parts []string
+		for j := 0; j < i; j++ {
+			expr, arg := k.value(j, vals[j])
+			parts = append(parts, fmt.Sprintf("%s = %s", k.quoted[j], expr))
+			args = append(args, arg)
+		}
+		op := strict
+		if i == len(k.cols)-1 {
+			op = last
+		}
+		expr, arg := k.value(i, vals[i])
+		parts = append(parts, fmt.Sprintf("%s %s %s", k.quoted[i], op, expr))
+		args = append(args, arg)
+		terms = append(terms, "("+strings.Join(parts, " AND ")+")")
+	}
+	return strings.Join(terms, " OR "), args
+}
+
+// value is the placeholder expression and argument for key column i holding raw.
+func (k *keyRange) value(i int, raw sql.RawBytes) (string, any) {
+	c := k.cols[i]
+	switch c.DataType {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "year":
+		if c.Unsigned {
+			if v, err := strconv.ParseUint(string(raw), 10, 64); err == nil {
+				return "?", v
+			}
+		} else if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return "?", v
+		}
+		return "?", string(raw)
+	case "decimal", "numeric":
+		return "CAST(? AS " + decimalType(c.ColumnType) + ")", string(raw)
+	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
+		return fmt.Sprintf("CONVERT(? USING %s) COLLATE %s", c.Charset, c.Collation), []byte(raw)
+	case "date", "datetime", "timestamp", "time":
+		return "?", string(raw)
+	default: // binary, varbinary, blobs: byte comparison is the index's order
+		return "?", []byte(raw)
+	}
+}
+
+// decimalType turns "decimal(10,2) unsigned" into "DECIMAL(10,2)".
+func decimalType(columnType string) string {
+	t := columnType
+	if i := strings.IndexByte(t, ')'); i >= 0 {
+		t = t[:i+1]
+	}
+	return strings.ToUpper(strings.Replace(t, "numeric", "decimal", 1))
+}

@@ -1,0 +1,80 @@
+package migrator
+
+import (
+	"database/sql"
+	"reflect"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+func testKeyRange(t *testing.T) *keyRange {
+	t.Helper()
+	orig := &table.Table{Schema: "s", Name: "t", Columns: []table.Column{
+		{Name: "a", DataType: "int", ColumnType: "int(10) unsigned", Unsigned: true},
+		{Name: "b", DataType: "varchar", ColumnType: "varchar(10)", Charset: "utf8mb4", Collation: "utf8mb4_general_ci"},
+		{Name: "c", DataType: "decimal", ColumnType: "decimal(10,2) unsigned"},
+		{Name: "d", DataType: "text"},
+	}}
+	p := &Plan{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"a", "b", "c"}},
+		GhostTable: "_t_gho", Columns: []ColumnPair{{"a", "a"}, {"b", "b"}, {"c", "c2"}, {"d", "d"}}}
+	k, err := newKeyRange(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestKeyRangeCompare(t *testing.T) {
+	k := testKeyRange(t)
+	vals := []sql.RawBytes{sql.RawBytes("7"), sql.RawBytes("x"), sql.RawBytes("1.50")}
+	got, args := k.compare(vals, false, true)
+	want := "(`a` > ?) OR (`a` = ? AND `b` > CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci) OR " +
+		"(`a` = ? AND `b` = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci AND `c` > CAST(? AS DECIMAL(10,2)))"
+	if got != want {
+		t.Fatalf("compare:\n got %s\nwant %s", got, want)
+	}
+	wantArgs := []any{uint64(7), uint64(7), []byte("x"), uint64(7), []byte("x"), "1.50"}
+	if !reflect.DeepEqual(args, wantArgs) {
+		t.Fatalf("args: got %#v want %#v", args, wantArgs)
+	}
+	got, _ = k.compare(vals, true, false)
+	if want := "(`a` < ?) OR (`a` = ? AND `b` < CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci) OR " +
+		"(`a` = ? AND `b` = CONVERT(? USING utf8mb4) COLLATE utf8mb4_general_ci AND `c` <= CAST(? AS DECIMAL(10,2)))"; got != want {
+		t.Fatalf("inclusive upper:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestKeyRangeCopySQL(t *testing.T) {
+	k := testKeyRange(t)
+	lo := []sql.RawBytes{sql.RawBytes("1"), sql.RawBytes("a"), sql.RawBytes("0")}
+	q, args := k.copySQL(lo, true, lo)
+	want := "INSERT IGNORE INTO `s`.`_t_gho` (`a`, `b`, `c2`, `d`) SELECT `a`, `b`, `c`, `d` FROM `s`.`t` FORCE INDEX (`k`) WHERE ("
+	if len(q) < len(want) || q[:len(want)] != want {
+		t.Fatalf("copy SQL starts %q", q)
+	}
+	if len(args) != 12 {
+		t.Fatalf("copy SQL has %d args, want 12", len(args))
+	}
+}
+
+func TestKeyRangeRefusesUnorderableKeys(t *testing.T) {
+	p := &Plan{Original: &table.Table{Name: "t", Columns: []table.Column{{Name: "e", DataType: "enum"}}},
+		OriginalKey: table.Key{Name: "k", Columns: []string{"e"}}}
+	if _, err := newKeyRange(p); err == nil {
+		t.Fatal("an ENUM shared key was accepted for chunking")
+	}
+}
+
+func TestDuplicateKeyName(t *testing.T) {
+	cases := map[string]string{
+		"Duplicate entry '5' for key 'u'":             "u",
+		"Duplicate entry 'a-b' for key 'tbl.PRIMARY'": "PRIMARY",
+		"something else":                              "",
+	}
+	for msg, want := range cases {
+		if got := duplicateKeyName(msg); got != want {
+			t.Errorf("duplicateKeyName(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}

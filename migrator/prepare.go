@@ -1,0 +1,278 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// The preparation phase checks everything that can be checked before a row moves and proves the
+// ALTER on the ghost table. It changes nothing on a server except creating the ghost table (and,
+// when asked with --initially-drop-*, dropping stale helper tables); on any failure it drops the
+// ghost it created and releases the migration lock, so the server is as it found it.
+
+// session holds what preparation produced and keeps holding until the run ends.
+type session struct {
+	plan      *Plan
+	inspected *sql.DB   // pool (dbconn.Open) on the --host server: binlog is read there
+	primary   *sql.DB   // pool on the primary: tables are created and written there (may be inspected)
+	mutex     *sql.Conn // dedicated connection to the primary holding the per-table GET_LOCK
+	mutexName string
+
+	columns      columnMapping // for the plan print-out: dropped, added, generated columns
+	foreignKeys  []string      // the original's own foreign keys (not carried to the ghost)
+	referencedBy []string      // foreign keys of other tables referencing the original
+
+	log zerolog.Logger
+}
+
+// close releases the mutex (RELEASE_LOCK, then closes its connection) and closes the pools.
+// It is safe to call more than once.
+func (s *session) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if s.mutex != nil {
+		if err := releaseMutex(ctx, s.mutex, s.mutexName); err != nil {
+			s.log.Warn().Err(err).Msg("the migration lock is released when its connection closes")
+		}
+		s.mutex.Close()
+		s.mutex = nil
+	}
+	if s.primary != nil && s.primary != s.inspected {
+		s.primary.Close()
+	}
+	if s.inspected != nil {
+		s.inspected.Close()
+	}
+	s.primary, s.inspected = nil, nil
+}
+
+// dropGhost drops the ghost table on the primary.
+func (m *Migrator) dropGhost(ctx context.Context, s *session) error {
+	if s.primary == nil || s.plan == nil || s.plan.GhostTable == "" {
+		return nil
+	}
+	if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(m.cfg.Database, s.plan.GhostTable)); err != nil {
+		return fmt.Errorf("drop the ghost table %s.%s: %w", m.cfg.Database, s.plan.GhostTable, err)
+	}
+	return nil
+}
+
+// prepare runs every check, creates the ghost table with the ALTER applied and fills the Plan.
+// On any error it leaves the server as it found it: the ghost it created is dropped and the
+// migration lock released.
+func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
+	cfg := m.cfg
+	started := time.Now()
+	s := &session{plan: &Plan{Renames: map[string]string{}}, log: m.log}
+	ghostCreated := false
+	defer func() {
+		if err == nil {
+			return
+		}
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if ghostCreated {
+			if derr := m.dropGhost(cctx, s); derr != nil {
+				err = fmt.Errorf("%w (and the ghost table could not be dropped: %v; drop it by hand)", err, derr)
+			}
+		}
+		s.close()
+	}()
+	p := s.plan
+	schema, tbl := cfg.Database, cfg.Table
+
+	// 1. The server given with --host, and its flavor.
+	if s.inspected, err = openServer(ctx, cfg.Conn, schema); err != nil {
+		return nil, err
+	}
+	if p.Flavor, err = dbconn.DetectFlavor(ctx, s.inspected); err != nil {
+		return nil, fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
+	}
+	if err := p.Flavor.Supported(); err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Conn.Addr(), err)
+	}
+	p.Inspected = cfg.Conn
+
+	// 2. Topology: where the binlog is read, where tables are written (read-only, before the lock,
+	// because the lock lives on the primary).
+	rs, err := readReplicaStatus(ctx, s.inspected, p.Flavor, cfg.Conn.Addr())
+	if err != nil {
+		return nil, err
+	}
+	if p.Primary, p.InspectedIsReplica, err = resolvePrimary(cfg, rs); err != nil {
+		return nil, err
+	}
+	s.primary = s.inspected
+	if p.InspectedIsReplica {
+		if s.primary, err = openServer(ctx, p.Primary, schema); err != nil {
+			return nil, fmt.Errorf("connect to the primary of %s: %w", cfg.Conn.Addr(), err)
+		}
+	}
+	primaryAddr := p.Primary.Addr()
+
+	// 3. The per-table mutex, before anything is created.
+	if s.mutex, s.mutexName, err = acquireMutex(ctx, s.primary, primaryAddr, schema, tbl); err != nil {
+		return nil, err
+	}
+
+	// 4. The binary log the applier will read.
+	vars, err := readVariables(ctx, s.inspected, binlogVariables...)
+	if err != nil {
+		return nil, fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
+	}
+	if err := checkBinlog(cfg.Conn.Addr(), vars, p.InspectedIsReplica, cfg.AssumeRBR); err != nil {
+		return nil, err
+	}
+
+	// 5. Plugins that write around LOCK TABLES on the primary.
+	plugins, err := readPlugins(ctx, s.primary)
+	if err != nil {
+		return nil, fmt.Errorf("on %s: %w", primaryAddr, err)
+	}
+	if err := checkLockBypassingPlugins(primaryAddr, plugins, cfg.AllowPlugins); err != nil {
+		return nil, err
+	}
+
+	// 6. The table.
+	if err := m.checkTable(ctx, s); err != nil {
+		return nil, err
+	}
+
+	// 7. The ALTER.
+	spec, err := parseAlter(cfg.Alter, schema, tbl)
+	if err != nil {
+		return nil, err
+	}
+	if err := renameRefusal(spec.Renames, cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns); err != nil {
+		return nil, err
+	}
+
+	// 8. Helper tables of an earlier run.
+	p.GhostTable, p.ChangelogTable = table.GhostName(tbl), table.ChangelogName(tbl)
+	p.OldTable = table.OldName(tbl, "")
+	if cfg.TimestampOldTable {
+		p.OldTable = table.OldName(tbl, time.Now().UTC().Format("20060102150405"))
+	}
+	if err := m.checkHelperTables(ctx, s); err != nil {
+		return nil, err
+	}
+
+	// 9. The ghost: created, altered, inspected.
+	ghostCreated, err = createGhost(ctx, s.primary, schema, tbl, p.GhostTable, spec, cfg.DiscardForeignKeys)
+	if err != nil {
+		return nil, err
+	}
+	if p.Ghost, err = table.Inspect(ctx, s.primary, schema, p.GhostTable); err != nil {
+		return nil, fmt.Errorf("inspect the ghost table: %w", err)
+	}
+	if p.Ghost.Engine != "" && !strings.EqualFold(p.Ghost.Engine, "InnoDB") {
+		return nil, fmt.Errorf("the ALTER makes the table use the %s engine; go-ghostlite migrates to InnoDB only: remove ENGINE= from --alter", p.Ghost.Engine)
+	}
+
+	// 10-11. Columns, then the shared key over them.
+	if s.columns, err = mapColumns(p.Original, p.Ghost, spec.Renames, cfg.SkipRenamedColumns); err != nil {
+		return nil, err
+	}
+	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames
+	if p.OriginalKey, p.GhostKey, err = chooseSharedKey(p.Original, p.Ghost, p.Columns); err != nil {
+		return nil, err
+	}
+
+	// 12. Rows.
+	if p.EstimatedRows, err = estimateRows(ctx, s.inspected, schema, tbl, cfg.ExactRowcount); err != nil {
+		return nil, err
+	}
+	m.log.Debug().Str("ghost", p.GhostTable).Dur("took", time.Since(started)).Msg("preparation complete")
+	return s, nil
+}
+
+// checkTable checks the original table on the primary, where it is copied, written and renamed,
+// and inspects it there (Plan.Original). When the binlog is read on a replica, the replica's table
+// must have the same columns, since its row images describe them.
+func (m *Migrator) checkTable(ctx context.Context, s *session) error {
+	cfg, p := m.cfg, s.plan
+	schema, tbl := cfg.Database, cfg.Table
+	primaryAddr := p.Primary.Addr()
+	if err := checkTableKind(ctx, s.primary, primaryAddr, schema, tbl); err != nil {
+		return err
+	}
+	if err := checkTriggers(ctx, s.primary, schema, tbl); err != nil {
+		return err
+	}
+	var err error
+	if s.foreignKeys, s.referencedBy, err = foreignKeys(ctx, s.primary, schema, tbl); err != nil {
+		return err
+	}
+	if err := checkForeignKeys(schema+"."+tbl, s.foreignKeys, s.referencedBy, cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks); err != nil {
+		return err
+	}
+	onPrimary, err := table.Inspect(ctx, s.primary, schema, tbl)
+	if err != nil {
+		return fmt.Errorf("inspect %s.%s on %s: %w", schema, tbl, primaryAddr, err)
+	}
+	p.Original = onPrimary
+	if !p.InspectedIsReplica {
+		return nil
+	}
+	if err := checkTableKind(ctx, s.inspected, cfg.Conn.Addr(), schema, tbl); err != nil {
+		return err
+	}
+	onReplica, err := table.Inspect(ctx, s.inspected, schema, tbl)
+	if err != nil {
+		return fmt.Errorf("inspect %s.%s on %s: %w", schema, tbl, cfg.Conn.Addr(), err)
+	}
+	// The replica's binlog row images follow its columns; the copy and the keys run on the
+	// primary. Both must agree for the plan to hold on either side.
+	return sameLayout(onReplica, onPrimary, cfg.Conn.Addr(), primaryAddr)
+}
+
+// checkHelperTables refuses ghost, changelog and old tables left by an earlier run, or drops them
+// when --initially-drop-ghost-table / --initially-drop-old-table say so. Every refusal is decided
+// before anything is dropped.
+func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
+	cfg, p := m.cfg, s.plan
+	schema := cfg.Database
+	type helper struct {
+		name  string
+		drop  bool
+		flag  string
+		found bool
+	}
+	helpers := []*helper{
+		{name: p.GhostTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"},
+		{name: p.ChangelogTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"},
+		{name: p.OldTable, drop: cfg.InitiallyDropOldTable, flag: "--initially-drop-old-table"},
+	}
+	for _, h := range helpers {
+		if len(h.name) > table.MaxIdentifierLength {
+			return fmt.Errorf("table name %s is too long for its helper table %s (%d characters at most): rename the table first",
+				cfg.Table, h.name, table.MaxIdentifierLength)
+		}
+		found, err := tableExists(ctx, s.primary, schema, h.name)
+		if err != nil {
+			return err
+		}
+		h.found = found
+		if found && !h.drop {
+			return fmt.Errorf("table %s.%s exists, left by an earlier migration: drop it, or pass %s", schema, h.name, h.flag)
+		}
+	}
+	for _, h := range helpers {
+		if !h.found {
+			continue
+		}
+		if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(schema, h.name)); err != nil {
+			return fmt.Errorf("drop %s.%s (%s): %w", schema, h.name, h.flag, err)
+		}
+		m.log.Info().Str("table", h.name).Msgf("dropped %s.%s (%s)", schema, h.name, h.flag)
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package migrator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+const plainTable = "CREATE TABLE t (id INT NOT NULL, a INT, b VARCHAR(20), PRIMARY KEY (id)) ENGINE=InnoDB"
+
+const plainRows = "INSERT INTO t VALUES (1, 10, 'one, RENAME TO x'), (2, NULL, 'two'), (3, 30, NULL)"
+
+// TestPrepareRefusals feeds preparation one bad input at a time. Each must be refused with a
+// message naming the problem, and leave the server as it was: same tables, same data, no helper
+// table, the migration lock free.
+func TestPrepareRefusals(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  []string
+		tbl    string
+		alter  string
+		mutate func(*Config)
+		phrase string
+	}{
+		{name: "missing database", tbl: "t", alter: "ADD c INT",
+			mutate: func(c *Config) { c.Database = "gl_prepare_nosuch" },
+			phrase: "database gl_prepare_nosuch does not exist on 127.0.0.1:"},
+		{name: "missing table", tbl: "nosuch", alter: "ADD c INT",
+			phrase: "table gl_prepare.nosuch does not exist on 127.0.0.1:"},
+		{name: "view", setup: []string{"CREATE VIEW v AS SELECT * FROM t"}, tbl: "v", alter: "ADD c INT",
+			phrase: "gl_prepare.v is a view, not a base table"},
+		{name: "MyISAM table", setup: []string{"CREATE TABLE m (id INT PRIMARY KEY) ENGINE=MyISAM", "INSERT INTO m VALUES (1)"},
+			tbl: "m", alter: "ADD c INT", phrase: "gl_prepare.m uses the MyISAM engine; go-ghostlite migrates InnoDB tables only"},
+		{name: "trigger", setup: []string{"CREATE TABLE log (id INT PRIMARY KEY)", "CREATE TRIGGER trg_t_ins AFTER INSERT ON t FOR EACH ROW INSERT INTO log VALUES (NEW.id)"},
+			tbl: "t", alter: "ADD c INT", phrase: "gl_prepare.t has triggers (trg_t_ins); go-ghostlite is triggerless"},
+		{name: "foreign key child", setup: []string{"CREATE TABLE c (id INT PRIMARY KEY, tid INT, CONSTRAINT fk_c_t FOREIGN KEY (tid) REFERENCES t (id))", "INSERT INTO c VALUES (1, 1)"},
+			tbl: "c", alter: "ADD x INT", phrase: "gl_prepare.c has foreign keys (fk_c_t -> t)"},
+		{name: "foreign key parent", setup: []string{"CREATE TABLE c (id INT PRIMARY KEY, tid INT, CONSTRAINT fk_c_t FOREIGN KEY (tid) REFERENCES t (id))"},
+			tbl: "t", alter: "ADD x INT", mutate: func(c *Config) { c.DiscardForeignKeys = true },
+			phrase: "gl_prepare.t is referenced by foreign keys (gl_prepare.c.fk_c_t)"},
+		{name: "ALTER drops the only key", tbl: "t", alter: "DROP PRIMARY KEY",
+			phrase: "no shared unique key: the original's PRIMARY (id) is not in the altered table; keep a unique NOT NULL key in both"},
+		{name: "only a nullable unique key", setup: []string{"CREATE TABLE n (a INT NULL, b INT, UNIQUE KEY uk_a (a))"},
+			tbl: "n", alter: "ADD c INT", phrase: "no shared unique key: the original's uk_a (a) has nullable column a"},
+		{name: "float key", setup: []string{"CREATE TABLE f (x DOUBLE NOT NULL PRIMARY KEY, v INT)"},
+			tbl: "f", alter: "ADD c INT", phrase: "the original's PRIMARY (x) has FLOAT/DOUBLE column x"},
+		{name: "no unique key at all", setup: []string{"CREATE TABLE h (a INT, KEY (a))"},
+			tbl: "h", alter: "ADD c INT", phrase: "gl_prepare.h has no PRIMARY or UNIQUE key"},
+		{name: "RENAME TO", tbl: "t", alter: "ADD c INT, RENAME TO t2", phrase: "the ALTER renames the table t"},
+		{name: "ALTER names another table", tbl: "t", alter: "ALTER TABLE other ADD c INT",
+			phrase: "the ALTER names table other but the migration is of gl_prepare.t"},
+		{name: "invalid ALTER", tbl: "t", alter: "ADD COLUMN c INT DEFAULT,\n  ADD d INT",
+			phrase: "the ALTER fails on the ghost table: Error 1064"},
+		{name: "ALTER on a missing column", tbl: "t", alter: "DROP COLUMN nosuch",
+			phrase: "the ALTER fails on the ghost table: Error 1091"},
+		{name: "ALTER changes the engine", tbl: "t", alter: "ENGINE=MyISAM",
+			phrase: "the ALTER makes the table use the MyISAM engine"},
+		{name: "empty ALTER", tbl: "t", alter: "ALTER TABLE t ;", phrase: "the ALTER is empty"},
+		{name: "two statements", tbl: "t", alter: "ADD c INT; DROP TABLE t", phrase: "more than one statement"},
+		{name: "rename without approval", tbl: "t", alter: "CHANGE a a2 INT",
+			phrase: "the ALTER renames column a to a2: pass --approve-renamed-columns to copy a's data into a2, or --skip-renamed-columns"},
+		{name: "stale ghost", setup: []string{"CREATE TABLE _t_gho (id INT PRIMARY KEY)"}, tbl: "t", alter: "ADD c INT",
+			phrase: "table gl_prepare._t_gho exists, left by an earlier migration: drop it, or pass --initially-drop-ghost-table"},
+		{name: "stale changelog", setup: []string{"CREATE TABLE _t_ghc (id INT PRIMARY KEY)"}, tbl: "t", alter: "ADD c INT",
+			phrase: "table gl_prepare._t_ghc exists"},
+		{name: "stale changelog with only --initially-drop-old-table", setup: []string{"CREATE TABLE _t_ghc (id INT PRIMARY KEY)", "CREATE TABLE _t_del (id INT PRIMARY KEY)"},
+			tbl: "t", alter: "ADD c INT", mutate: func(c *Config) { c.InitiallyDropOldTable = true },
+			phrase: "table gl_prepare._t_ghc exists"},
+		{name: "old table exists", setup: []string{"CREATE TABLE _t_del (id INT PRIMARY KEY)", "INSERT INTO _t_del VALUES (7)"}, tbl: "t", alter: "ADD c INT",
+			phrase: "table gl_prepare._t_del exists, left by an earlier migration: drop it, or pass --initially-drop-old-table"},
+		{name: "on the primary without --allow-on-master", tbl: "t", alter: "ADD c INT",
+			mutate: func(c *Config) { c.AllowOnMaster = false },
+			phrase: "127.0.0.1:" + fmt.Sprint(testenv.PrimaryConfig().Port) + " is a primary (not replicating); pass --allow-on-master"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := testenv.Database(t, prepareDB)
+			testenv.Exec(t, db, plainTable, plainRows)
+			testenv.Exec(t, db, c.setup...)
+			before := captureState(t, db)
+			cfg := prepareConfig(t, c.tbl, c.alter, nil)
+			if c.mutate != nil {
+				c.mutate(&cfg)
+			}
+			m := mustNew(t, cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err := m.Run(ctx)
+			if err == nil {
+				t.Fatal("Run accepted the bad input")
+			}
+			if !strings.Contains(err.Error(), c.phrase) {
+				t.Fatalf("error %q does not say %q", err, c.phrase)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("the refusal is not one line: %q", err)
+			}
+			assertUnchanged(t, db, before, c.tbl)
+		})
+	}
+}
+
+// TestPrepareRefusesWhileLockHeld holds the table's lock from another session, as a running
+// migration would, and checks the holder is named and nothing is created.
+func TestPrepareRefusesWhileLockHeld(t *testing.T) {
+	db := testenv.Database(t, prepareDB)
+	testenv.Exec(t, db, plainTable, plainRows)
+	before := captureState(t, db)
+	ctx := context.Background()
+	holder, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	var got, id int64
+	if err := holder.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0), CONNECTION_ID()", mutexName(prepareDB, "t")).Scan(&got, &id); err != nil || got != 1 {
+		t.Fatalf("take the lock in the test: %v %d", err, got)
+	}
+
+	m := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
+	err = m.Run(ctx)
+	want := fmt.Sprintf("another migration holds the lock on gl_prepare.t (connection id %d on 127.0.0.1:", id)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	if names := testenv.TableNames(t, db, prepareDB, "_t_"); len(names) != 0 {
+		t.Fatalf("helper tables created while the lock was held: %v", names)
+	}
+
+	if _, err := holder.ExecContext(ctx, "DO RELEASE_LOCK(?)", mutexName(prepareDB, "t")); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(ctx); err != nil {
+		t.Fatalf("dry run after the lock was released: %v", err)
+	}
+	assertUnchanged(t, db, before, "t")
+}
+
+// TestSecondPrepareWaitsForFirst: two migrations of one table, the second refused until the
+// first session closes; then it proceeds.
+func TestSecondPrepareWaitsForFirst(t *testing.T) {
+	db := testenv.Database(t, prepareDB)
+	testenv.Exec(t, db, plainTable, plainRows)
+	m1 := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
+	s1 := prepareOK(t, m1)
+
+	m2 := mustNew(t, prepareConfig(t, "t", "ADD d INT", nil))
+	if _, err := m2.prepare(context.Background()); err == nil || !strings.Contains(err.Error(), "another migration holds the lock on gl_prepare.t") {
+		t.Fatalf("second prepare: %v", err)
+	}
+	// The refused second run must not have dropped the first run's ghost.
+	if names := testenv.TableNames(t, db, prepareDB, "_t_gho"); len(names) != 1 {
+		t.Fatalf("the first run's ghost is gone: %v", names)
+	}
+	if err := s1.checkMutex(context.Background()); err != nil {
+		t.Fatalf("first session lost its lock: %v", err)
+	}
+	endSession(t, m1, s1)
+
+	s2 := prepareOK(t, m2)
+	if _, ok := s2.plan.Ghost.Column("d"); !ok {
+		t.Fatal("second run's ghost lacks its column d")
+	}
+	endSession(t, m2, s2)
+	assertLockFree(t, db, "t")
+	if names := testenv.TableNames(t, db, prepareDB, "_t_"); len(names) != 0 {
+		t.Fatalf("helper tables left: %v", names)
+	}
+}
+
+// TestSandboxPassesServerChecks reads the real settings of both sandbox servers through the same
+// functions preparation uses: the sandbox is what a supported setup looks like.
+func TestSandboxPassesServerChecks(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name      string
+		onReplica bool
+		conn      func() dbconn.Config
+	}{
+		{"primary", false, testenv.PrimaryConfig},
+		{"replica", true, testenv.ReplicaConfig},
+	} {
+		db := testenv.Open(t, c.conn(), "")
+		vars, err := readVariables(ctx, db, binlogVariables...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vars["binlog_format"] == "" || vars["log_bin"] == "" {
+			t.Fatalf("%s: variables not read: %v", c.name, vars)
+		}
+		if err := checkBinlog(c.conn().Addr(), vars, c.onReplica, false); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		plugins, err := readPlugins(ctx, db)
+		if err != nil || len(plugins) == 0 {
+			t.Fatalf("%s: plugins %v (%v)", c.name, plugins, err)
+		}
+		if err := checkLockBypassingPlugins(c.conn().Addr(), plugins, false); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		flavor, err := dbconn.DetectFlavor(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := readReplicaStatus(ctx, db, flavor, c.conn().Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (rs != nil) != c.onReplica {
+			t.Errorf("%s: replica status %+v", c.name, rs)
+		}
+		if rs != nil && (rs.SourcePort != testenv.PrimaryConfig().Port || rs.IORunning != "Yes" || rs.SQLRunning != "Yes") {
+			t.Errorf("%s: replica status %+v", c.name, rs)
+		}
+	}
+}

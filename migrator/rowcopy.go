@@ -1,0 +1,203 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+)
+
+// rowCopier copies the original into the ghost in chunks of the shared key, in key order:
+//
+//	INSERT IGNORE INTO ghost (...) SELECT ... FROM tbl FORCE INDEX (key) WHERE <range> LOCK IN SHARE MODE
+//
+// The range ends are found by reading chunk-size entries of the key's index, never by scanning the
+// table. A row already in the ghost (written by the applier, so newer) wins: that duplicate on the
+// shared key is expected. Any other warning (a duplicate on another unique key, a truncation, an
+// invalid value) means the ALTER would drop or change rows silently, and fails the migration.
+type rowCopier struct {
+	cfg     Config
+	s       *session
+	applier *binlogapply.Applier
+	sync    interface {
+		awaitWithin(context.Context, time.Duration) error
+	}
+	log zerolog.Logger
+
+	key    *keyRange
+	rows   atomic.Int64 // rows inserted by the copy
+	chunks atomic.Int64
+	done   atomic.Bool
+}
+
+// backlogLimit is how many read-but-unapplied binlog changes make the copy wait: the applier has
+// priority over the copy.
+const backlogLimit = 200
+
+func newRowCopier(cfg Config, s *session, a *binlogapply.Applier, log zerolog.Logger) *rowCopier {
+	return &rowCopier{cfg: cfg, s: s, applier: a, log: log, sync: &sentinel{db: s.primary, plan: s.plan, applier: a}}
+}
+
+func (c *rowCopier) copied() int64 { return c.rows.Load() }
+
+func (c *rowCopier) run(ctx context.Context) error {
+	p := c.s.plan
+	kr, err := newKeyRange(p)
+	if err != nil {
+		return err
+	}
+	c.key = kr
+	conn, err := c.s.primary.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("row copy: connect: %w", err)
+	}
+	defer conn.Close()
+
+	min, max, err := kr.bounds(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("row copy: read key bounds: %w", err)
+	}
+	if min == nil {
+		c.log.Info().Msg("original table is empty: nothing to copy")
+		c.done.Store(true)
+		return nil
+	}
+	lower, inclusive := min, true
+	for n := int64(1); ; n++ {
+		if err := c.yieldToApplier(ctx); err != nil {
+			return err
+		}
+		upper, err := kr.chunkEnd(ctx, conn, lower, inclusive, max, c.cfg.ChunkSize)
+		if err != nil {
+			return fmt.Errorf("row copy: find end of chunk %d: %w", n, err)
+		}
+		if err := c.copyChunk(ctx, conn, n, lower, inclusive, upper); err != nil {
+			return err
+		}
+		c.chunks.Store(n)
+		if kr.equal(upper, max) {
+			break
+		}
+		lower, inclusive = upper, false
+	}
+	c.done.Store(true)
+	return nil
+}
+
+// yieldToApplier waits while the applier has a backlog: applying changes comes before copying.
+func (c *rowCopier) yieldToApplier(ctx context.Context) error {
+	for c.applier.Stats().Backlog > backlogLimit {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return ctx.Err()
+}
+
+// copyChunk copies one range, retrying failed statements up to --default-retries times. A
+// duplicate on a key other than the shared key may be transient (the applier has not yet applied
+// a change that frees the value): the chunk is copied again once the applier has caught up, and
+// only then is the duplicate reported.
+func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, n int64, lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) error {
+	q, args := c.key.copySQL(lower, inclusive, upper)
+	var lastErr error
+	caughtUp := false
+	for attempt := 1; attempt <= c.cfg.DefaultRetries; attempt++ {
+		res, err := conn.ExecContext(ctx, q, args...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			lastErr = err
+			c.log.Warn().Err(err).Int64("chunk", n).Int("attempt", attempt).Msg("copy chunk failed; retrying")
+			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+			continue
+		}
+		inserted, _ := res.RowsAffected()
+		c.rows.Add(inserted)
+		problem, err := c.checkWarnings(ctx, conn)
+		if err != nil {
+			return fmt.Errorf("copy chunk %d: read warnings: %w", n, err)
+		}
+		if problem == nil {
+			return nil
+		}
+		if problem.transient && !caughtUp {
+			if err := c.sync.awaitWithin(ctx, 5*time.Minute); err != nil {
+				return fmt.Errorf("copy chunk %d: wait for applier before retrying a duplicate: %w", n, err)
+			}
+			caughtUp = true
+			continue
+		}
+		return fmt.Errorf("copy chunk %d: %s; the original table is untouched", n, problem.message)
+	}
+	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", n, c.cfg.DefaultRetries, lastErr)
+}
+
+type copyProblem struct {
+	message   string
+	transient bool // a duplicate on a non-shared unique key: retry once the applier caught up
+}
+
+// checkWarnings reads the warnings of the last statement. A duplicate on the ghost's shared key is
+// expected (the applier wrote a newer version of the row); anything else is a problem.
+func (c *rowCopier) checkWarnings(ctx context.Context, conn *sql.Conn) (*copyProblem, error) {
+	rows, err := conn.QueryContext(ctx, "SHOW WARNINGS")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var problem *copyProblem
+	for rows.Next() {
+		var level, msg string
+		var code int
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return nil, err
+		}
+		if code == 1062 {
+			key := duplicateKeyName(msg)
+			if strings.EqualFold(key, c.s.plan.GhostKey.Name) {
+				continue
+			}
+			if problem == nil {
+				problem = &copyProblem{transient: true,
+					message: fmt.Sprintf("the ALTER would drop rows: %s in the altered table (rows of the original clash on that unique key)", msg)}
+			}
+			continue
+		}
+		problem = &copyProblem{message: fmt.Sprintf("the ALTER would change or lose data: %s %d: %s (the ghost runs in strict mode)", level, code, msg)}
+	}
+	return problem, rows.Err()
+}
+
+// duplicateKeyName extracts the key name of "Duplicate entry 'x' for key 'name'" (MariaDB) or
+// "... for key 'tbl.name'" (MySQL 8).
+func duplicateKeyName(msg string) string {
+	i := strings.LastIndex(msg, "for key '")
+	if i < 0 {
+		return ""
+	}
+	name := strings.TrimSuffix(msg[i+len("for key '"):], "'")
+	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+		name = name[dot+1:]
+	}
+	return name
+}
+
+// progress is rows copied and the total to expect (the estimate, or the copied count when larger).
+func (c *rowCopier) progress() (copied, total int64) {
+	copied = c.rows.Load()
+	total = c.s.plan.EstimatedRows
+	if copied > total || c.done.Load() {
+		total = copied
+	}
+	return copied, total
+}
