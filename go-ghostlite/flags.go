@@ -1,0 +1,295 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"github.com/go-ghostlite/go-ghostlite/migrator"
+)
+
+// action is what the command line asks for besides (or instead of) a migration.
+type action int
+
+const (
+	actionRun     action = iota // run the migration (or the dry run)
+	actionHelp                  // --help was given: the help text is printed, nothing else happens
+	actionVersion               // --version was given: the version is printed, nothing else happens
+)
+
+// invocation is the result of reading the command line.
+type invocation struct {
+	Config migrator.Config
+	Action action
+	Stack  bool // --stack: print the error chain in detail on failure
+}
+
+// flagValues holds the flags that do not map one to one onto a migrator.Config field.
+type flagValues struct {
+	conf               string
+	heartbeatMillis    int64
+	cutOverLockSeconds int64
+	logFormat          string
+	verbose            bool
+	debug              bool
+	quiet              bool
+	stack              bool
+	version            bool
+	help               bool
+}
+
+// unsupportedFlags are gh-ost flags go-ghostlite does not implement yet. They are registered
+// (hidden) so that a gh-ost command line using one is refused by name rather than with a
+// generic "unknown flag".
+var unsupportedFlags = []string{
+	// throttling
+	"max-load", "critical-load", "critical-load-interval-millis", "critical-load-hibernate-seconds",
+	"max-lag-millis", "throttle-control-replicas", "throttle-query", "throttle-http",
+	"throttle-http-interval-millis", "throttle-http-timeout-millis", "ignore-http-errors",
+	"throttle-flag-file", "throttle-additional-flag-file", "nice-ratio", "replication-lag-query",
+	// flag files, interactive commands, hooks
+	"serve-socket-file", "serve-tcp-port",
+	"force-named-cut-over", "force-named-panic",
+	"hooks-path", "hooks-hint", "hooks-hint-owner", "hooks-hint-token", "hooks-status-interval",
+	// topologies and connections
+	"migrate-on-replica", "test-on-replica", "test-on-replica-skip-replica-stop", "switch-to-rbr",
+	"master-user", "master-password", "ask-pass", "mysql-timeout", "skip-port-validation",
+	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure",
+	"aliyun-rds", "gcp", "azure", "tungsten", "allow-master-master",
+	// behaviour
+	"concurrent-rowcount", "cut-over-exponential-backoff", "exponential-backoff-max-interval",
+	"check-flag", "attempt-instant-ddl", "checkpoint", "resume", "force-table-names",
+	"skip-strict-mode", "allow-nullable-unique-key", "allow-zero-in-date", "panic-on-warnings",
+}
+
+// unsupportedFlag is the pflag.Value of a flag in unsupportedFlags: setting it fails.
+type unsupportedFlag struct{ name string }
+
+// unsupportedFlagError reports the use of a gh-ost flag go-ghostlite does not implement.
+type unsupportedFlagError struct{ name string }
+
+func (e *unsupportedFlagError) Error() string {
+	return fmt.Sprintf("--%s is a gh-ost flag that go-ghostlite does not support yet; remove it", e.name)
+}
+
+func (u *unsupportedFlag) String() string { return "" }
+func (u *unsupportedFlag) Type() string   { return "unsupported" }
+func (u *unsupportedFlag) Set(string) error {
+	return &unsupportedFlagError{name: u.name}
+}
+
+// newFlagSet registers every flag: the supported ones write into cfg and v, the unsupported
+// ones are hidden and fail when set.
+func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
+	d := migrator.DefaultConfig()
+	fs := pflag.NewFlagSet("go-ghostlite", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
+	fs.Usage = func() {}
+
+	// where and what
+	fs.StringVar(&cfg.Conn.Host, "host", d.Conn.Host, "server to connect to; its binary log is read (a replica, or the primary with --allow-on-master)")
+	fs.IntVar(&cfg.Conn.Port, "port", d.Conn.Port, "port of --host")
+	fs.StringVar(&cfg.Conn.User, "user", "", "user name (overrides the one in --conf)")
+	fs.StringVar(&cfg.Conn.Password, "password", "", "password (overrides the one in --conf)")
+	fs.StringVar(&v.conf, "conf", "", "my.cnf-style file whose [client] section gives user and password")
+	fs.StringVar(&cfg.Database, "database", "", "database (schema) of the table to migrate (required)")
+	fs.StringVar(&cfg.Table, "table", "", "table to migrate (required)")
+	fs.StringVar(&cfg.Alter, "alter", "", `the change to make, as ALTER TABLE clauses, e.g. "ADD COLUMN c INT NULL" (required)`)
+	fs.BoolVar(&cfg.Execute, "execute", false, "really migrate; without it the run only checks that the migration can be done (dry run)")
+
+	// topology and checks
+	fs.BoolVar(&cfg.AllowOnMaster, "allow-on-master", false, "allow --host to be the primary (read its binary log instead of a replica's)")
+	fs.StringVar(&cfg.AssumeMasterHost, "assume-master-host", "", "host[:port] of the primary, instead of finding it from the replica")
+	fs.BoolVar(&cfg.AssumeRBR, "assume-rbr", false, "do not check binlog_format on --host (row-based binary logs are still required)")
+	fs.BoolVar(&cfg.UseGTID, "gtid", false, "position the binary log reader by GTID instead of file and position")
+	fs.Uint32Var(&cfg.ReplicaServerID, "replica-server-id", d.ReplicaServerID, "server id of the binary log reader; must be unique among the servers' replicas")
+	fs.Int64Var(&v.heartbeatMillis, "heartbeat-interval-millis", d.HeartbeatInterval.Milliseconds(), "how often to write a heartbeat into the changelog table, in milliseconds")
+	fs.BoolVar(&cfg.AllowPlugins, "allow-lock-bypassing-plugins", false, "run even when a plugin that bypasses LOCK TABLES (such as HandlerSocket) is installed")
+
+	// copy and apply
+	fs.IntVar(&cfg.ChunkSize, "chunk-size", d.ChunkSize, "rows copied per chunk (10 to 100000)")
+	fs.IntVar(&cfg.DMLBatchSize, "dml-batch-size", d.DMLBatchSize, "binary log row events applied per transaction (1 to 100)")
+	fs.IntVar(&cfg.DefaultRetries, "default-retries", d.DefaultRetries, "attempts of an operation that failed (a chunk copy, the cut-over) before giving up")
+	fs.BoolVar(&cfg.ExactRowcount, "exact-rowcount", false, "count the table's rows (SELECT COUNT(*)) for progress, instead of the optimizer's estimate")
+
+	// the ALTER
+	fs.BoolVar(&cfg.ApproveRenamedColumns, "approve-renamed-columns", false, "a CHANGE COLUMN that renames a column is a rename: copy the old column's data into the new one")
+	fs.BoolVar(&cfg.SkipRenamedColumns, "skip-renamed-columns", false, "a CHANGE COLUMN that renames a column drops it and adds a new one: its data is not copied")
+	fs.BoolVar(&cfg.DiscardForeignKeys, "discard-foreign-keys", false, "create the ghost table without the original's foreign keys (they are lost)")
+	fs.BoolVar(&cfg.SkipForeignKeyChecks, "skip-foreign-key-checks", false, "do not refuse a table that has or is referenced by foreign keys")
+	fs.StringVar(&cfg.StorageEngine, "storage-engine", d.StorageEngine, "storage engine of the table (innodb is the only one supported)")
+
+	// leftovers and the old table
+	fs.BoolVar(&cfg.InitiallyDropGhostTable, "initially-drop-ghost-table", false, "drop a ghost table left by an earlier run before starting")
+	fs.BoolVar(&cfg.InitiallyDropOldTable, "initially-drop-old-table", false, "drop an old table left by an earlier run before starting")
+	fs.BoolVar(&cfg.InitiallyDropSocketFile, "initially-drop-socket-file", false, "remove a socket file left by an earlier run before starting")
+	fs.BoolVar(&cfg.OkToDropTable, "ok-to-drop-table", false, "drop the old table after a successful cut-over")
+	fs.BoolVar(&cfg.TimestampOldTable, "timestamp-old-table", false, "name the old table _<table>_<timestamp>_del instead of _<table>_del")
+
+	// cut-over
+	fs.StringVar(&cfg.CutOver, "cut-over", d.CutOver, "cut-over algorithm: three-step (atomic and two-step are not available yet)")
+	fs.Int64Var(&v.cutOverLockSeconds, "cut-over-lock-timeout-seconds", int64(d.CutOverLockTimeout/time.Second), "longest the cut-over may hold the table locked, in seconds")
+	fs.StringVar(&cfg.PostponeCutOverFlagFile, "postpone-cut-over-flag-file", "", "while this file exists, the cut-over waits (the copy is done and the ghost kept in sync); delete it to cut over")
+	fs.StringVar(&cfg.PanicFlagFile, "panic-flag-file", "", "when this file appears, abort the migration at once, leaving the original table untouched")
+
+	// output
+	fs.StringVar(&v.logFormat, "log-format", "console", "log format on stderr: console or json")
+	fs.BoolVar(&v.verbose, "verbose", false, "log progress (the default level, info)")
+	fs.BoolVar(&v.debug, "debug", false, "log debug messages too")
+	fs.BoolVar(&v.quiet, "quiet", false, "log errors only")
+	fs.BoolVar(&v.stack, "stack", false, "on failure, also print the chain of wrapped errors")
+	fs.BoolVar(&v.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&v.help, "help", "h", false, "print this help and exit")
+
+	for _, name := range unsupportedFlags {
+		f := fs.VarPF(&unsupportedFlag{name: name}, name, "", "not supported yet")
+		// Any form is refused, with or without a value: --flag, --flag=x, --flag x.
+		f.NoOptDefVal = "true"
+		f.Hidden = true
+	}
+	return fs
+}
+
+// parseArgs reads the command line (without the program name) into a migrator.Config.
+// --help and --version print to stdout and return their action. Every error it returns is a
+// usage error: the caller exits 2. Logs go to stderr.
+func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
+	cfg := migrator.DefaultConfig()
+	var v flagValues
+	fs := newFlagSet(&cfg, &v)
+
+	if err := fs.Parse(args); err != nil {
+		var unsupported *unsupportedFlagError
+		if errors.As(err, &unsupported) {
+			return invocation{}, unsupported
+		}
+		return invocation{}, fmt.Errorf("%v%s (see go-ghostlite --help)", err, singleDashHint(fs, args))
+	}
+	switch {
+	case v.help:
+		writeHelp(stdout, fs)
+		return invocation{Action: actionHelp}, nil
+	case v.version:
+		fmt.Fprintf(stdout, "go-ghostlite %s\n", version)
+		return invocation{Action: actionVersion}, nil
+	}
+	if fs.NArg() > 0 {
+		return invocation{}, fmt.Errorf("unexpected argument %q: quote values that contain spaces, e.g. --alter=\"ADD COLUMN c INT\"", fs.Arg(0))
+	}
+
+	if v.conf != "" {
+		creds, err := readConfFile(v.conf)
+		if err != nil {
+			return invocation{}, err
+		}
+		if creds.hasUser && !fs.Changed("user") {
+			cfg.Conn.User = creds.user
+		}
+		if creds.hasPassword && !fs.Changed("password") {
+			cfg.Conn.Password = creds.password
+		}
+	}
+
+	if v.heartbeatMillis <= 0 {
+		return invocation{}, fmt.Errorf("--heartbeat-interval-millis must be positive (got %d)", v.heartbeatMillis)
+	}
+	cfg.HeartbeatInterval = time.Duration(v.heartbeatMillis) * time.Millisecond
+	cfg.CutOverLockTimeout = time.Duration(v.cutOverLockSeconds) * time.Second
+	if cfg.ReplicaServerID == 0 {
+		return invocation{}, errors.New("--replica-server-id must not be 0")
+	}
+	cfg.StorageEngine = strings.ToLower(cfg.StorageEngine)
+	if cfg.StorageEngine != "innodb" {
+		return invocation{}, fmt.Errorf("--storage-engine=%s is not supported; only innodb is", cfg.StorageEngine)
+	}
+
+	level := zerolog.InfoLevel
+	switch {
+	case v.quiet && (v.verbose || v.debug):
+		return invocation{}, errors.New("--quiet contradicts --verbose and --debug: give one")
+	case v.quiet:
+		level = zerolog.ErrorLevel
+	case v.debug:
+		level = zerolog.DebugLevel
+	}
+	logger, err := newLogger(stderr, v.logFormat, level)
+	if err != nil {
+		return invocation{}, err
+	}
+	cfg.Logger = logger
+	return invocation{Config: cfg, Action: actionRun, Stack: v.stack}, nil
+}
+
+// singleDashHint helps gh-ost users whose flags have one dash (-alter): pflag reads those as a
+// cluster of short flags.
+func singleDashHint(fs *pflag.FlagSet, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(a[1:], "=")
+		if fs.Lookup(name) != nil {
+			return fmt.Sprintf("; long flags take two dashes: -%s", a)
+		}
+	}
+	return ""
+}
+
+// newLogger returns a zerolog logger on w in the given format ("console" or "json").
+func newLogger(w io.Writer, format string, level zerolog.Level) (zerolog.Logger, error) {
+	var out io.Writer
+	switch format {
+	case "json":
+		out = w
+	case "console":
+		out = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.RFC3339}
+	default:
+		return zerolog.Nop(), fmt.Errorf("--log-format=%s: use console or json", format)
+	}
+	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
+}
+
+// isTerminal reports whether w is a character device (a terminal): only then is colour used.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+const helpIntro = `go-ghostlite changes the schema of a live MySQL or MariaDB table without blocking its writes.
+It builds a ghost table with the new schema, copies the rows into it in small chunks while
+applying every change it reads from the binary log, then swaps the two tables in a short,
+locked cut-over. Without --execute it only checks that the migration can be done (a dry run).
+
+Usage:
+  go-ghostlite --database=DB --table=TABLE --alter="CLAUSES" [flags]
+
+Example:
+  go-ghostlite --host=replica1 --conf=/etc/ghostlite.cnf --database=shop --table=orders \
+    --alter="ADD COLUMN note VARCHAR(255) NULL" --execute
+
+Exit codes: 0 success, 1 the migration failed or was refused by a check on the server,
+2 bad usage (a flag that cannot be parsed, is missing, contradicts another, or is a gh-ost
+flag not supported yet). See doc/flags.md and doc/exit-codes.md.
+
+Flags:
+`
+
+// writeHelp prints the usage paragraph and every supported flag with its default.
+func writeHelp(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprint(w, helpIntro)
+	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
+}

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"github.com/go-ghostlite/go-ghostlite/migrator"
+)
+
+// supportedFlags is the brief's list of flags go-ghostlite implements.
+var supportedFlags = []string{
+	"host", "port", "user", "password", "conf", "database", "table", "alter", "execute",
+	"allow-on-master", "assume-master-host", "assume-rbr", "exact-rowcount", "chunk-size",
+	"default-retries", "initially-drop-ghost-table", "initially-drop-old-table",
+	"initially-drop-socket-file", "ok-to-drop-table", "approve-renamed-columns",
+	"skip-renamed-columns", "discard-foreign-keys", "skip-foreign-key-checks",
+	"timestamp-old-table", "storage-engine", "verbose", "debug", "quiet", "stack", "version", "help",
+	"heartbeat-interval-millis", "replica-server-id", "gtid", "dml-batch-size", "cut-over",
+	"cut-over-lock-timeout-seconds", "postpone-cut-over-flag-file", "panic-flag-file", "log-format", "allow-lock-bypassing-plugins",
+}
+
+// briefUnsupported is the minimum list of gh-ost flags that must be refused by name.
+var briefUnsupported = []string{
+	"max-load", "critical-load", "critical-load-interval-millis", "critical-load-hibernate-seconds",
+	"max-lag-millis", "throttle-control-replicas", "throttle-query", "throttle-http",
+	"throttle-flag-file", "throttle-additional-flag-file", "nice-ratio",
+	"serve-socket-file", "serve-tcp-port", "hooks-path", "hooks-hint",
+	"hooks-hint-owner", "hooks-hint-token", "migrate-on-replica", "test-on-replica",
+	"test-on-replica-skip-replica-stop", "switch-to-rbr", "concurrent-rowcount",
+	"cut-over-exponential-backoff", "exponential-backoff-max-interval", "force-named-cut-over",
+	"force-named-panic", "check-flag", "attempt-instant-ddl", "checkpoint", "resume",
+	"replication-lag-query", "master-user", "master-password", "ssl", "ssl-ca", "ssl-cert", "ssl-key",
+	"ssl-allow-insecure", "aliyun-rds", "gcp", "azure", "skip-strict-mode", "allow-master-master",
+	"allow-nullable-unique-key", "allow-zero-in-date", "throttle-http-interval-millis",
+	"throttle-http-timeout-millis", "ignore-http-errors",
+}
+
+var required = []string{"--database=db", "--table=tbl", "--alter=ADD COLUMN c INT"}
+
+func parse(t *testing.T, args ...string) (invocation, error) {
+	t.Helper()
+	return parseArgs(args, io.Discard, io.Discard)
+}
+
+func mustParse(t *testing.T, args ...string) migrator.Config {
+	t.Helper()
+	inv, err := parse(t, args...)
+	if err != nil {
+		t.Fatalf("parseArgs(%q): %v", args, err)
+	}
+	if inv.Action != actionRun {
+		t.Fatalf("parseArgs(%q): action %v, want run", args, inv.Action)
+	}
+	return inv.Config
+}
+
+// withoutLogger blanks the logger so two configs compare with reflect.DeepEqual.
+func withoutLogger(c migrator.Config) migrator.Config {
+	c.Logger = zerolog.Logger{}
+	return c
+}
+
+func TestDefaultsAreGhOsts(t *testing.T) {
+	ghost := map[string]string{ // gh-ost's defaults, as pflag prints them
+		"host": "127.0.0.1", "port": "3306", "chunk-size": "1000", "default-retries": "60",
+		"storage-engine": "innodb", "heartbeat-interval-millis": "100", "replica-server-id": "99999",
+		"dml-batch-size": "10", "cut-over-lock-timeout-seconds": "3", "execute": "false",
+		"user": "", "password": "", "database": "", "table": "", "alter": "", "conf": "",
+		// ours
+		"cut-over": "three-step", "log-format": "console", "allow-lock-bypassing-plugins": "false",
+	}
+	cfg := migrator.DefaultConfig()
+	fs := newFlagSet(&cfg, &flagValues{})
+	for name, want := range ghost {
+		f := fs.Lookup(name)
+		if f == nil {
+			t.Errorf("--%s is not registered", name)
+			continue
+		}
+		if f.DefValue != want {
+			t.Errorf("--%s defaults to %q, want %q", name, f.DefValue, want)
+		}
+	}
+
+	got := mustParse(t, required...)
+	want := migrator.DefaultConfig()
+	want.Database, want.Table, want.Alter = "db", "tbl", "ADD COLUMN c INT"
+	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
+		t.Fatalf("defaults:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
+	}
+	if got.Logger.GetLevel() != zerolog.InfoLevel {
+		t.Fatalf("default log level %v, want info", got.Logger.GetLevel())
+	}
+}
+
+func TestEveryFlagMapsIntoConfig(t *testing.T) {
+	got := mustParse(t,
+		"--host=db1", "--port", "3307", "--user=u", "--password=p", "--database=shop", "--table=orders",
+		"--alter", "ADD COLUMN note TEXT", "--execute", "--allow-on-master", "--assume-master-host=primary:3306",
+		"--assume-rbr", "--exact-rowcount", "--chunk-size=500", "--default-retries=7", "--dml-batch-size=20",
+		"--initially-drop-ghost-table", "--initially-drop-old-table", "--initially-drop-socket-file",
+		"--ok-to-drop-table", "--timestamp-old-table", "--approve-renamed-columns", "--skip-renamed-columns",
+		"--discard-foreign-keys", "--skip-foreign-key-checks", "--storage-engine=InnoDB",
+		"--heartbeat-interval-millis=250", "--replica-server-id=4242", "--gtid", "--cut-over=two-step",
+		"--cut-over-lock-timeout-seconds=9", "--allow-lock-bypassing-plugins",
+		"--postpone-cut-over-flag-file=/tmp/postpone", "--panic-flag-file=/tmp/panic",
+	)
+	want := migrator.DefaultConfig()
+	want.Conn.Host, want.Conn.Port, want.Conn.User, want.Conn.Password = "db1", 3307, "u", "p"
+	want.Database, want.Table, want.Alter = "shop", "orders", "ADD COLUMN note TEXT"
+	want.Execute, want.AllowOnMaster, want.AssumeMasterHost = true, true, "primary:3306"
+	want.AssumeRBR, want.ExactRowcount = true, true
+	want.ChunkSize, want.DefaultRetries, want.DMLBatchSize = 500, 7, 20
+	want.InitiallyDropGhostTable, want.InitiallyDropOldTable, want.InitiallyDropSocketFile = true, true, true
+	want.OkToDropTable, want.TimestampOldTable = true, true
+	want.ApproveRenamedColumns, want.SkipRenamedColumns = true, true // contradiction: Validate's to refuse
+	want.DiscardForeignKeys, want.SkipForeignKeyChecks = true, true
+	want.StorageEngine = "innodb"
+	want.HeartbeatInterval, want.ReplicaServerID, want.UseGTID = 250*time.Millisecond, 4242, true
+	want.CutOver, want.CutOverLockTimeout = "two-step", 9*time.Second
+	want.AllowPlugins = true
+	want.PostponeCutOverFlagFile, want.PanicFlagFile = "/tmp/postpone", "/tmp/panic"
+	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
+		t.Fatalf("mapping:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
+	}
+
+	// A Config field that no flag sets is a flag forgotten: every field must differ from its
+	// default after the command line above, unless it is listed here with the reason.
+	exempt := map[string]string{
+		"Logger":        "built from --log-format/--verbose/--debug/--quiet, tested below",
+		"StorageEngine": "innodb is the only value accepted",
+		"FlagFileInterval": "no gh-ost flag: tests shorten it",
+	}
+	gv, dv := reflect.ValueOf(got), reflect.ValueOf(migrator.DefaultConfig())
+	for i := range gv.NumField() {
+		name := gv.Type().Field(i).Name
+		if _, ok := exempt[name]; ok {
+			continue
+		}
+		if reflect.DeepEqual(gv.Field(i).Interface(), dv.Field(i).Interface()) {
+			t.Errorf("Config.%s is not set by any flag of this test: map it to a flag (and test it) or exempt it", name)
+		}
+	}
+}
+
+func TestSupportedFlagsAreListed(t *testing.T) {
+	cfg := migrator.DefaultConfig()
+	fs := newFlagSet(&cfg, &flagValues{})
+	var help bytes.Buffer
+	writeHelp(&help, fs)
+	for _, name := range supportedFlags {
+		f := fs.Lookup(name)
+		switch {
+		case f == nil:
+			t.Errorf("--%s is not registered", name)
+		case f.Hidden:
+			t.Errorf("--%s is hidden", name)
+		case slices.Contains(unsupportedFlags, name):
+			t.Errorf("--%s is both supported and refused", name)
+		case !strings.Contains(help.String(), "--"+name+" "):
+			t.Errorf("--help does not list --%s", name)
+		}
+	}
+}
+
+func TestUnsupportedFlagsAreRefusedByName(t *testing.T) {
+	for _, name := range briefUnsupported {
+		if !slices.Contains(unsupportedFlags, name) {
+			t.Errorf("--%s is missing from unsupportedFlags", name)
+		}
+	}
+	cfg := migrator.DefaultConfig()
+	fs := newFlagSet(&cfg, &flagValues{})
+	var help bytes.Buffer
+	writeHelp(&help, fs)
+	for _, name := range unsupportedFlags {
+		if f := fs.Lookup(name); f == nil || !f.Hidden {
+			t.Errorf("--%s should be registered hidden", name)
+		}
+		if strings.Contains(help.String(), "--"+name+" ") {
+			t.Errorf("--help lists unsupported --%s", name)
+		}
+		want := "--" + name + " is a gh-ost flag that go-ghostlite does not support yet; remove it"
+		for _, form := range [][]string{
+			{"--" + name},
+			{"--" + name + "=x"},
+			{"--" + name, "x"},
+			{"--" + name, "--execute"},
+			append(slices.Clone(required), "--"+name+"=1"),
+		} {
+			_, err := parse(t, form...)
+			if err == nil || err.Error() != want {
+				t.Errorf("%q: got error %v, want %q", form, err, want)
+			}
+		}
+	}
+}
+
+func TestBadUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nope"}, "unknown flag: --nope (see go-ghostlite --help)"},
+		{[]string{"-alter=x"}, "long flags take two dashes: --alter=x"},
+		{[]string{"--chunk-size=abc"}, `invalid argument "abc" for "--chunk-size" flag`},
+		{[]string{"--port=x"}, `invalid argument "x" for "--port" flag`},
+		{[]string{"--replica-server-id=-1"}, `invalid argument "-1" for "--replica-server-id" flag`},
+		{[]string{"--replica-server-id=0"}, "--replica-server-id must not be 0"},
+		{[]string{"--heartbeat-interval-millis=0"}, "--heartbeat-interval-millis must be positive"},
+		{[]string{"--storage-engine=rocksdb"}, "--storage-engine=rocksdb is not supported"},
+		{[]string{"--log-format=xml"}, "--log-format=xml: use console or json"},
+		{[]string{"--quiet", "--debug"}, "--quiet contradicts"},
+		{[]string{"--alter", "ADD", "COLUMN", "c", "INT"}, `unexpected argument "COLUMN"`},
+		{[]string{"--table"}, "flag needs an argument: --table"},
+		{[]string{"--conf=/nonexistent/ghostlite.cnf"}, "read --conf file: open /nonexistent/ghostlite.cnf"},
+	}
+	for _, c := range cases {
+		_, err := parse(t, append(slices.Clone(required), c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got error %v, want one containing %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	var out bytes.Buffer
+	inv, err := parseArgs([]string{"--chunk-size=5", "--help"}, &out, io.Discard)
+	if err != nil || inv.Action != actionHelp {
+		t.Fatalf("--help: action %v, err %v", inv.Action, err)
+	}
+	help := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{
+		"Usage:", "Example:", "Exit codes: 0 success, 1", "2 bad usage",
+		"--chunk-size int rows copied per chunk (10 to 100000) (default 1000)",
+		`--host string`, `(default "127.0.0.1")`,
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	out.Reset()
+	inv, err = parseArgs([]string{"--version"}, &out, io.Discard)
+	if err != nil || inv.Action != actionVersion || out.String() != "go-ghostlite dev\n" {
+		t.Fatalf("--version: action %v, err %v, output %q", inv.Action, err, out.String())
+	}
+}
+
+func TestConfFileAndCommandLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "my.cnf")
+	if err := os.WriteFile(path, []byte("[client]\nuser = fileuser\npassword = 'file pw'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := mustParse(t, append(slices.Clone(required), "--conf="+path)...)
+	if cfg.Conn.User != "fileuser" || cfg.Conn.Password != "file pw" {
+		t.Fatalf("from file: got %q/%q", cfg.Conn.User, cfg.Conn.Password)
+	}
+	cfg = mustParse(t, append(slices.Clone(required), "--conf", path, "--user=cli")...)
+	if cfg.Conn.User != "cli" || cfg.Conn.Password != "file pw" {
+		t.Fatalf("--user wins: got %q/%q", cfg.Conn.User, cfg.Conn.Password)
+	}
+	cfg = mustParse(t, append(slices.Clone(required), "--password=", "--conf="+path)...)
+	if cfg.Conn.User != "fileuser" || cfg.Conn.Password != "" {
+		t.Fatalf("--password= wins: got %q/%q", cfg.Conn.User, cfg.Conn.Password)
+	}
+}
+
+func TestLogging(t *testing.T) {
+	levels := map[string]zerolog.Level{
+		"": zerolog.InfoLevel, "--verbose": zerolog.InfoLevel,
+		"--debug": zerolog.DebugLevel, "--quiet": zerolog.ErrorLevel,
+	}
+	for flag, want := range levels {
+		args := slices.Clone(required)
+		if flag != "" {
+			args = append(args, flag)
+		}
+		if got := mustParse(t, args...).Logger.GetLevel(); got != want {
+			t.Errorf("%q: level %v, want %v", flag, got, want)
+		}
+	}
+
+	var stderr bytes.Buffer
+	inv, err := parseArgs(append(slices.Clone(required), "--log-format=json"), io.Discard, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.Config.Logger.Info().Str("component", "test").Msg("hello")
+	inv.Config.Logger.Debug().Msg("hidden at info level")
+	var line map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(stderr.Bytes()), &line); err != nil {
+		t.Fatalf("json log is not one JSON line: %v: %q", err, stderr.String())
+	}
+	if line["message"] != "hello" || line["level"] != "info" || line["component"] != "test" || line["time"] == nil {
+		t.Fatalf("json log line: %v", line)
+	}
+
+	stderr.Reset()
+	inv, err = parseArgs(slices.Clone(required), io.Discard, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.Config.Logger.Warn().Msg("console line")
+	if out := stderr.String(); !strings.Contains(out, "console line") || !strings.Contains(out, "WRN") ||
+		strings.Contains(out, "\x1b[") || strings.HasPrefix(out, "{") {
+		t.Fatalf("console log (no colour off a terminal): %q", out)
+	}
+}
+
+// TestFlagsAreDocumented keeps doc/flags.md in step with the flag table.
+func TestFlagsAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "doc", "flags.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := migrator.DefaultConfig()
+	newFlagSet(&cfg, &flagValues{}).VisitAll(func(f *pflag.Flag) {
+		if !strings.Contains(string(doc), "`--"+f.Name+"`") {
+			t.Errorf("doc/flags.md does not mention `--%s`", f.Name)
+		}
+	})
+}

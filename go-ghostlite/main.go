@@ -1,0 +1,88 @@
+// Command go-ghostlite runs one online schema migration of a MySQL or MariaDB table.
+//
+// This package is only the command line: flags (named as gh-ost's) -> migrator.Config, the
+// logger, signal handling and exit codes. The migration itself is the migrator package's.
+//
+// Invariants:
+//   - exit codes: 0 success (and --help, --version), 1 failure (any error from the migration,
+//     including refusals found on the server), 2 bad usage (a flag that cannot be parsed, a gh-ost
+//     flag not supported yet, or an error wrapping migrator.ErrUsage from migrator.New);
+//   - an error is printed as one line on stderr, "go-ghostlite: <message>"; --stack adds detail;
+//   - a gh-ost flag go-ghostlite does not implement is refused by name, never ignored;
+//   - the first SIGINT/SIGTERM cancels the migration's context (the migrator cleans up); a second
+//     one exits at once with code 1.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/migrator"
+)
+
+// version is set at build time: go build -ldflags "-X main.version=1.2.3".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole program but for os.Exit: it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	inv, err := parseArgs(args, stdout, stderr)
+	if err != nil {
+		return report(stderr, err, false, exitUsage)
+	}
+	if inv.Action != actionRun {
+		return exitOK
+	}
+	m, err := migrator.New(inv.Config)
+	if err != nil {
+		if errors.Is(err, migrator.ErrUsage) {
+			return report(stderr, fmt.Errorf("%w (see go-ghostlite --help)", err), inv.Stack, exitUsage)
+		}
+		return report(stderr, err, inv.Stack, exitFailure)
+	}
+	ctx, stop := signalContext(context.Background(), inv.Config.Logger, os.Exit)
+	defer stop()
+	if err := m.Run(ctx); err != nil {
+		return report(stderr, err, inv.Stack, exitFailure)
+	}
+	return exitOK
+}
+
+// report prints err as one line on w (and its chain with --stack) and returns code.
+func report(w io.Writer, err error, stack bool, code int) int {
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
+	fmt.Fprintf(w, "go-ghostlite: %s\n", msg)
+	if stack {
+		writeChain(w, err, "  ")
+	}
+	return code
+}
+
+// writeChain prints every error wrapped in err, one per line, indented by depth.
+func writeChain(w io.Writer, err error, indent string) {
+	fmt.Fprintf(w, "%s%T: %+v\n", indent, err, err)
+	switch e := err.(type) {
+	case interface{ Unwrap() error }:
+		if inner := e.Unwrap(); inner != nil {
+			writeChain(w, inner, indent+"  ")
+		}
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			writeChain(w, inner, indent+"  ")
+		}
+	}
+}

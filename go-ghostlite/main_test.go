@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+// TestRunExitCodes covers the paths that end before any server is contacted.
+func TestRunExitCodes(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // the whole of stderr; "" when nothing may be printed
+		stdout string // a part of stdout
+	}{
+		{"help", []string{"--help"}, 0, "", "--chunk-size int"},
+		{"version", []string{"--version"}, 0, "", "go-ghostlite dev"},
+		{"unsupported", []string{"--max-load=Threads_running=25"}, 2,
+			"go-ghostlite: --max-load is a gh-ost flag that go-ghostlite does not support yet; remove it\n", ""},
+		{"unknown", []string{"--nope"}, 2, "go-ghostlite: unknown flag: --nope (see go-ghostlite --help)\n", ""},
+		{"missing table", []string{"--database=d", "--alter=ADD COLUMN c INT"}, 2,
+			"go-ghostlite: usage: --table is required (see go-ghostlite --help)\n", ""},
+		{"contradiction", append(slices.Clone(required), "--approve-renamed-columns", "--skip-renamed-columns"), 2,
+			"go-ghostlite: usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
+		{"out of range", append(slices.Clone(required), "--chunk-size=5"), 2,
+			"go-ghostlite: usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
+		{"cut-over", append(slices.Clone(required), "--cut-over=atomic"), 2,
+			"go-ghostlite: usage: --cut-over=\"atomic\" is not supported; use three-step (see go-ghostlite --help)\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(c.args, &stdout, &stderr)
+			if code != c.code || stderr.String() != c.stderr || !strings.Contains(stdout.String(), c.stdout) {
+				t.Fatalf("run(%q) = %d\nstderr %q (want %q)\nstdout %q (want it to contain %q)",
+					c.args, code, stderr.String(), c.stderr, stdout.String(), c.stdout)
+			}
+		})
+	}
+}
+
+func TestReport(t *testing.T) {
+	inner := errors.New("connection refused\nby peer")
+	err := fmt.Errorf("inspect table: %w", errors.Join(inner, errors.New("second")))
+
+	var w bytes.Buffer
+	if code := report(&w, err, false, 1); code != 1 {
+		t.Fatalf("code %d", code)
+	}
+	if got := w.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "go-ghostlite: inspect table: connection refused by peer") {
+		t.Fatalf("one line expected, got %q", got)
+	}
+
+	w.Reset()
+	report(&w, err, true, 1)
+	got := w.String()
+	for _, want := range []string{"*fmt.wrapError: inspect table", "  *errors.joinError", "    *errors.errorString: connection refused", "    *errors.errorString: second"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("--stack output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestWatchSignals(t *testing.T) {
+	ch := make(chan os.Signal, 2)
+	done := make(chan struct{})
+	exited := make(chan int, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished := make(chan struct{})
+	go func() {
+		watchSignals(ch, done, cancel, zerolog.Nop(), func(code int) { exited <- code })
+		close(finished)
+	}()
+
+	ch <- os.Interrupt
+	<-ctx.Done() // the first signal cancels
+	select {
+	case code := <-exited:
+		t.Fatalf("exit(%d) after the first signal", code)
+	default:
+	}
+	ch <- syscall.SIGTERM
+	if code := <-exited; code != exitFailure {
+		t.Fatalf("second signal: exit(%d), want %d", code, exitFailure)
+	}
+	<-finished
+
+	// Released before any signal: the watcher returns and never cancels.
+	done2 := make(chan struct{})
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	finished2 := make(chan struct{})
+	go func() {
+		watchSignals(make(chan os.Signal), done2, cancel2, zerolog.Nop(), func(int) { t.Error("exit called") })
+		close(finished2)
+	}()
+	close(done2)
+	<-finished2
+	if ctx2.Err() != nil {
+		t.Fatal("context cancelled without a signal")
+	}
+}
+
+func TestSignalContextRealSignal(t *testing.T) {
+	exited := make(chan int, 1)
+	ctx, stop := signalContext(context.Background(), zerolog.Nop(), func(code int) { exited <- code })
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-exited; code != exitFailure {
+		t.Fatalf("second signal: exit(%d)", code)
+	}
+}
+
+// TestBinary builds the command and runs it as a user would.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "go-ghostlite")
+	build := exec.Command("go", "build", "-ldflags=-X main.version=1.2.3-test", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	runBin := func(args ...string) (code int, stdout, stderr string) {
+		var o, e bytes.Buffer
+		cmd := exec.Command(bin, args...)
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &exit):
+			code = exit.ExitCode()
+		default:
+			t.Fatalf("run %q: %v", args, err)
+		}
+		return code, o.String(), e.String()
+	}
+
+	code, out, errOut := runBin("--help")
+	if code != 0 || errOut != "" || !strings.Contains(strings.Join(strings.Fields(out), " "),
+		"--chunk-size int rows copied per chunk (10 to 100000) (default 1000)") {
+		t.Errorf("--help: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+
+	code, out, errOut = runBin("--version")
+	if code != 0 || out != "go-ghostlite 1.2.3-test\n" || errOut != "" {
+		t.Errorf("--version: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	code, out, errOut = runBin("--max-load=x")
+	if want := "go-ghostlite: --max-load is a gh-ost flag that go-ghostlite does not support yet; remove it\n"; code != 2 || errOut != want || out != "" {
+		t.Errorf("--max-load=x: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+
+	code, _, errOut = runBin("--database=d", "--alter=ADD COLUMN c INT")
+	if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "--table is required") {
+		t.Errorf("missing --table: exit %d, stderr %q", code, errOut)
+	}
+
+	code, _, errOut = runBin("--chunk-size=abc")
+	if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "--chunk-size") {
+		t.Errorf("--chunk-size=abc: exit %d, stderr %q", code, errOut)
+	}
+}
