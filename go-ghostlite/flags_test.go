@@ -138,8 +138,8 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	// A Config field that no flag sets is a flag forgotten: every field must differ from its
 	// default after the command line above, unless it is listed here with the reason.
 	exempt := map[string]string{
-		"Logger":        "built from --log-format/--verbose/--debug/--quiet, tested below",
-		"StorageEngine": "innodb is the only value accepted",
+		"Logger":           "built from --log-format/--verbose/--debug/--quiet, tested below",
+		"StorageEngine":    "innodb is the only value accepted",
 		"FlagFileInterval": "no gh-ost flag: tests shorten it",
 	}
 	gv, dv := reflect.ValueOf(got), reflect.ValueOf(migrator.DefaultConfig())
