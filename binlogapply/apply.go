@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	sqldriver "github.com/go-sql-driver/mysql"
 
@@ -72,7 +73,7 @@ func countChanges(items []item) int {
 // (positions, heartbeats, sentinels) in order: each of them now has everything before it applied.
 func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, n int) error {
 	if n > 0 {
-		if err := a.writeChanges(ctx, conn, batch); err != nil {
+		if err := a.writeChangesRetrying(ctx, conn, batch); err != nil {
 			return err
 		}
 		a.backlog.Add(int64(-n))
@@ -98,6 +99,35 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 		}
 	}
 	return nil
+}
+
+// transientAttempts bounds how often a batch rolled back by a deadlock or a lock wait timeout is
+// tried again. The row copy's INSERT ... SELECT and the applier lock the same ghost rows (and the
+// AUTO-INC lock), so InnoDB sometimes picks the applier as the deadlock victim.
+const transientAttempts = 20
+
+// writeChangesRetrying runs writeChanges, trying the whole transaction again after a deadlock or a
+// lock wait timeout: InnoDB rolled it back entirely, and a batch is idempotent (delete by key,
+// then insert).
+func (a *Applier) writeChangesRetrying(ctx context.Context, conn *sql.Conn, batch []item) error {
+	for attempt := 1; ; attempt++ {
+		err := a.writeChanges(ctx, conn, batch)
+		if err == nil || attempt >= transientAttempts || !isTransient(err) || ctx.Err() != nil {
+			return err
+		}
+		a.log.Debug().Int("attempt", attempt).Msg("applying transaction rolled back by a deadlock or lock wait timeout; retrying")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Duration(attempt) * 5 * time.Millisecond):
+		}
+	}
+}
+
+// isTransient is true for InnoDB's deadlock (1213) and lock wait timeout (1205).
+func isTransient(err error) bool {
+	var me *sqldriver.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
 }
 
 func (a *Applier) writeChanges(ctx context.Context, conn *sql.Conn, batch []item) error {
@@ -257,7 +287,7 @@ func (p *plan) deleteSQL(keys [][]any) (string, []any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(p.key[0].expr)
+			b.WriteString(p.key[0].keyExpr)
 			args = append(args, k[0])
 		}
 		b.WriteString(")")
@@ -274,7 +304,7 @@ func (p *plan) deleteSQL(keys [][]any) (string, []any) {
 			}
 			b.WriteString(table.QuoteIdent(c.ghost))
 			b.WriteString(" <=> ")
-			b.WriteString(c.expr)
+			b.WriteString(c.keyExpr)
 			args = append(args, k[j])
 		}
 		b.WriteString(")")

@@ -13,6 +13,9 @@ type colPlan struct {
 	col   *table.Column // the original's column: decoding follows it
 	ghost string        // ghost column name
 	expr  string        // SQL placeholder expression: "?" or a CONVERT of it
+	// keyExpr is how the value is compared with the ghost column when it addresses a row: in the
+	// ghost column's charset and collation, so the comparison follows the ghost's unique index.
+	keyExpr string
 }
 
 // plan is what New derives from Config once: which columns are written where, and how.
@@ -50,7 +53,7 @@ func newPlan(cfg *Config) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr}
+		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc)}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)
 		names = append(names, gc.Name)
@@ -105,6 +108,16 @@ func placeholderExpr(c *table.Column) (string, error) {
 		}
 	}
 	return "CONVERT(? USING " + c.Charset + ")", nil
+}
+
+// keyExpr wraps a character value's expression so it compares in the ghost column's own charset
+// and collation: without it the comparison mixes the charset's default collation with the
+// column's (error 1267), or follows another collation than the unique index does.
+func keyExpr(expr string, ghost *table.Column) string {
+	if ghost.Charset == "" || ghost.Charset == "binary" || ghost.Collation == "" || expr == "?" {
+		return expr
+	}
+	return "CONVERT(" + expr + " USING " + ghost.Charset + ") COLLATE " + ghost.Collation
 }
 
 // decodeValue turns a go-mysql row value of column c into a value ready to write (nil, int64,

@@ -116,8 +116,8 @@ func TestDecodeValue(t *testing.T) {
 // The writer keeps per-key order: a delete of a key inserted earlier in the segment flushes first.
 func TestWriterSegments(t *testing.T) {
 	p := &plan{
-		write:      []colPlan{{idx: 0, ghost: "id", expr: "?"}, {idx: 1, ghost: "v", expr: "?"}},
-		key:        []colPlan{{idx: 0, ghost: "id", expr: "?"}},
+		write:      []colPlan{{idx: 0, ghost: "id", expr: "?", keyExpr: "?"}, {idx: 1, ghost: "v", expr: "?", keyExpr: "?"}},
+		key:        []colPlan{{idx: 0, ghost: "id", expr: "?", keyExpr: "?"}},
 		keyPos:     []int{0},
 		ghostTable: "`s`.`g`",
 	}
@@ -165,5 +165,16 @@ func TestRenamePairs(t *testing.T) {
 		if _, ok := renamePairs(q, "s"); ok {
 			t.Errorf("%q parsed as a rename", q)
 		}
+	}
+}
+
+func TestKeyExprUsesGhostCollation(t *testing.T) {
+	ghost := &table.Column{Name: "k", DataType: "varchar", Charset: "utf8mb4", Collation: "utf8mb4_unicode_ci"}
+	got := keyExpr("CONVERT(? USING latin1)", ghost)
+	if want := "CONVERT(CONVERT(? USING latin1) USING utf8mb4) COLLATE utf8mb4_unicode_ci"; got != want {
+		t.Fatalf("keyExpr = %q, want %q", got, want)
+	}
+	if got := keyExpr("?", &table.Column{Name: "id", DataType: "int"}); got != "?" {
+		t.Fatalf("integer key wrapped: %q", got)
 	}
 }

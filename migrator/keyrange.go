@@ -87,6 +87,21 @@ func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.Raw
 	return q, append(loArgs, hiArgs...)
 }
 
+// missingSQL counts the chunk's rows of the original that have no row with the same shared key
+// in the ghost: rows a copy would have lost.
+func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
+	lo, loArgs := k.compare(lower, inclusive, true)
+	hi, hiArgs := k.compare(upper, true, false)
+	p := k.plan
+	match := make([]string, len(k.quoted))
+	for i, q := range k.quoted {
+		match[i] = fmt.Sprintf("g.%s = %s.%s", table.QuoteIdent(p.GhostKey.Columns[i]), p.Original.QualifiedName(), q)
+	}
+	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s) AND NOT EXISTS (SELECT 1 FROM %s AS g WHERE %s)",
+		k.from, lo, hi, table.Qualify(p.Original.Schema, p.GhostTable), strings.Join(match, " AND "))
+	return q, append(loArgs, hiArgs...)
+}
+
 func (k *keyRange) equal(a, b []sql.RawBytes) bool {
 	for i := range a {
 		if !bytes.Equal(a[i], b[i]) {

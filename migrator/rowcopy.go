@@ -102,14 +102,19 @@ func (c *rowCopier) yieldToApplier(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// copyChunk copies one range, retrying failed statements up to --default-retries times. A
-// duplicate on a key other than the shared key may be transient (the applier has not yet applied
-// a change that frees the value): the chunk is copied again once the applier has caught up, and
-// only then is the duplicate reported.
+// copyChunk copies one range, retrying failed statements up to --default-retries times.
+//
+// A duplicate on a key other than the shared key is not always a lost row: the row may already be
+// in the ghost (written by the applier), clashing on the shared key and on another unique key at
+// once, and the server names only one of them; or the applier has not yet applied a change that
+// frees the value. So the tool waits for the applier to catch up, and counts the chunk's rows that
+// have no row with their shared key in the ghost: only those are lost. It copies the chunk again
+// and looks again before it gives up.
 func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, n int64, lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) error {
 	q, args := c.key.copySQL(lower, inclusive, upper)
 	var lastErr error
-	caughtUp := false
+	var lastProblem *copyProblem
+	verified := 0
 	for attempt := 1; attempt <= c.cfg.DefaultRetries; attempt++ {
 		res, err := conn.ExecContext(ctx, q, args...)
 		if err != nil {
@@ -130,21 +135,47 @@ func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, n int64, lowe
 		if problem == nil {
 			return nil
 		}
-		if problem.transient && !caughtUp {
-			if err := c.sync.awaitWithin(ctx, 5*time.Minute); err != nil {
-				return fmt.Errorf("copy chunk %d: wait for applier before retrying a duplicate: %w", n, err)
-			}
-			caughtUp = true
-			continue
+		if !problem.transient || verified >= 3 {
+			return problem.err(n)
 		}
-		return fmt.Errorf("copy chunk %d: %s; the original table is untouched", n, problem.message)
+		lastProblem = problem
+		verified++
+		missing, err := c.missingRows(ctx, conn, lower, inclusive, upper)
+		if err != nil {
+			return fmt.Errorf("copy chunk %d: %w", n, err)
+		}
+		if missing == 0 {
+			return nil
+		}
+		c.log.Debug().Int64("chunk", n).Int64("missing", missing).Msg("duplicate on another unique key; copying the chunk again after the applier caught up")
+	}
+	if lastErr == nil && lastProblem != nil {
+		return lastProblem.err(n)
 	}
 	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", n, c.cfg.DefaultRetries, lastErr)
 }
 
+// missingRows waits until the applier has applied everything written so far, then counts the
+// chunk's original rows that have no row with the same shared key in the ghost.
+func (c *rowCopier) missingRows(ctx context.Context, conn *sql.Conn, lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (int64, error) {
+	if err := c.sync.awaitWithin(ctx, 5*time.Minute); err != nil {
+		return 0, fmt.Errorf("wait for the applier before checking a duplicate: %w", err)
+	}
+	q, args := c.key.missingSQL(lower, inclusive, upper)
+	var n int64
+	if err := conn.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count rows missing from the ghost: %w", err)
+	}
+	return n, nil
+}
+
+func (p *copyProblem) err(chunk int64) error {
+	return fmt.Errorf("copy chunk %d: %s; the original table is untouched", chunk, p.message)
+}
+
 type copyProblem struct {
 	message   string
-	transient bool // a duplicate on a non-shared unique key: retry once the applier caught up
+	transient bool // a duplicate on a non-shared unique key: verify against the ghost
 }
 
 // checkWarnings reads the warnings of the last statement. A duplicate on the ghost's shared key is

@@ -130,12 +130,13 @@ func TableNames(t testing.TB, db *sql.DB, schema, substr string) []string {
 }
 
 // Checksum returns a checksum of every row of schema.tbl over the given columns, ordered by
-// orderBy: equal checksums mean equal data, compared on the server with no conversion.
+// orderBy: equal checksums mean equal data, compared on the server. Values are hashed as their
+// bytes (CAST AS BINARY), so a float or decimal is compared by its full text, not rounded.
 func Checksum(t testing.TB, db *sql.DB, schema, tbl string, columns []string, orderBy string) (rows int64, sum string) {
 	t.Helper()
 	exprs := make([]string, len(columns))
 	for i, c := range columns {
-		exprs[i] = fmt.Sprintf("COALESCE(HEX(%s), 'NULL')", quote(c))
+		exprs[i] = fmt.Sprintf("COALESCE(HEX(CAST(%s AS BINARY)), 'NULL')", quote(c))
 	}
 	q := fmt.Sprintf(`SELECT COUNT(*), COALESCE(MD5(GROUP_CONCAT(MD5(CONCAT_WS('|', %s)) ORDER BY %s SEPARATOR '')), '')
 		FROM %s.%s`, strings.Join(exprs, ", "), orderBy, quote(schema), quote(tbl))
