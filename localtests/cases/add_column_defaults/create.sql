@@ -1,0 +1,6 @@
+CREATE TABLE gl_test (
+  id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  name VARCHAR(30) NOT NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, name) SELECT seq, CONCAT('n', seq) FROM seq_1_to_2000;

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = 0 FROM gl_test WHERE LENGTH(b) <> 8 OR LENGTH(b16) <> 16 OR LENGTH(uk) <> 4

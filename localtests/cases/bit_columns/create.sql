@@ -1,0 +1,9 @@
+CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  b1 BIT(1) NOT NULL,
+  b13 BIT(13) NULL,
+  b64 BIT(64) NOT NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, b1, b13, b64)
+SELECT seq, seq % 2, IF(seq % 7 = 0, NULL, seq % 8192), IF(seq % 3 = 0, 18446744073709551615, seq * 2654435761) FROM seq_1_to_2000;

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(flag = 1) FROM gl_test

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(total = 0.5) FROM gl_test

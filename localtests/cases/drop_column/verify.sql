@@ -1,0 +1,1 @@
+SELECT COUNT(*) = 4 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'gl_test'

@@ -1,0 +1,1 @@
+SELECT COUNT(*) > 0 AND COUNT(*) = SUM(b = 5) FROM gl_test

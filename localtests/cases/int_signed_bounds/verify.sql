@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(extra = 7) FROM gl_test

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(jv <=> JSON_VALUE(j, '$.n')) FROM gl_test

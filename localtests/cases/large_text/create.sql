@@ -1,0 +1,7 @@
+CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  lt LONGTEXT CHARACTER SET utf8mb4 NULL,
+  mb MEDIUMBLOB NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, lt, mb) SELECT seq, REPEAT(CONCAT('ç', seq, '🙂'), 500 + seq * 10), REPEAT(UNHEX('00'), seq * 100) FROM seq_1_to_300;

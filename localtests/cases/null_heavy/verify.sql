@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(z IS NULL) AND SUM(a IS NULL) > 1000 FROM gl_test

@@ -1,0 +1,5 @@
+UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test SET code = CONCAT('U', FLOOR(RAND() * 1000000)) WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test SET id = id + 10000 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+INSERT INTO gl_test (id, code) VALUES (FLOOR(3001 + RAND() * 1000), CONCAT('I', FLOOR(RAND() * 1000000)));
+DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 4000));

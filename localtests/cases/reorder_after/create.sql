@@ -1,0 +1,9 @@
+CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  a INT NOT NULL,
+  b VARCHAR(20) NOT NULL,
+  c DATETIME NULL,
+  d DOUBLE NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, a, b, c, d) SELECT seq, -seq, CONCAT('b', seq), '2020-01-01' + INTERVAL seq MINUTE, seq / 3 FROM seq_1_to_2000;

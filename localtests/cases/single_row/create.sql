@@ -1,0 +1,6 @@
+CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  a VARCHAR(20) NOT NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, a) VALUES (1, 'only');

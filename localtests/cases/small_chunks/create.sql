@@ -1,0 +1,7 @@
+CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  a INT NOT NULL,
+  s VARCHAR(32) NOT NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, a, s) SELECT seq, seq, MD5(seq) FROM seq_1_to_3000;

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(created = '2000-01-01 00:00:00.500000') FROM gl_test

@@ -1,0 +1,3 @@
+UPDATE gl_test SET v = v + 1 WHERE uid = (SELECT UNHEX(MD5(FLOOR(1 + RAND() * 2000))));
+INSERT INTO gl_test (uid, a) VALUES (UNHEX(MD5(RAND())), NULL);
+DELETE FROM gl_test WHERE uid = (SELECT UNHEX(MD5(FLOOR(1 + RAND() * 2000))));

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(added = 'ñ') FROM gl_test

@@ -1,0 +1,10 @@
+CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  vb VARBINARY(64) NOT NULL,
+  bl BLOB NULL,
+  mb MEDIUMBLOB NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, vb, bl, mb)
+SELECT seq, CONCAT(UNHEX('00'), UNHEX(MD5(seq)), UNHEX('00FF')), IF(seq % 3 = 0, NULL, UNHEX(REPEAT(SHA2(seq, 256), 1 + seq % 10))),
+  IF(seq % 50 = 0, REPEAT(UNHEX('00FE7F80'), 5000), UNHEX('')) FROM seq_1_to_2000;

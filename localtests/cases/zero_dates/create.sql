@@ -1,0 +1,12 @@
+SET SESSION sql_mode = '';
+CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  d DATE NOT NULL,
+  dt DATETIME(6) NOT NULL,
+  ts TIMESTAMP NOT NULL DEFAULT '0000-00-00 00:00:00',
+  dn DATE NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB;
+INSERT INTO gl_test (id, d, dt, ts, dn)
+SELECT seq, IF(seq % 3 = 0, '0000-00-00', IF(seq % 3 = 1, '2020-00-15', '2020-05-00')), IF(seq % 2, '0000-00-00 00:00:00.000000', '2019-00-00 12:00:00.5'),
+  IF(seq % 2, '0000-00-00 00:00:00', '2001-02-03 04:05:06'), IF(seq % 4 = 0, NULL, '0000-00-00') FROM seq_1_to_2000;

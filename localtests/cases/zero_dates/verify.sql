@@ -1,0 +1,1 @@
+SELECT COUNT(*) > 0 FROM gl_test WHERE d = '0000-00-00' AND ts = '0000-00-00 00:00:00'

@@ -1,0 +1,469 @@
+// Package localtests runs go-ghostlite end to end against the sandbox, one case folder at a time.
+//
+// Each case under cases/ gives a table (create.sql), a write load that runs during the migration
+// (load.sql), the ALTER and flags, and either the refusal to expect or checks of the result. A
+// successful case compares the original as of the cut-over (_gl_test_del) with the migrated table
+// (gl_test) by building the expected table on the server from the original and checksumming both.
+// See README.md. Cases run one after another: they share the sandbox.
+//
+// GHOSTLITE_LOCALTESTS_MODE changes what a successful case does:
+//   - full (default): the real migration, with --execute, under load, as described above;
+//   - dry: the binary without --execute must exit 0 (checks the case against the validation);
+//   - native: no binary; the server's own ALTER TABLE plays the tool (checks the case itself:
+//     its ALTER, its compare_columns and verify.sql).
+//
+// Refusal cases always run the binary with --execute.
+package localtests
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+const (
+	postponeTimeout = 120 * time.Second // from start until the state row says "postponed"
+	exitTimeout     = 60 * time.Second  // from the flag file's removal until the binary exits
+	refusalTimeout  = 60 * time.Second  // a refusal case's whole run
+	moreLoad        = 300               // load statements run after "postponed", before the cut-over
+	serverIDBase    = 72000             // --replica-server-id = serverIDBase + case index
+)
+
+var (
+	binary   string // the go-ghostlite binary built by TestMain
+	buildErr error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "glt-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "go-ghostlite")
+	if out, err := exec.Command("go", "build", "-o", binary, "../go-ghostlite").CombinedOutput(); err != nil {
+		buildErr = fmt.Errorf("go build ../go-ghostlite: %v\n%s", err, out)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func mode() string {
+	switch m := os.Getenv("GHOSTLITE_LOCALTESTS_MODE"); m {
+	case "", "full":
+		return "full"
+	case "dry", "native":
+		return m
+	default:
+		panic("GHOSTLITE_LOCALTESTS_MODE must be full, dry or native, not " + m)
+	}
+}
+
+func TestLocal(t *testing.T) {
+	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
+	if buildErr != nil && mode() != "native" {
+		t.Fatal(buildErr)
+	}
+	names, err := listCases("cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range names {
+		t.Run(name, func(t *testing.T) {
+			c, err := loadCase(filepath.Join("cases", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &runner{t: t, c: c, admin: admin, schema: "glt_" + name, serverID: serverIDBase + i}
+			r.run()
+		})
+	}
+}
+
+// runner runs one case.
+type runner struct {
+	t        testing.TB
+	c        *testCase
+	admin    *sql.DB // testenv pool without a default schema (binary charset, UTC, strict)
+	db       *sql.DB // the case's database, utf8mb4 client, server time zone: runs create/load
+	schema   string
+	serverID int
+}
+
+func (r *runner) run() {
+	t := r.t
+	r.setup()
+	switch {
+	case r.c.ExpectFailure != "" && mode() == "native":
+		t.Skip("refusal cases need the binary")
+	case r.c.ExpectFailure != "":
+		r.runRefusal()
+	case mode() == "dry":
+		r.runDry()
+	case mode() == "native":
+		r.runNative()
+		r.compare()
+	default:
+		r.runFull()
+		r.compare()
+	}
+	if !t.Failed() {
+		testenv.Exec(t, r.admin, "DROP DATABASE IF EXISTS "+quote(r.schema))
+	} else {
+		t.Logf("database %s left for inspection", r.schema)
+	}
+}
+
+// setup recreates the case's database and runs create.sql.
+func (r *runner) setup() {
+	t := r.t
+	testenv.Exec(t, r.admin, "DROP DATABASE IF EXISTS "+quote(r.schema), "CREATE DATABASE "+quote(r.schema))
+	cfg := testenv.PrimaryConfig()
+	mc := mysql.NewConfig()
+	mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = cfg.User, cfg.Password, "tcp", cfg.Addr(), r.schema
+	mc.Params = map[string]string{"charset": "utf8mb4"}
+	db, err := sql.Open("mysql", mc.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	r.db = db
+	// create.sql may change its session (SET SESSION sql_mode=''): run it on one connection.
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range r.c.Create {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("create.sql: %s: %v", q, err)
+		}
+	}
+	if len(testenv.TableNames(t, r.admin, r.schema, "gl_test")) == 0 {
+		t.Fatal("create.sql did not create gl_test")
+	}
+}
+
+// process is one run of the binary.
+type process struct {
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	done   chan struct{}
+	err    error // from Wait, valid once done is closed
+}
+
+// start runs the binary with the common flags, then extra, then the case's flags.
+func (r *runner) start(execute bool, extra ...string) *process {
+	args := []string{
+		"--host=" + testenv.PrimaryConfig().Host,
+		fmt.Sprintf("--port=%d", testenv.PrimaryConfig().Port),
+		"--user=" + testenv.PrimaryConfig().User,
+		"--password=" + testenv.PrimaryConfig().Password,
+		"--database=" + r.schema,
+		"--table=gl_test",
+		"--alter=" + r.c.Alter,
+		"--allow-on-master",
+		"--log-format=json",
+		"--default-retries=3",
+		"--cut-over-lock-timeout-seconds=3",
+		fmt.Sprintf("--replica-server-id=%d", r.serverID),
+	}
+	if execute {
+		args = append(args, "--execute")
+	}
+	args = append(args, extra...)
+	args = append(args, r.c.Flags...)
+	p := &process{cmd: exec.Command(binary, args...), done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		r.t.Fatalf("start %s: %v", binary, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	r.t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill() // our own child, by its pid
+			<-p.done
+		}
+	})
+	return p
+}
+
+// wait waits for the process to exit within timeout (killing it otherwise) and returns its exit code.
+func (r *runner) wait(p *process, timeout time.Duration) int {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+	default:
+		select {
+		case <-p.done:
+		case <-timer.C:
+			p.cmd.Process.Kill()
+			<-p.done
+			r.t.Fatalf("go-ghostlite did not exit within %s: killed\n%s", timeout, p.output())
+		}
+	}
+	var ee *exec.ExitError
+	switch {
+	case p.err == nil:
+		return 0
+	case errors.As(p.err, &ee):
+		return ee.ExitCode()
+	default:
+		r.t.Fatalf("go-ghostlite: %v\n%s", p.err, p.output())
+		return -1
+	}
+}
+
+// output is the process's stdout and stderr, for failure messages (only once it has exited).
+func (p *process) output() string {
+	return fmt.Sprintf("--- args: %q\n--- stdout:\n%s--- stderr:\n%s", p.cmd.Args[1:], tail(p.stdout.String()), tail(p.stderr.String()))
+}
+
+// tail keeps the last 80 lines of s.
+func tail(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > 80 {
+		lines = append([]string{fmt.Sprintf("[... %d lines]\n", len(lines)-80)}, lines[len(lines)-80:]...)
+	}
+	return strings.Join(lines, "")
+}
+
+// errorLines are the "go-ghostlite: " lines of stderr.
+func (p *process) errorLines() []string {
+	var out []string
+	for _, l := range strings.Split(p.stderr.String(), "\n") {
+		if strings.HasPrefix(l, "go-ghostlite: ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// runFull is the protocol of a successful case: migrate under load, postpone the cut-over until
+// the copy is done, stop the load, release the cut-over.
+func (r *runner) runFull() {
+	t := r.t
+	flagFile := filepath.Join(t.TempDir(), "postpone-cut-over")
+	if err := os.WriteFile(flagFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var l *load
+	if r.c.Load != nil {
+		l = startLoad(r.db, r.c.Load)
+		defer l.Stop()
+	}
+	p := r.start(true, "--postpone-cut-over-flag-file="+flagFile)
+
+	// Wait for the changelog's state row to say "postponed".
+	q := fmt.Sprintf("SELECT value FROM %s.`_gl_test_ghc` WHERE hint = 'state'", quote(r.schema))
+	deadline := time.Now().Add(postponeTimeout)
+	poll := time.NewTicker(50 * time.Millisecond)
+	defer poll.Stop()
+	for state := ""; state != "postponed"; {
+		select {
+		case <-p.done:
+			r.wait(p, 0)
+			t.Fatalf("go-ghostlite exited before the cut-over was postponed (last state %q)\n%s", state, p.output())
+		case <-poll.C:
+		}
+		if time.Now().After(deadline) {
+			p.cmd.Process.Kill()
+			<-p.done
+			t.Fatalf("state not \"postponed\" after %s (last %q): killed\n%s", postponeTimeout, state, p.output())
+		}
+		if l != nil && l.Err() != nil {
+			break // reported below, after the binary is released
+		}
+		err := r.admin.QueryRow(q).Scan(&state)
+		var me *mysql.MySQLError
+		switch {
+		case err == nil, errors.Is(err, sql.ErrNoRows):
+		case errors.As(err, &me) && me.Number == 1146: // the changelog does not exist yet
+		default:
+			t.Fatalf("read state: %v", err)
+		}
+	}
+
+	// Let the load write a little more while the copy is done and only the applier works.
+	if l != nil {
+		if l.Err() == nil && !l.waitMore(moreLoad, 30*time.Second) && l.Err() == nil {
+			t.Errorf("load ran fewer than %d statements in 30s after the postponed state (%s)", moreLoad, l)
+		}
+		l.Stop()
+		if err := l.Err(); err != nil {
+			t.Errorf("load: %v (%s)", err, l)
+		} else {
+			t.Logf("load: %s", l)
+		}
+	}
+	if err := os.Remove(flagFile); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(p, exitTimeout); code != 0 {
+		t.Fatalf("go-ghostlite exited %d, want 0\n%s", code, p.output())
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+}
+
+// runDry runs the binary without --execute: it must exit 0 and leave no helper table.
+func (r *runner) runDry() {
+	t := r.t
+	p := r.start(false)
+	if code := r.wait(p, refusalTimeout); code != 0 {
+		t.Fatalf("dry run exited %d, want 0\n%s", code, p.output())
+	}
+	if left := r.helperTables("gl_test"); len(left) > 0 {
+		t.Errorf("dry run left %v behind\n%s", left, p.output())
+	}
+}
+
+// runNative plays the tool with the server's own ALTER TABLE: the original is copied to
+// _gl_test_del first, then altered in place.
+func (r *runner) runNative() {
+	if r.c.Load != nil {
+		l := startLoad(r.db, r.c.Load)
+		ran := l.waitMore(moreLoad, 30*time.Second)
+		l.Stop()
+		if err := l.Err(); err != nil {
+			r.t.Fatalf("load: %v (%s)", err, l)
+		}
+		if !ran {
+			r.t.Fatalf("load ran fewer than %d statements in 30s (%s)", moreLoad, l)
+		}
+	}
+	cols := r.columns("gl_test")
+	var names []string
+	for _, c := range cols {
+		if !c.generated {
+			names = append(names, quote(c.name))
+		}
+	}
+	list := strings.Join(names, ", ")
+	r.exec("CREATE TABLE `_gl_test_del` LIKE gl_test",
+		fmt.Sprintf("INSERT INTO `_gl_test_del` (%s) SELECT %s FROM gl_test", list, list),
+		"ALTER TABLE gl_test "+r.c.Alter)
+}
+
+// runRefusal runs the binary (no postponed cut-over) and checks the refusal: exit code, one error
+// line naming the problem, the original intact and no helper table left.
+func (r *runner) runRefusal() {
+	t := r.t
+	before := r.snapshot()
+	var l *load
+	if r.c.Load != nil {
+		l = startLoad(r.db, r.c.Load)
+		defer l.Stop()
+	}
+	p := r.start(true)
+	code := r.wait(p, refusalTimeout)
+	if l != nil {
+		l.Stop()
+	}
+	if code != r.c.ExpectExit {
+		t.Errorf("exit code %d, want %d", code, r.c.ExpectExit)
+	}
+	lines := p.errorLines()
+	switch {
+	case len(lines) != 1:
+		t.Errorf("want one \"go-ghostlite: \" error line on stderr, got %d", len(lines))
+	case !strings.Contains(strings.ToLower(lines[0]), strings.ToLower(r.c.ExpectFailure)):
+		t.Errorf("error line %q does not contain %q", lines[0], r.c.ExpectFailure)
+	default:
+		t.Logf("refused as expected: %s", lines[0])
+	}
+	if after := r.snapshot(); after != before {
+		t.Errorf("the original changed:\nbefore: %s\n after: %s", before, after)
+	}
+	tables := []string{"gl_test"}
+	if r.c.Table() != "gl_test" {
+		tables = append(tables, r.c.Table())
+	}
+	for _, tbl := range tables {
+		if left := r.helperTables(tbl); len(left) > 0 {
+			t.Errorf("helper tables left behind: %v", left)
+		}
+	}
+	if t.Failed() {
+		t.Logf("go-ghostlite output:\n%s", p.output())
+	}
+}
+
+// snapshot describes gl_test: its definition, row count and checksum.
+func (r *runner) snapshot() string {
+	var name, ddl string
+	if err := r.admin.QueryRow("SHOW CREATE TABLE "+quote(r.schema)+".gl_test").Scan(&name, &ddl); err != nil {
+		r.t.Fatalf("SHOW CREATE TABLE gl_test: %v", err)
+	}
+	var names []string
+	for _, c := range r.columns("gl_test") {
+		if !c.generated {
+			names = append(names, c.name)
+		}
+	}
+	n, sum := testenv.Checksum(r.t, r.admin, r.schema, "gl_test", names, r.orderBy("gl_test", names))
+	return fmt.Sprintf("%d rows, checksum %s, %s", n, sum, ddl)
+}
+
+// helperTables lists the ghost, changelog and old tables of tbl that exist.
+func (r *runner) helperTables(tbl string) []string {
+	var out []string
+	for _, suffix := range []string{"_gho", "_ghc", "_del"} {
+		if n := "_" + tbl + suffix; r.exists(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (r *runner) exists(tbl string) bool {
+	var n int
+	if err := r.admin.QueryRow(`SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
+		r.schema, tbl).Scan(&n); err != nil {
+		r.t.Fatal(err)
+	}
+	return n > 0
+}
+
+// exec runs statements in the case's schema on the testenv pool (strict, UTC).
+func (r *runner) exec(stmts ...string) {
+	r.t.Helper()
+	ctx := context.Background()
+	conn, err := r.admin.Conn(ctx)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "USE "+quote(r.schema)); err != nil {
+		r.t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			r.t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func quote(n string) string { return "`" + strings.ReplaceAll(n, "`", "``") + "`" }
