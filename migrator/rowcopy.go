@@ -53,41 +53,75 @@ func (c *rowCopier) run(ctx context.Context) error {
 		return err
 	}
 	c.key = kr
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	conn, err := c.s.primary.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("row copy: connect: %w", err)
 	}
 	defer conn.Close()
 
-	min, max, err := kr.bounds(ctx, conn)
+	// Chunk ends are read on their own connection, a few chunks ahead, so reading the key index
+	// overlaps with copying the previous chunk.
+	chunks := make(chan chunk, 2)
+	planned := make(chan error, 1)
+	go func() { planned <- c.planChunks(ctx, chunks) }()
+	for ch := range chunks {
+		if err := c.yieldToApplier(ctx); err != nil {
+			return err
+		}
+		if err := c.copyChunk(ctx, conn, ch.n, ch.lower, ch.inclusive, ch.upper); err != nil {
+			return err
+		}
+		c.chunks.Store(ch.n)
+	}
+	if err := <-planned; err != nil {
+		return err
+	}
+	c.done.Store(true)
+	return nil
+}
+
+// chunk is one range of the shared key: (lower, upper], or [lower, upper] when inclusive.
+type chunk struct {
+	n            int64
+	lower, upper []sql.RawBytes
+	inclusive    bool
+}
+
+// planChunks sends the chunks of the table, from its smallest to its largest key as they are when
+// the copy starts (rows added later are the applier's), then closes out.
+func (c *rowCopier) planChunks(ctx context.Context, out chan<- chunk) error {
+	defer close(out)
+	conn, err := c.s.primary.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("row copy: connect: %w", err)
+	}
+	defer conn.Close()
+	min, max, err := c.key.bounds(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("row copy: read key bounds: %w", err)
 	}
 	if min == nil {
 		c.log.Info().Msg("original table is empty: nothing to copy")
-		c.done.Store(true)
 		return nil
 	}
 	lower, inclusive := min, true
 	for n := int64(1); ; n++ {
-		if err := c.yieldToApplier(ctx); err != nil {
-			return err
-		}
-		upper, err := kr.chunkEnd(ctx, conn, lower, inclusive, max, c.cfg.ChunkSize)
+		upper, err := c.key.chunkEnd(ctx, conn, lower, inclusive, max, c.cfg.ChunkSize)
 		if err != nil {
 			return fmt.Errorf("row copy: find end of chunk %d: %w", n, err)
 		}
-		if err := c.copyChunk(ctx, conn, n, lower, inclusive, upper); err != nil {
-			return err
+		select {
+		case out <- chunk{n: n, lower: lower, upper: upper, inclusive: inclusive}:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		c.chunks.Store(n)
-		if kr.equal(upper, max) {
-			break
+		if c.key.equal(upper, max) {
+			return nil
 		}
 		lower, inclusive = upper, false
 	}
-	c.done.Store(true)
-	return nil
 }
 
 // yieldToApplier waits while the applier has a backlog: applying changes comes before copying.

@@ -64,15 +64,16 @@ func run(rows int, rate float64, binary string, chunk int) error {
 	for _, q := range []string{"DROP DATABASE IF EXISTS gl_bench", "CREATE DATABASE gl_bench", `CREATE TABLE gl_bench.src (
 		id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 		account_id INT NOT NULL, kind TINYINT NOT NULL, amount DECIMAL(12,2) NOT NULL,
-		label VARCHAR(64) NOT NULL, ref CHAR(20) NOT NULL, created_at DATETIME NOT NULL,
+		label VARCHAR(96) NOT NULL, ref CHAR(20) NOT NULL, created_at DATETIME NOT NULL,
 		KEY account_idx (account_id)) ENGINE=InnoDB`,
 		fmt.Sprintf(`INSERT INTO gl_bench.src (account_id, kind, amount, label, ref, created_at)
 		SELECT seq %% 100000, seq %% 7, (seq %% 1000000) / 100, CONCAT('label for row ', seq, ' ', REPEAT('x', 30 + seq %% 20)),
-		LPAD(seq, 20, '0'), '2026-01-01' + INTERVAL seq SECOND FROM seq_1_to_%d`, rows)} {
+		LPAD(seq, 20, '0'), '2026-01-01' + INTERVAL seq SECOND FROM gl_bench.seq_1_to_%d`, rows)} {
 		if err := must(q); err != nil {
 			return err
 		}
 	}
+	admin.ExecContext(ctx, "ANALYZE TABLE gl_bench.src")
 	var avgRow int64
 	admin.QueryRowContext(ctx, "SELECT AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='gl_bench' AND TABLE_NAME='src'").Scan(&avgRow)
 	fmt.Printf("table: %d rows, about %d bytes/row (PRIMARY KEY + one secondary index); ALTER: %s\n\n", rows, avgRow, alter)
