@@ -58,6 +58,10 @@ type Config struct {
 
 	// RetryBackoff is the pause between attempts; zero means one second.
 	RetryBackoff time.Duration
+	// ExponentialBackoff doubles the pause after each failed attempt, up to MaxBackoff
+	// (--cut-over-exponential-backoff, --exponential-backoff-max-interval).
+	ExponentialBackoff bool
+	MaxBackoff         time.Duration
 	// PollInterval is how often the observer polls the processlist; zero means 5 ms.
 	PollInterval time.Duration
 	// Hooks are test seams; nil hooks cost nothing.
@@ -136,6 +140,22 @@ func (c Config) validate() error {
 
 // ThreeStep runs the LOCK / RENAME / RENAME cut-over, retrying a failed attempt after restoring
 // the original. On success the original is named Tables.Old and the ghost Tables.Original.
+// The cut-over algorithms, by their --cut-over names.
+const (
+	AlgorithmThreeStep = "three-step"
+	AlgorithmAtomic    = "atomic"
+	AlgorithmTwoStep   = "two-step"
+)
+
+// Run runs the cut-over algorithm named by --cut-over.
+func Run(ctx context.Context, algorithm string, cfg Config, s Sentinel) error {
+	switch algorithm {
+	case AlgorithmThreeStep, "":
+		return ThreeStep(ctx, cfg, s)
+	}
+	return fmt.Errorf("cut-over algorithm %q is not available", algorithm)
+}
+
 func ThreeStep(ctx context.Context, cfg Config, s Sentinel) error {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {

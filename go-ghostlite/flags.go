@@ -35,6 +35,7 @@ type flagValues struct {
 	conf               string
 	heartbeatMillis    int64
 	cutOverLockSeconds int64
+	backoffMaxSeconds  int64
 	logFormat          string
 	verbose            bool
 	debug              bool
@@ -58,12 +59,12 @@ var unsupportedFlags = []string{
 	"force-named-cut-over", "force-named-panic",
 	"hooks-path", "hooks-hint", "hooks-hint-owner", "hooks-hint-token", "hooks-status-interval",
 	// topologies and connections
-	"migrate-on-replica", "test-on-replica", "test-on-replica-skip-replica-stop", "switch-to-rbr",
+	"switch-to-rbr",
 	"master-user", "master-password", "ask-pass", "mysql-timeout", "skip-port-validation",
 	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure",
 	"aliyun-rds", "gcp", "azure", "tungsten", "allow-master-master",
 	// behaviour
-	"concurrent-rowcount", "cut-over-exponential-backoff", "exponential-backoff-max-interval",
+	"concurrent-rowcount",
 	"check-flag", "attempt-instant-ddl", "checkpoint", "resume", "force-table-names",
 	"skip-strict-mode", "allow-nullable-unique-key", "allow-zero-in-date", "panic-on-warnings",
 }
@@ -113,6 +114,10 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.Int64Var(&v.heartbeatMillis, "heartbeat-interval-millis", d.HeartbeatInterval.Milliseconds(), "how often to write a heartbeat into the changelog table, in milliseconds")
 	fs.BoolVar(&cfg.AllowPlugins, "allow-lock-bypassing-plugins", false, "run even when a plugin that bypasses LOCK TABLES (such as HandlerSocket) is installed")
 
+	fs.BoolVar(&cfg.MigrateOnReplica, "migrate-on-replica", false, "run the whole migration on the replica given by --host (tables created, copied and cut over there)")
+	fs.BoolVar(&cfg.TestOnReplica, "test-on-replica", false, "test the migration on the replica: stop replication, cut over, then swap the tables back (both kept for comparison)")
+	fs.BoolVar(&cfg.TestOnReplicaSkipReplicaStop, "test-on-replica-skip-replica-stop", false, "with --test-on-replica, do not stop replication (it is already stopped or must not be)")
+
 	// copy and apply
 	fs.IntVar(&cfg.ChunkSize, "chunk-size", d.ChunkSize, "rows copied per chunk (10 to 100000)")
 	fs.IntVar(&cfg.DMLBatchSize, "dml-batch-size", d.DMLBatchSize, "binary log row events applied per transaction (1 to 100)")
@@ -136,6 +141,9 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	// cut-over
 	fs.StringVar(&cfg.CutOver, "cut-over", d.CutOver, "cut-over algorithm: three-step (atomic and two-step are not available yet)")
 	fs.Int64Var(&v.cutOverLockSeconds, "cut-over-lock-timeout-seconds", int64(d.CutOverLockTimeout/time.Second), "longest the cut-over may hold the table locked, in seconds")
+	fs.BoolVar(&cfg.CutOverExponentialBackoff, "cut-over-exponential-backoff", false, "wait exponentially longer between cut-over attempts (instead of a fixed interval)")
+	fs.Int64Var(&v.backoffMaxSeconds, "exponential-backoff-max-interval", int64(d.ExponentialBackoffMaxInterval/time.Second), "longest wait between cut-over attempts with --cut-over-exponential-backoff, in seconds")
+	fs.BoolVar(&cfg.RecoverCutOver, "recover-cut-over", false, "after a run died during the cut-over: restore the original table's name, then exit (see doc/cut-over.md)")
 	fs.StringVar(&cfg.PostponeCutOverFlagFile, "postpone-cut-over-flag-file", "", "while this file exists, the cut-over waits (the copy is done and the ghost kept in sync); delete it to cut over")
 	fs.StringVar(&cfg.PanicFlagFile, "panic-flag-file", "", "when this file appears, abort the migration at once, leaving the original table untouched")
 
@@ -202,6 +210,10 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	}
 	cfg.HeartbeatInterval = time.Duration(v.heartbeatMillis) * time.Millisecond
 	cfg.CutOverLockTimeout = time.Duration(v.cutOverLockSeconds) * time.Second
+	if v.backoffMaxSeconds <= 0 {
+		return invocation{}, fmt.Errorf("--exponential-backoff-max-interval must be positive (got %d)", v.backoffMaxSeconds)
+	}
+	cfg.ExponentialBackoffMaxInterval = time.Duration(v.backoffMaxSeconds) * time.Second
 	if cfg.ReplicaServerID == 0 {
 		return invocation{}, errors.New("--replica-server-id must not be 0")
 	}

@@ -28,6 +28,8 @@ var supportedFlags = []string{
 	"timestamp-old-table", "storage-engine", "verbose", "debug", "quiet", "stack", "version", "help",
 	"heartbeat-interval-millis", "replica-server-id", "gtid", "dml-batch-size", "cut-over",
 	"cut-over-lock-timeout-seconds", "postpone-cut-over-flag-file", "panic-flag-file", "log-format", "allow-lock-bypassing-plugins",
+	"cut-over-exponential-backoff", "exponential-backoff-max-interval", "recover-cut-over",
+	"migrate-on-replica", "test-on-replica", "test-on-replica-skip-replica-stop",
 }
 
 // briefUnsupported is the minimum list of gh-ost flags that must be refused by name.
@@ -36,9 +38,9 @@ var briefUnsupported = []string{
 	"max-lag-millis", "throttle-control-replicas", "throttle-query", "throttle-http",
 	"throttle-flag-file", "throttle-additional-flag-file", "nice-ratio",
 	"serve-socket-file", "serve-tcp-port", "hooks-path", "hooks-hint",
-	"hooks-hint-owner", "hooks-hint-token", "migrate-on-replica", "test-on-replica",
-	"test-on-replica-skip-replica-stop", "switch-to-rbr", "concurrent-rowcount",
-	"cut-over-exponential-backoff", "exponential-backoff-max-interval", "force-named-cut-over",
+	"hooks-hint-owner", "hooks-hint-token",
+	"switch-to-rbr", "concurrent-rowcount",
+	"force-named-cut-over",
 	"force-named-panic", "check-flag", "attempt-instant-ddl", "checkpoint", "resume",
 	"replication-lag-query", "master-user", "master-password", "ssl", "ssl-ca", "ssl-cert", "ssl-key",
 	"ssl-allow-insecure", "aliyun-rds", "gcp", "azure", "skip-strict-mode", "allow-master-master",
@@ -115,6 +117,8 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--heartbeat-interval-millis=250", "--replica-server-id=4242", "--gtid", "--cut-over=two-step",
 		"--cut-over-lock-timeout-seconds=9", "--allow-lock-bypassing-plugins",
 		"--postpone-cut-over-flag-file=/tmp/postpone", "--panic-flag-file=/tmp/panic",
+		"--cut-over-exponential-backoff", "--exponential-backoff-max-interval=16", "--recover-cut-over",
+		"--migrate-on-replica", "--test-on-replica", "--test-on-replica-skip-replica-stop",
 	)
 	want := migrator.DefaultConfig()
 	want.Conn.Host, want.Conn.Port, want.Conn.User, want.Conn.Password = "db1", 3307, "u", "p"
@@ -131,6 +135,8 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	want.CutOver, want.CutOverLockTimeout = "two-step", 9*time.Second
 	want.AllowPlugins = true
 	want.PostponeCutOverFlagFile, want.PanicFlagFile = "/tmp/postpone", "/tmp/panic"
+	want.CutOverExponentialBackoff, want.ExponentialBackoffMaxInterval, want.RecoverCutOver = true, 16*time.Second, true
+	want.MigrateOnReplica, want.TestOnReplica, want.TestOnReplicaSkipReplicaStop = true, true, true
 	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
 		t.Fatalf("mapping:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
 	}
@@ -141,6 +147,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"Logger":           "built from --log-format/--verbose/--debug/--quiet, tested below",
 		"StorageEngine":    "innodb is the only value accepted",
 		"FlagFileInterval": "no gh-ost flag: tests shorten it",
+		"CutOverHooks":     "test seam, never set by the command line",
 	}
 	gv, dv := reflect.ValueOf(got), reflect.ValueOf(migrator.DefaultConfig())
 	for i := range gv.NumField() {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
@@ -48,6 +49,23 @@ type Config struct {
 
 	CutOver            string        // --cut-over: three-step (default)
 	CutOverLockTimeout time.Duration // --cut-over-lock-timeout-seconds
+	// CutOverExponentialBackoff doubles the wait between cut-over attempts, up to
+	// ExponentialBackoffMaxInterval (--cut-over-exponential-backoff, --exponential-backoff-max-interval).
+	CutOverExponentialBackoff     bool
+	ExponentialBackoffMaxInterval time.Duration
+	// CutOverHooks lets tests act at a chosen step of the cut-over (never set by the command line).
+	CutOverHooks cutover.Hooks
+
+	// RecoverCutOver (--recover-cut-over) restores the original table's name after a run died in
+	// the middle of a cut-over, instead of migrating.
+	RecoverCutOver bool
+
+	// Replica modes, as gh-ost's: the whole migration on the replica (--migrate-on-replica), or a
+	// test on the replica that stops replication, cuts over, then swaps the tables back
+	// (--test-on-replica, --test-on-replica-skip-replica-stop).
+	MigrateOnReplica             bool
+	TestOnReplica                bool
+	TestOnReplicaSkipReplicaStop bool
 
 	// PostponeCutOverFlagFile: while this file exists the cut-over waits (copy done, ghost kept in
 	// sync by the applier); the migration writes state "postponed" to the changelog while waiting.
@@ -67,16 +85,17 @@ type Config struct {
 // DefaultConfig returns gh-ost's defaults.
 func DefaultConfig() Config {
 	return Config{
-		Conn:               dbconn.Config{Host: "127.0.0.1", Port: 3306},
-		ChunkSize:          1000,
-		DefaultRetries:     60,
-		DMLBatchSize:       10,
-		StorageEngine:      "innodb",
-		HeartbeatInterval:  100 * time.Millisecond,
-		ReplicaServerID:    99999,
-		CutOver:            "three-step",
-		CutOverLockTimeout: 3 * time.Second,
-		FlagFileInterval:   100 * time.Millisecond,
-		Logger:             zerolog.Nop(),
+		Conn:                          dbconn.Config{Host: "127.0.0.1", Port: 3306},
+		ChunkSize:                     1000,
+		DefaultRetries:                60,
+		DMLBatchSize:                  10,
+		StorageEngine:                 "innodb",
+		HeartbeatInterval:             100 * time.Millisecond,
+		ReplicaServerID:               99999,
+		CutOver:                       "three-step",
+		CutOverLockTimeout:            3 * time.Second,
+		ExponentialBackoffMaxInterval: 64 * time.Second,
+		FlagFileInterval:              100 * time.Millisecond,
+		Logger:                        zerolog.Nop(),
 	}
 }

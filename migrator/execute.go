@@ -128,12 +128,15 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 	m.log.Info().Msg("row copy complete; cutting over")
 	applier.BeginCutOver()
 	cutStart := time.Now()
-	err = cutover.ThreeStep(runCtx, cutover.Config{
-		DB:          s.primary,
-		Tables:      cutover.Tables{Schema: p.Original.Schema, Original: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable},
-		LockTimeout: m.cfg.CutOverLockTimeout,
-		Retries:     m.cfg.DefaultRetries,
-		Logger:      m.cfg.Logger,
+	err = cutover.Run(runCtx, m.cfg.CutOver, cutover.Config{
+		DB:                 s.primary,
+		Tables:             cutover.Tables{Schema: p.Original.Schema, Original: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable},
+		LockTimeout:        m.cfg.CutOverLockTimeout,
+		Retries:            m.cfg.DefaultRetries,
+		ExponentialBackoff: m.cfg.CutOverExponentialBackoff,
+		MaxBackoff:         m.cfg.ExponentialBackoffMaxInterval,
+		Hooks:              m.cfg.CutOverHooks,
+		Logger:             m.cfg.Logger,
 	}, sent)
 	if err != nil {
 		return fail(fmt.Errorf("cut-over: %w", err))
