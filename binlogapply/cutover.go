@@ -37,10 +37,15 @@ func (a *Applier) acceptRename(q, defSchema string) bool {
 
 type qualName struct{ schema, name string }
 
-// renamePairs parses "RENAME TABLE a TO b [, c TO d ...]" into (from, to) pairs.
+// renamePairs parses "RENAME TABLE a TO b [, c TO d ...]" and two-step's
+// "ALTER TABLE a RENAME [TO|AS] b" into (from, to) pairs.
 func renamePairs(q, defSchema string) ([][2]qualName, bool) {
 	p := &ddlParser{toks: tokenize(q), defSchema: defSchema}
-	if p.next() != "RENAME" {
+	switch p.next() {
+	case "RENAME":
+	case "ALTER":
+		return alterRenamePair(p)
+	default:
 		return nil, false
 	}
 	if w := p.next(); w != "TABLE" && w != "TABLES" {
@@ -79,4 +84,23 @@ func (p *ddlParser) qualified() (qualName, bool) {
 		p.i += 2
 	}
 	return n, true
+}
+
+// alterRenamePair parses the rest of "ALTER TABLE a RENAME [TO|AS] b": a rename and nothing else.
+func alterRenamePair(p *ddlParser) ([][2]qualName, bool) {
+	if p.next() != "TABLE" {
+		return nil, false
+	}
+	from, ok := p.qualified()
+	if !ok || p.next() != "RENAME" {
+		return nil, false
+	}
+	if w := p.word(p.i); w == "TO" || w == "AS" {
+		p.i++
+	}
+	to, ok := p.qualified()
+	if !ok || p.i != len(p.toks) {
+		return nil, false
+	}
+	return [][2]qualName{{from, to}}, true
 }

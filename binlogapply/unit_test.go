@@ -161,7 +161,14 @@ func TestRenamePairs(t *testing.T) {
 	if pairs[0] != [2]qualName{{"s", "t"}, {"s", "_t_del"}} || pairs[1] != [2]qualName{{"s2", "_t_gho"}, {"s", "t"}} {
 		t.Fatalf("pairs=%v", pairs)
 	}
-	for _, q := range []string{"ALTER TABLE t RENAME TO x", "RENAME TABLE t", "RENAME TABLE t TO x y", "DROP TABLE t"} {
+	for _, q := range []string{"ALTER TABLE t RENAME TO x", "ALTER TABLE `t` RENAME AS s.x", "alter table t rename x"} {
+		pairs, ok := renamePairs(q, "s")
+		if !ok || len(pairs) != 1 || pairs[0][0] != (qualName{"s", "t"}) || pairs[0][1].name != "x" {
+			t.Errorf("%q: pairs=%v ok=%v", q, pairs, ok)
+		}
+	}
+	for _, q := range []string{"ALTER TABLE t RENAME TO x, ADD COLUMN c INT", "ALTER TABLE t ADD COLUMN c INT",
+		"RENAME TABLE t", "RENAME TABLE t TO x y", "DROP TABLE t"} {
 		if _, ok := renamePairs(q, "s"); ok {
 			t.Errorf("%q parsed as a rename", q)
 		}

@@ -250,8 +250,26 @@ func (a *attempt) queued(r *renamer, ps map[int64][2]string) (bool, error) {
 	return p[0] == mdlWaitState && p[1] == r.stmt, nil
 }
 
-// pendingOnOriginal says whether each rename waits for exactly one lock: EXCLUSIVE on the
-// original table (not on the ghost or on the old name).
+// lockedNames are the tables C1 holds locked, so the only ones a queued rename may wait on: the
+// original, plus the sentry (named like old) for the atomic algorithm.
+func (a *attempt) lockedNames() []string {
+	if a.algo == AlgorithmAtomic && !a.sentryDropped {
+		return []string{a.cfg.Tables.Original, a.cfg.Tables.Old}
+	}
+	return []string{a.cfg.Tables.Original}
+}
+
+func (a *attempt) mayWaitOn(name string) bool {
+	for _, n := range a.lockedNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// pendingOnOriginal says whether each rename waits for exactly one lock: EXCLUSIVE on a table
+// C1 holds (the original; for atomic also the sentry), never on the ghost.
 func (a *attempt) pendingOnOriginal(ctx context.Context, rs ...*renamer) (bool, string, error) {
 	ids := make([]int64, len(rs))
 	for i, r := range rs {
@@ -273,8 +291,8 @@ func (a *attempt) pendingOnOriginal(ctx context.Context, rs ...*renamer) (bool, 
 			return false, fmt.Sprintf("%s waits for %d locks: %v", r.name, len(mine), mine), nil
 		}
 		l := mine[0]
-		if l.objectType != "TABLE" || l.schema != t.Schema || l.name != t.Original || l.lockType != "EXCLUSIVE" {
-			return false, fmt.Sprintf("%s waits on %s, not on %s", r.name, l, t.Original), nil
+		if l.objectType != "TABLE" || l.schema != t.Schema || !a.mayWaitOn(l.name) || l.lockType != "EXCLUSIVE" {
+			return false, fmt.Sprintf("%s waits on %s, not on %s", r.name, l, strings.Join(a.lockedNames(), " or ")), nil
 		}
 	}
 	return true, "", nil

@@ -4,6 +4,9 @@
 // CONTRACT (used by migrator; keep these signatures):
 //
 //	ThreeStep(ctx, Config, Sentinel) error
+//	Atomic(ctx, Config, Sentinel) error
+//	TwoStep(ctx, Config, Sentinel) error
+//	Run(ctx, algorithm, Config, Sentinel) error
 //
 // The three-step algorithm (seed 003): C1 takes LOCK TABLES tbl WRITE and a liveness GET_LOCK token;
 // the sentinel proves every write before the lock reached the ghost; C18 queues RENAME tbl TO old
@@ -80,10 +83,21 @@ const (
 	StepRename2  Step = 5 // C19: RENAME ghost TO tbl (rename 1 seen waiting)
 	StepObserve2 Step = 6 // observer: C19 and C18 waiting (rename 2 was issued)
 	StepUnlock   Step = 7 // C1: UNLOCK TABLES (every check passed)
+
+	// Atomic (also uses StepLock and StepSentinel).
+	StepSentry        Step = 8  // C1: CREATE the sentry table named like old (before StepLock)
+	StepAtomicRename  Step = 9  // C2: RENAME tbl TO old, ghost TO tbl (tbl and sentry locked)
+	StepAtomicObserve Step = 10 // observer: C2 waiting (the rename was issued)
+	StepDropSentry    Step = 11 // C1: DROP the sentry, UNLOCK TABLES (every check passed)
+
+	// Two-step (also uses StepLock and StepSentinel).
+	StepRenameAway Step = 12 // C1: ALTER TABLE tbl RENAME TO old (releases the lock)
+	StepRenameIn   Step = 13 // C2: RENAME ghost TO tbl (tbl is missing until it runs)
 )
 
 func (s Step) String() string {
-	names := [...]string{"", "lock", "sentinel", "rename1", "observe1", "rename2", "observe2", "unlock"}
+	names := [...]string{"", "lock", "sentinel", "rename1", "observe1", "rename2", "observe2", "unlock",
+		"sentry", "atomic-rename", "atomic-observe", "drop-sentry", "rename-away", "rename-in"}
 	if s < 1 || int(s) >= len(names) {
 		return fmt.Sprintf("step(%d)", int(s))
 	}
@@ -91,7 +105,8 @@ func (s Step) String() string {
 }
 
 // HookInfo tells a hook where the cut-over is: the attempt (from 1) and the connection ids of
-// C1, C18 and C19 (zero when that session is not open).
+// C1, C18 and C19 (zero when that session is not open). For atomic and two-step, Rename1 is the
+// rename session C2 and Rename2 is zero.
 type HookInfo struct {
 	Attempt                int
 	Lock, Rename1, Rename2 int64
@@ -138,8 +153,6 @@ func (c Config) validate() error {
 	return nil
 }
 
-// ThreeStep runs the LOCK / RENAME / RENAME cut-over, retrying a failed attempt after restoring
-// the original. On success the original is named Tables.Old and the ghost Tables.Original.
 // The cut-over algorithms, by their --cut-over names.
 const (
 	AlgorithmThreeStep = "three-step"
@@ -152,17 +165,30 @@ func Run(ctx context.Context, algorithm string, cfg Config, s Sentinel) error {
 	switch algorithm {
 	case AlgorithmThreeStep, "":
 		return ThreeStep(ctx, cfg, s)
+	case AlgorithmAtomic:
+		return Atomic(ctx, cfg, s)
+	case AlgorithmTwoStep:
+		return TwoStep(ctx, cfg, s)
 	}
-	return fmt.Errorf("cut-over algorithm %q is not available", algorithm)
+	return fmt.Errorf("cut-over algorithm %q is not available (use %s, %s or %s)", algorithm,
+		AlgorithmThreeStep, AlgorithmAtomic, AlgorithmTwoStep)
 }
 
+// ThreeStep runs the LOCK / RENAME / RENAME cut-over, retrying a failed attempt after restoring
+// the original. On success the original is named Tables.Old and the ghost Tables.Original.
 func ThreeStep(ctx context.Context, cfg Config, s Sentinel) error {
+	return runAttempts(ctx, AlgorithmThreeStep, cfg, s)
+}
+
+// runAttempts runs attempts of algo until one succeeds, a failure is final (unsafe, unknown
+// state, ctx ended), or cfg.Retries attempts failed; it waits backoff(n) between attempts.
+func runAttempts(ctx context.Context, algo string, cfg Config, s Sentinel) error {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return err
 	}
 	t := cfg.Tables
-	log := cfg.Logger.With().Str("component", "cutover").Str("schema", t.Schema).Str("table", t.Original).Logger()
+	log := cfg.Logger.With().Str("component", "cutover").Str("algorithm", algo).Str("schema", t.Schema).Str("table", t.Original).Logger()
 	caps, err := probe(ctx, cfg.DB, log)
 	if err != nil {
 		return err
@@ -170,13 +196,15 @@ func ThreeStep(ctx context.Context, cfg Config, s Sentinel) error {
 	var last error
 	for n := 1; n <= cfg.Retries; n++ {
 		if n > 1 {
+			wait := backoff(cfg.RetryBackoff, cfg.MaxBackoff, cfg.ExponentialBackoff, n-1)
+			log.Info().Int("attempt", n).Dur("backoff", wait).Msg("waiting before the next cut-over attempt")
 			select {
 			case <-ctx.Done():
 				return fmt.Errorf("cut-over of %s.%s aborted before attempt %d (last failure: %v): %w", t.Schema, t.Original, n, last, ctx.Err())
-			case <-time.After(cfg.RetryBackoff):
+			case <-time.After(wait):
 			}
 		}
-		a := &attempt{cfg: cfg, n: n, sentinel: s, caps: caps,
+		a := &attempt{cfg: cfg, n: n, sentinel: s, caps: caps, algo: algo,
 			log: log.With().Int("attempt", n).Logger()}
 		err := a.runAndRecover(ctx)
 		if err == nil {

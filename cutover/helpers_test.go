@@ -19,7 +19,7 @@ import (
 	"github.com/rs/zerolog"
 )
 
-const testDB = "gl_cutover"
+const testDB = "gl_cutover_algos" // shared sandbox: this package works only here
 
 // fixture is one test's tables: tbl with seed rows, and a ghost marked by an extra column.
 type fixture struct {

@@ -26,6 +26,15 @@ type attempt struct {
 	before identities
 
 	lockedAt, unlockedAt time.Time
+
+	// algo selects the algorithm of this attempt ("" is three-step).
+	algo string
+	// sentry is the COMMENT of the atomic algorithm's sentry table ("" until created).
+	sentry string
+	// sentryDropped: C1 dropped the sentry, so a queued rename may wait only on the original.
+	sentryDropped bool
+	// sentinelOK is set once the sentinel was confirmed applied in this attempt.
+	sentinelOK bool
 }
 
 // secondsCeil is d in whole seconds, rounded up, at least 1 (session timeouts are integers).
@@ -71,12 +80,19 @@ func (a *attempt) runAndRecover(ctx context.Context) error {
 	if err := a.checkStart(ctx); err != nil {
 		return err
 	}
-	err := a.run(ctx)
+	run, recover := a.run, a.recover
+	switch a.algo {
+	case AlgorithmAtomic:
+		run, recover = a.runAtomic, a.recoverAtomic
+	case AlgorithmTwoStep:
+		run, recover = a.runTwoStep, a.recoverTwoStep
+	}
+	err := run(ctx)
 	if err == nil {
 		a.closeSessions(ctx)
 		return nil
 	}
-	return a.recover(ctx, err)
+	return recover(ctx, err)
 }
 
 // checkStart requires tbl and ghost, and no old table, and records which table is which.

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
@@ -139,7 +142,7 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&cfg.TimestampOldTable, "timestamp-old-table", false, "name the old table _<table>_<timestamp>_del instead of _<table>_del")
 
 	// cut-over
-	fs.StringVar(&cfg.CutOver, "cut-over", d.CutOver, "cut-over algorithm: three-step (atomic and two-step are not available yet)")
+	fs.StringVar(&cfg.CutOver, "cut-over", d.CutOver, "cut-over algorithm: three-step, atomic or two-step (see doc/cut-over.md)")
 	fs.Int64Var(&v.cutOverLockSeconds, "cut-over-lock-timeout-seconds", int64(d.CutOverLockTimeout/time.Second), "longest the cut-over may hold the table locked, in seconds")
 	fs.BoolVar(&cfg.CutOverExponentialBackoff, "cut-over-exponential-backoff", false, "wait exponentially longer between cut-over attempts (instead of a fixed interval)")
 	fs.Int64Var(&v.backoffMaxSeconds, "exponential-backoff-max-interval", int64(d.ExponentialBackoffMaxInterval/time.Second), "longest wait between cut-over attempts with --cut-over-exponential-backoff, in seconds")
@@ -210,6 +213,9 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	}
 	cfg.HeartbeatInterval = time.Duration(v.heartbeatMillis) * time.Millisecond
 	cfg.CutOverLockTimeout = time.Duration(v.cutOverLockSeconds) * time.Second
+	if step, err := strconv.Atoi(os.Getenv(testPauseEnv)); err == nil && step > 0 {
+		cfg.CutOverHooks = pauseAtStep(stderr, step)
+	}
 	if v.backoffMaxSeconds <= 0 {
 		return invocation{}, fmt.Errorf("--exponential-backoff-max-interval must be positive (got %d)", v.backoffMaxSeconds)
 	}
@@ -304,4 +310,21 @@ Flags:
 func writeHelp(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprint(w, helpIntro)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
+}
+
+// testPauseEnv is a test seam, not a user setting (so neither a flag nor in doc/flags.md): when it
+// holds a cut-over step number N, the process writes "test: paused before cut-over step N" to
+// stderr before that step and blocks until it is killed or signalled (the chaos tests kill -9 it).
+const testPauseEnv = "GHOSTLITE_TEST_PAUSE_AT_CUT_OVER_STEP"
+
+// pauseAtStep is the hook installed by testPauseEnv.
+func pauseAtStep(w io.Writer, step int) cutover.Hooks {
+	return cutover.Hooks{BeforeStep: func(ctx context.Context, s cutover.Step, _ cutover.HookInfo) error {
+		if int(s) != step {
+			return nil
+		}
+		fmt.Fprintf(w, "test: paused before cut-over step %d\n", step)
+		<-ctx.Done()
+		return ctx.Err()
+	}}
 }

@@ -36,8 +36,8 @@ func TestRunExitCodes(t *testing.T) {
 			"go-ghostlite: usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
 		{"out of range", append(slices.Clone(required), "--chunk-size=5"), 2,
 			"go-ghostlite: usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
-		{"cut-over", append(slices.Clone(required), "--cut-over=atomic"), 2,
-			"go-ghostlite: usage: --cut-over=\"atomic\" is not supported; use three-step (see go-ghostlite --help)\n", ""},
+		{"cut-over", append(slices.Clone(required), "--cut-over=four-step"), 2,
+			"go-ghostlite: usage: --cut-over=\"four-step\" is not supported; use three-step, atomic or two-step (see go-ghostlite --help)\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

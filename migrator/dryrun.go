@@ -11,19 +11,26 @@ import (
 // plan is printed, the ghost dropped and the lock released. It never writes the original table.
 
 // planLines renders the plan as lines a person reads top to bottom. It holds no row data.
-func planLines(s *session, alter string, exact bool) []string {
+func planLines(s *session, cfg Config) []string {
 	p := s.plan
 	orig := p.Original
 	lines := []string{
 		fmt.Sprintf("plan: migrate %s.%s on %s", orig.Schema, orig.Name, p.Flavor),
 	}
-	if p.InspectedIsReplica {
+	switch {
+	case cfg.TestOnReplica:
+		lines = append(lines, fmt.Sprintf("topology: --test-on-replica: everything on the replica %s; at cut-over replication is stopped, the tables swapped, then swapped back (both kept)",
+			p.Inspected.Addr()))
+	case cfg.MigrateOnReplica:
+		lines = append(lines, fmt.Sprintf("topology: --migrate-on-replica: binlog read, tables created, copied and cut over on the replica %s; the primary is not touched",
+			p.Inspected.Addr()))
+	case p.InspectedIsReplica:
 		lines = append(lines, fmt.Sprintf("topology: binlog read on %s (a replica); tables created and written on its primary %s",
 			p.Inspected.Addr(), p.Primary.Addr()))
-	} else {
+	default:
 		lines = append(lines, fmt.Sprintf("topology: binlog read and tables written on %s (the primary)", p.Primary.Addr()))
 	}
-	lines = append(lines, "alter: "+alter)
+	lines = append(lines, "alter: "+cfg.Alter)
 	key := "shared key: " + describeKey(p.OriginalKey)
 	if !sameColumns(p.OriginalKey.Columns, p.GhostKey.Columns) || p.OriginalKey.Name != p.GhostKey.Name {
 		key += " -> " + describeKey(p.GhostKey) + " in the ghost"
@@ -56,7 +63,7 @@ func planLines(s *session, alter string, exact bool) []string {
 		lines = append(lines, "foreign keys referencing the original (they will follow it to "+p.OldTable+"): "+strings.Join(s.referencedBy, ", "))
 	}
 	how := "optimizer estimate; --exact-rowcount counts them"
-	if exact {
+	if cfg.ExactRowcount {
 		how = "exact count"
 	}
 	lines = append(lines,
@@ -70,7 +77,7 @@ func planLines(s *session, alter string, exact bool) []string {
 func (m *Migrator) dryRun(ctx context.Context, s *session) error {
 	defer s.close()
 	p := s.plan
-	for _, line := range planLines(s, m.cfg.Alter, m.cfg.ExactRowcount) {
+	for _, line := range planLines(s, m.cfg) {
 		m.log.Info().Msg(line)
 	}
 	m.log.Info().

@@ -128,6 +128,9 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 	m.log.Info().Msg("row copy complete; cutting over")
 	applier.BeginCutOver()
 	cutStart := time.Now()
+	if err := m.beforeCutOver(runCtx, s, sent); err != nil { // replica modes (replica.go)
+		return fail(err)
+	}
 	err = cutover.Run(runCtx, m.cfg.CutOver, cutover.Config{
 		DB:                 s.primary,
 		Tables:             cutover.Tables{Schema: p.Original.Schema, Original: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable},
@@ -138,6 +141,7 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 		Hooks:              m.cfg.CutOverHooks,
 		Logger:             m.cfg.Logger,
 	}, sent)
+	err = m.afterCutOver(ctx, s, err) // replica modes (replica.go): --test-on-replica swaps back
 	if err != nil {
 		return fail(fmt.Errorf("cut-over: %w", err))
 	}

@@ -171,6 +171,11 @@ func parseHostPort(s string, defPort int) (string, int, error) {
 func resolvePrimary(cfg Config, rs *replicaStatus) (dbconn.Config, bool, error) {
 	inspected := cfg.Conn.Addr()
 	primary := cfg.Conn
+	// Replica modes (replica.go): everything is created and written on the --host replica.
+	if cfg.onReplica() {
+		onReplica, err := resolveOnReplica(cfg, rs)
+		return onReplica, false, err
+	}
 	switch {
 	case cfg.AssumeMasterHost != "":
 		host, port, err := parseHostPort(cfg.AssumeMasterHost, cfg.Conn.Port)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -52,7 +53,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --database is required", ErrUsage)
 	case c.Table == "":
 		return fmt.Errorf("%w: --table is required", ErrUsage)
-	case c.Alter == "":
+	case c.Alter == "" && !c.RecoverCutOver:
 		return fmt.Errorf("%w: --alter is required", ErrUsage)
 	case c.ChunkSize < 10 || c.ChunkSize > 100000:
 		return fmt.Errorf("%w: --chunk-size must be between 10 and 100000 (got %d)", ErrUsage, c.ChunkSize)
@@ -62,8 +63,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --default-retries must be at least 1 (got %d)", ErrUsage, c.DefaultRetries)
 	case c.ApproveRenamedColumns && c.SkipRenamedColumns:
 		return fmt.Errorf("%w: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one", ErrUsage)
-	case c.CutOver != "three-step":
-		return fmt.Errorf("%w: --cut-over=%q is not supported; use three-step", ErrUsage, c.CutOver)
+	case c.CutOver != cutover.AlgorithmThreeStep && c.CutOver != cutover.AlgorithmAtomic && c.CutOver != cutover.AlgorithmTwoStep:
+		return fmt.Errorf("%w: --cut-over=%q is not supported; use three-step, atomic or two-step", ErrUsage, c.CutOver)
 	case c.CutOverLockTimeout <= 0:
 		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
 	}
@@ -76,16 +77,8 @@ func (c *Config) Validate() error {
 	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
 		return fmt.Errorf("%w: --storage-engine=%q is not supported; use innodb", ErrUsage, c.StorageEngine)
 	}
-	// Accepted by the command line, built in progress: refused until they work end to end.
-	switch {
-	case c.CutOverExponentialBackoff:
-		return fmt.Errorf("%w: --cut-over-exponential-backoff is not supported yet", ErrUsage)
-	case c.RecoverCutOver:
-		return fmt.Errorf("%w: --recover-cut-over is not supported yet", ErrUsage)
-	case c.MigrateOnReplica:
-		return fmt.Errorf("%w: --migrate-on-replica is not supported yet", ErrUsage)
-	case c.TestOnReplica || c.TestOnReplicaSkipReplicaStop:
-		return fmt.Errorf("%w: --test-on-replica is not supported yet", ErrUsage)
+	if err := c.validateReplicaModes(); err != nil {
+		return err
 	}
 	if c.AssumeMasterHost != "" {
 		if _, _, err := parseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
@@ -99,6 +92,9 @@ func (c *Config) Validate() error {
 // prepares (every check, the ALTER proven on the ghost table), prints the plan, drops the ghost
 // and releases the lock, leaving the server as it found it.
 func (m *Migrator) Run(ctx context.Context) error {
+	if m.cfg.RecoverCutOver {
+		return m.recoverCutOver(ctx)
+	}
 	s, err := m.prepare(ctx)
 	if err != nil {
 		return err

@@ -117,6 +117,10 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		}
 	}
 	primaryAddr := p.Primary.Addr()
+	// Replica modes (replica.go): checks that only the whole-migration-on-the-replica needs.
+	if err := m.checkOnReplica(ctx, s); err != nil {
+		return nil, err
+	}
 
 	// 3. The per-table mutex, before anything is created.
 	if s.mutex, s.mutexName, err = acquireMutex(ctx, s.primary, primaryAddr, schema, tbl); err != nil {
@@ -201,6 +205,10 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 	cfg, p := m.cfg, s.plan
 	schema, tbl := cfg.Database, cfg.Table
 	primaryAddr := p.Primary.Addr()
+	// A run that died between its two renames left tbl missing: say so before "does not exist".
+	if err := cutOverDiedError(ctx, s.primary, schema, tbl); err != nil {
+		return err
+	}
 	if err := checkTableKind(ctx, s.primary, primaryAddr, schema, tbl); err != nil {
 		return err
 	}

@@ -1,0 +1,415 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// The replica-mode tests run real migrations on the sandbox: the table is created on the primary
+// and replicated; a writer keeps changing it on the primary during the migration. Each test has its
+// own gl_replica_* database, dropped (on the primary, so on the replica too) at cleanup.
+
+const replicaRows = 3000
+
+func TestReplicaModeValidate(t *testing.T) {
+	base := DefaultConfig()
+	base.Database, base.Table, base.Alter = "gl_replica", "t", "ADD c INT"
+	cases := []struct {
+		mutate func(*Config)
+		phrase string // "" means accepted
+	}{
+		{func(c *Config) { c.MigrateOnReplica = true }, ""},
+		{func(c *Config) { c.TestOnReplica = true }, ""},
+		{func(c *Config) { c.TestOnReplica, c.TestOnReplicaSkipReplicaStop = true, true }, ""},
+		{func(c *Config) { c.MigrateOnReplica, c.TestOnReplica = true, true }, "--migrate-on-replica and --test-on-replica contradict each other"},
+		{func(c *Config) { c.TestOnReplicaSkipReplicaStop = true }, "--test-on-replica-skip-replica-stop needs --test-on-replica"},
+		{func(c *Config) { c.MigrateOnReplica, c.AllowOnMaster = true, true }, "--allow-on-master and --migrate-on-replica contradict each other"},
+		{func(c *Config) { c.TestOnReplica, c.AllowOnMaster = true, true }, "--allow-on-master and --test-on-replica contradict each other"},
+		{func(c *Config) { c.MigrateOnReplica, c.AssumeMasterHost = true, "db1" }, "--assume-master-host and --migrate-on-replica contradict each other"},
+		{func(c *Config) { c.TestOnReplica, c.RecoverCutOver = true, true }, "--recover-cut-over does not support --test-on-replica"},
+	}
+	for i, c := range cases {
+		cfg := base
+		c.mutate(&cfg)
+		err := cfg.Validate()
+		switch {
+		case c.phrase == "" && err != nil:
+			t.Errorf("case %d: refused: %v", i, err)
+		case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase) || !errors.Is(err, ErrUsage)):
+			t.Errorf("case %d: got %v, want usage error %q", i, err, c.phrase)
+		}
+	}
+}
+
+func TestResolvePrimaryOnReplica(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Conn = dbconn.Config{Host: "10.0.0.2", Port: 3307, User: "u"}
+	cfg.MigrateOnReplica = true
+	if _, _, err := resolvePrimary(cfg, nil); err == nil || !strings.Contains(err.Error(), "--migrate-on-replica needs --host to be a replica: 10.0.0.2:3307 does not replicate") {
+		t.Fatalf("not a replica: got %v", err)
+	}
+	stopped := &replicaStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Yes", SQLRunning: "No"}
+	if _, _, err := resolvePrimary(cfg, stopped); err == nil || !strings.Contains(err.Error(), "needs replication running on 10.0.0.2:3307 (IO thread: Yes, SQL thread: No)") {
+		t.Fatalf("stopped replica: got %v", err)
+	}
+	running := &replicaStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Yes", SQLRunning: "Yes"}
+	p, isReplica, err := resolvePrimary(cfg, running)
+	if err != nil || isReplica || p.Addr() != "10.0.0.2:3307" || p.User != "u" {
+		t.Fatalf("replica mode writes to the replica itself: got %+v %v %v", p, isReplica, err)
+	}
+}
+
+// TestReplicaDefaultTopologyEndToEnd: --host is the replica, tables are written and cut over on
+// the primary, the replica follows by replication. The cut-over is postponed until the writer has
+// stopped, so the old table holds the original as of the cut-over.
+func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
+	const schema = "gl_replica_default"
+	primary := replicaFixture(t, schema)
+	flag := filepath.Join(t.TempDir(), "postpone")
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := replicaTestConfig(t, schema, 76001, nil)
+	cfg.PostponeCutOverFlagFile = flag
+	stopLoad := startReplicaLoad(t, primary)
+	done := runAsync(t, cfg)
+	time.Sleep(1500 * time.Millisecond)
+	if n := stopLoad(); n == 0 {
+		t.Fatal("the writer wrote nothing")
+	}
+	if err := os.Remove(flag); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	assertTables(t, primary, schema, "t", "_t_del")
+	assertHasColumnC(t, primary, schema, "t", true)
+	want := sharedSum(t, primary, schema, "_t_del")
+	if got := sharedSum(t, primary, schema, "t"); got != want {
+		t.Fatalf("primary: migrated t %s != original as of cut-over %s", got, want)
+	}
+	waitReplicaCaughtUp(t)
+	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
+	assertTables(t, replica, schema, "t", "_t_del")
+	assertHasColumnC(t, replica, schema, "t", true)
+	if got := sharedSum(t, replica, schema, "t"); got != want {
+		t.Fatalf("replica: migrated t %s != original as of cut-over %s", got, want)
+	}
+}
+
+// TestMigrateOnReplicaEndToEnd: the whole migration on the replica while the primary keeps
+// writing, through the cut-over and after it (those writes replicate into the new table, whose
+// extra column is at the end). The primary is not touched.
+func TestMigrateOnReplicaEndToEnd(t *testing.T) {
+	const schema = "gl_replica_mor"
+	primary := replicaFixture(t, schema)
+	logs := &logBuffer{}
+	cfg := replicaTestConfig(t, schema, 76002, logs)
+	cfg.MigrateOnReplica = true
+	cfg.PostponeCutOverFlagFile = postponeFor(t, time.Second)
+	stopLoad := startReplicaLoad(t, primary)
+	err := <-runAsync(t, cfg)
+	time.Sleep(300 * time.Millisecond) // writes after the cut-over, into the replica's new table
+	if n := stopLoad(); n == 0 {
+		t.Fatal("the writer wrote nothing")
+	}
+	if err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	assertEventsApplied(t, logs)
+	waitReplicaCaughtUp(t)
+	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
+	assertReplicationRunning(t, replica, true)
+	assertTables(t, primary, schema, "t")
+	assertHasColumnC(t, primary, schema, "t", false)
+	assertTables(t, replica, schema, "t", "_t_del")
+	assertHasColumnC(t, replica, schema, "t", true)
+	want := sharedSum(t, primary, schema, "t")
+	if got := sharedSum(t, replica, schema, "t"); got != want {
+		t.Fatalf("replica's migrated t %s != primary's t %s", got, want)
+	}
+	var bad int
+	if err := replica.QueryRow("SELECT COUNT(*) FROM t WHERE c <> 7").Scan(&bad); err != nil || bad != 0 {
+		t.Fatalf("rows with a wrong value in the added column: %d (%v)", bad, err)
+	}
+}
+
+func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
+	const schema = "gl_replica_refuse"
+	primary := replicaFixture(t, schema)
+	for _, testMode := range []bool{false, true} {
+		cfg := replicaTestConfig(t, schema, 76003, nil)
+		cfg.Conn = testenv.PrimaryConfig()
+		cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
+		flag := cfg.replicaModeFlag()
+		err := <-runAsync(t, cfg)
+		if err == nil || !strings.Contains(err.Error(), flag+" needs --host to be a replica") {
+			t.Fatalf("%s on the primary: got %v", flag, err)
+		}
+		assertTables(t, primary, schema, "t")
+	}
+}
+
+// TestTestOnReplicaEndToEnd: replication is stopped at cut-over, the tables are swapped back, the
+// migrated copy _t_gho equals the original t on the shared columns, and replication stays stopped
+// until the test restarts it.
+func TestTestOnReplicaEndToEnd(t *testing.T) {
+	const schema = "gl_replica_tor"
+	primary := replicaFixture(t, schema)
+	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
+	t.Cleanup(func() { startReplicationAndWait(t, replica) })
+	logs := &logBuffer{}
+	cfg := replicaTestConfig(t, schema, 76004, logs)
+	cfg.TestOnReplica = true
+	cfg.PostponeCutOverFlagFile = postponeFor(t, time.Second)
+	stopLoad := startReplicaLoad(t, primary)
+	err := <-runAsync(t, cfg)
+	stopLoad()
+	if err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	assertEventsApplied(t, logs)
+	// While replication is stopped: compare, then restart at once.
+	assertReplicationRunning(t, replica, false)
+	assertTables(t, replica, schema, "_t_gho", "t")
+	assertHasColumnC(t, replica, schema, "t", false)
+	assertHasColumnC(t, replica, schema, "_t_gho", true)
+	orig, migrated := sharedSum(t, replica, schema, "t"), sharedSum(t, replica, schema, "_t_gho")
+	startReplicationAndWait(t, replica)
+	if orig != migrated {
+		t.Fatalf("migrated copy _t_gho %s != original t %s", migrated, orig)
+	}
+	if !strings.Contains(logs.String(), "resume it with START SLAVE") {
+		t.Error("the log does not say how to resume replication")
+	}
+	if got, want := sharedSum(t, replica, schema, "t"), sharedSum(t, primary, schema, "t"); got != want {
+		t.Fatalf("after resuming, the replica's t %s != primary's t %s", got, want)
+	}
+}
+
+// TestTestOnReplicaSkipReplicaStopEndToEnd: with --test-on-replica-skip-replica-stop replication
+// keeps running (nothing writes to the table, as the flag requires); the swap back happens all the same.
+func TestTestOnReplicaSkipReplicaStopEndToEnd(t *testing.T) {
+	const schema = "gl_replica_tor_skip"
+	replicaFixture(t, schema)
+	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
+	t.Cleanup(func() { startReplicationAndWait(t, replica) }) // only if the test failed half-way
+	logs := &logBuffer{}
+	cfg := replicaTestConfig(t, schema, 76005, logs)
+	cfg.TestOnReplica, cfg.TestOnReplicaSkipReplicaStop = true, true
+	if err := <-runAsync(t, cfg); err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	assertReplicationRunning(t, replica, true)
+	assertTables(t, replica, schema, "_t_gho", "t")
+	assertHasColumnC(t, replica, schema, "t", false)
+	assertHasColumnC(t, replica, schema, "_t_gho", true)
+	if orig, migrated := sharedSum(t, replica, schema, "t"), sharedSum(t, replica, schema, "_t_gho"); orig != migrated {
+		t.Fatalf("migrated copy _t_gho %s != original t %s", migrated, orig)
+	}
+	if strings.Contains(logs.String(), "replication stopped") || !strings.Contains(logs.String(), "replication is still running") {
+		t.Error("the log does not say replication kept running")
+	}
+}
+
+// replicaFixture creates schema.t on the primary with replicaRows rows, waits for the replica to
+// have it, and drops the database at cleanup.
+func replicaFixture(t *testing.T, schema string) *sql.DB {
+	t.Helper()
+	primary := testenv.Database(t, schema)
+	t.Cleanup(func() {
+		if _, err := primary.Exec("DROP DATABASE IF EXISTS " + schema); err != nil {
+			t.Errorf("drop %s: %v", schema, err)
+		}
+	})
+	testenv.Exec(t, primary,
+		"CREATE TABLE t (id INT NOT NULL, a INT, b VARCHAR(40), PRIMARY KEY (id)) ENGINE=InnoDB",
+		fmt.Sprintf(`INSERT INTO t WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < 99),
+			r(n) AS (SELECT x.n * 100 + y.n + 1 FROM s x, s y)
+			SELECT n, n * 2, CONCAT('row ', n) FROM r WHERE n <= %d`, replicaRows))
+	waitReplicaCaughtUp(t)
+	return primary
+}
+
+func replicaTestConfig(t *testing.T, schema string, serverID uint32, logs *logBuffer) Config {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Conn = testenv.ReplicaConfig()
+	cfg.Database, cfg.Table, cfg.Alter = schema, "t", "ADD COLUMN c INT NOT NULL DEFAULT 7"
+	cfg.Execute = true
+	cfg.ReplicaServerID = serverID
+	cfg.ChunkSize = 500
+	cfg.DefaultRetries = 5
+	var w zerolog.LevelWriter = zerolog.MultiLevelWriter(zerolog.NewTestWriter(t))
+	if logs != nil {
+		w = zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), logs)
+	}
+	cfg.Logger = zerolog.New(w).Level(zerolog.InfoLevel)
+	return cfg
+}
+
+// runAsync runs a migration and delivers its result.
+func runAsync(t *testing.T, cfg Config) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	m, err := New(cfg)
+	if err != nil {
+		done <- err
+		return done
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		done <- m.Run(ctx)
+	}()
+	return done
+}
+
+// startReplicaLoad inserts, updates and deletes rows of t on the primary until the returned
+// function is called; that function returns the number of writes and fails the test on an error.
+func startReplicaLoad(t *testing.T, primary *sql.DB) func() int {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var n int
+	var loadErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rnd := rand.New(rand.NewSource(time.Now().UnixNano()))
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			id := 1 + rnd.Intn(replicaRows)
+			var err error
+			switch i % 4 {
+			case 0, 1:
+				_, err = primary.Exec("INSERT INTO t (id, a, b) VALUES (?, ?, 'new')", 100000+i, i)
+			case 2:
+				_, err = primary.Exec("UPDATE t SET a = a + 1, b = CONCAT('upd ', ?) WHERE id = ?", i, id)
+			case 3:
+				_, err = primary.Exec("DELETE FROM t WHERE id = ?", id)
+			}
+			if err != nil {
+				loadErr = err
+				return
+			}
+			n++
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	var once sync.Once
+	return func() int {
+		once.Do(func() { close(stop); wg.Wait() })
+		if loadErr != nil {
+			t.Fatalf("writer: %v", loadErr)
+		}
+		return n
+	}
+}
+
+// sharedSum is the checksum of t's shared columns (id, a, b).
+func sharedSum(t *testing.T, db *sql.DB, schema, tbl string) string {
+	t.Helper()
+	rows, sum := testenv.Checksum(t, db, schema, tbl, []string{"id", "a", "b"}, "`id`")
+	if rows < replicaRows/2 {
+		t.Fatalf("%s.%s has only %d rows", schema, tbl, rows)
+	}
+	return fmt.Sprintf("%d/%s", rows, sum)
+}
+
+// assertTables checks the tables of schema are exactly want.
+func assertTables(t *testing.T, db *sql.DB, schema string, want ...string) {
+	t.Helper()
+	exp := append([]string(nil), want...)
+	sort.Strings(exp)
+	got := testenv.TableNames(t, db, schema, "")
+	sort.Strings(got)
+	if strings.Join(got, ",") != strings.Join(exp, ",") {
+		t.Fatalf("tables of %s: got %v, want %v", schema, got, exp)
+	}
+}
+
+func assertHasColumnC(t *testing.T, db *sql.DB, schema, tbl string, want bool) {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'c'`,
+		schema, tbl).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if (n == 1) != want {
+		t.Fatalf("%s.%s has column c: %v, want %v", schema, tbl, n == 1, want)
+	}
+}
+
+func assertReplicationRunning(t *testing.T, replica *sql.DB, want bool) {
+	t.Helper()
+	rs, err := readReplicaStatus(context.Background(), replica, dbconn.Flavor{MariaDB: true}, "replica")
+	if err != nil || rs == nil {
+		t.Fatalf("replica status: %+v %v", rs, err)
+	}
+	running := rs.IORunning == "Yes" && rs.SQLRunning == "Yes"
+	stopped := rs.IORunning == "No" && rs.SQLRunning == "No"
+	if (want && !running) || (!want && !stopped) {
+		t.Fatalf("replication: IO %s, SQL %s; want running=%v", rs.IORunning, rs.SQLRunning, want)
+	}
+}
+
+// startReplicationAndWait restarts replication on the replica and waits until it has caught up.
+func startReplicationAndWait(t *testing.T, replica *sql.DB) {
+	t.Helper()
+	if _, err := replica.Exec("START SLAVE"); err != nil {
+		t.Errorf("START SLAVE: %v", err)
+		return
+	}
+	waitReplicaCaughtUp(t)
+}
+
+// postponeFor returns a postpone-cut-over flag file that exists for d from now, so the applier
+// has the writer's replicated changes to apply before the cut-over.
+func postponeFor(t *testing.T, d time.Duration) string {
+	t.Helper()
+	flag := filepath.Join(t.TempDir(), "postpone")
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(d, func() { _ = os.Remove(flag) })
+	t.Cleanup(func() { timer.Stop() })
+	return flag
+}
+
+var eventsAppliedRe = regexp.MustCompile(`"events_applied":(\d+)`)
+
+// assertEventsApplied checks the migration applied binlog events (the writer's changes reached
+// the binlog that was read), from its final log line.
+func assertEventsApplied(t *testing.T, logs *logBuffer) {
+	t.Helper()
+	m := eventsAppliedRe.FindStringSubmatch(logs.String())
+	if m == nil {
+		t.Fatal("no events_applied in the log")
+	}
+	if n, _ := strconv.Atoi(m[1]); n == 0 {
+		t.Fatal("no binlog event was applied: the writer's changes never reached the applier")
+	}
+}
