@@ -186,7 +186,7 @@ func (a *attempt) recoverAtomic(ctx context.Context, cause error) error {
 		return fmt.Errorf("%w: cannot confirm our rename session is gone (%v); check %s, %s and %s by hand (attempt failed: %v)",
 			ErrUnknownState, err, t.Original, t.Old, t.Ghost, cause)
 	}
-	st, err := readState(rctx, a.cfg.DB, t, a.caps.idSource)
+	st, err := a.freshState(rctx)
 	if err != nil {
 		return fmt.Errorf("%w: %v (attempt failed: %v)", ErrUnknownState, err, cause)
 	}
@@ -219,8 +219,13 @@ func (a *attempt) dropSentry(ctx context.Context) error {
 	if a.sentry == "" {
 		return fmt.Errorf("%s exists but this attempt created no sentry", t.Old)
 	}
+	s, err := openSession(ctx, a.cfg.DB, "drop sentry")
+	if err != nil {
+		return err
+	}
+	defer s.discard()
 	var comment string
-	err := a.cfg.DB.QueryRowContext(ctx, `SELECT COALESCE(TABLE_COMMENT, '') FROM information_schema.TABLES
+	err = s.conn.QueryRowContext(ctx, `SELECT COALESCE(TABLE_COMMENT, '') FROM information_schema.TABLES
 		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`, t.Schema, t.Old).Scan(&comment)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
@@ -231,11 +236,6 @@ func (a *attempt) dropSentry(ctx context.Context) error {
 	if comment != a.sentry {
 		return fmt.Errorf("%s is not our sentry (comment %q)", t.Old, comment)
 	}
-	s, err := openSession(ctx, a.cfg.DB, "drop sentry")
-	if err != nil {
-		return err
-	}
-	defer s.discard()
 	if err := s.exec(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()),
 		"DROP TABLE "+table.Qualify(t.Schema, t.Old)); err != nil {
 		return fmt.Errorf("drop sentry: %w", err)

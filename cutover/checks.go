@@ -201,7 +201,10 @@ func (a *attempt) ghostHolders(ctx context.Context, q querier) ([]string, error)
 }
 
 // lockAlive proves C1 still holds the table lock: its liveness token is held by its connection id.
+// Bounded by the lock timeout: on a silently cut connection the query would otherwise wait forever.
 func (a *attempt) lockAlive(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.LockTimeout)
+	defer cancel()
 	var holder sql.NullInt64
 	if err := a.obs.conn.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", a.token).Scan(&holder); err != nil {
 		return fmt.Errorf("check lock session C1 is alive: %w", err)

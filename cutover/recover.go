@@ -103,6 +103,17 @@ func (a *attempt) verifySwapped(ctx context.Context) error {
 	return nil
 }
 
+// freshState reads the real state of the three names on a fresh, proven session: an idle pooled
+// connection may sit on a silently cut path and hang.
+func (a *attempt) freshState(ctx context.Context) (state, error) {
+	s, err := openSession(ctx, a.cfg.DB, "state reader")
+	if err != nil {
+		return state{}, err
+	}
+	defer s.discard()
+	return readState(ctx, s.conn, a.cfg.Tables, a.caps.idSource)
+}
+
 // recover runs after any failure of an attempt: kill our renames and confirm they are gone,
 // release C1, read the real state, and act on it. It returns nil when the swap completed (roll
 // forward), cause when the original is in place (possibly after rolling back), and an error
@@ -118,7 +129,7 @@ func (a *attempt) recover(ctx context.Context, cause error) error {
 		return fmt.Errorf("%w: cannot confirm our rename sessions are gone (%v), so the state of %s, %s and %s cannot be trusted; check them by hand (attempt failed: %v)",
 			ErrUnknownState, killErr, t.Original, t.Old, t.Ghost, cause)
 	}
-	st, err := readState(rctx, a.cfg.DB, t, a.caps.idSource)
+	st, err := a.freshState(rctx)
 	if err != nil {
 		return fmt.Errorf("%w: %v (attempt failed: %v)", ErrUnknownState, err, cause)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"time"
 )
 
 // session is a dedicated connection of the cut-over (C1, C18, C19 or the observer).
@@ -15,12 +16,37 @@ type session struct {
 }
 
 func openSession(ctx context.Context, db *sql.DB, name string) (*session, error) {
+	var last error
+	for try := 0; try < openAttempts; try++ {
+		s, err := tryOpenSession(ctx, db, name)
+		if err == nil {
+			return s, nil
+		}
+		last = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, last
+}
+
+// openAttempts and openProbeTimeout bound how long a session takes to open. The pool may hand out
+// an idle connection whose path was cut silently (no FIN): its first query would wait forever.
+// Such a connection is thrown away and another one tried.
+const (
+	openAttempts     = 3
+	openProbeTimeout = 2 * time.Second
+)
+
+func tryOpenSession(ctx context.Context, db *sql.DB, name string) (*session, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open %s session: %w", name, err)
 	}
 	s := &session{name: name, conn: conn}
-	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&s.id); err != nil {
+	pctx, cancel := context.WithTimeout(ctx, openProbeTimeout)
+	defer cancel()
+	if err := conn.QueryRowContext(pctx, "SELECT CONNECTION_ID()").Scan(&s.id); err != nil {
 		s.discard()
 		return nil, fmt.Errorf("read connection id of %s session: %w", name, err)
 	}

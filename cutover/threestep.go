@@ -98,7 +98,7 @@ func (a *attempt) runAndRecover(ctx context.Context) error {
 // checkStart requires tbl and ghost, and no old table, and records which table is which.
 func (a *attempt) checkStart(ctx context.Context) error {
 	t := a.cfg.Tables
-	st, err := readState(ctx, a.cfg.DB, t, a.caps.idSource)
+	st, err := a.freshState(ctx)
 	if err != nil {
 		return err
 	}

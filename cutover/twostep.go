@@ -109,7 +109,7 @@ func (a *attempt) recoverTwoStep(ctx context.Context, cause error) error {
 		return fmt.Errorf("%w: cannot confirm our rename session is gone (%v); check %s, %s and %s by hand (attempt failed: %v)",
 			ErrUnknownState, err, t.Original, t.Old, t.Ghost, cause)
 	}
-	st, err := readState(rctx, a.cfg.DB, t, a.caps.idSource)
+	st, err := a.freshState(rctx)
 	if err != nil {
 		return fmt.Errorf("%w: %v (attempt failed: %v)", ErrUnknownState, err, cause)
 	}
