@@ -116,15 +116,9 @@ func (a *attempt) runAtomic(ctx context.Context) error {
 	}
 	a.lockedAt = time.Now()
 
-	if err := a.hook(ctx, StepSentinel); err != nil {
+	if err := a.awaitSentinel(ctx); err != nil {
 		return err
 	}
-	sctx, scancel := context.WithTimeout(ctx, lt)
-	defer scancel()
-	if err := a.sentinel.Await(sctx); err != nil {
-		return fmt.Errorf("await sentinel under the lock: %w", err)
-	}
-	a.sentinelOK = true
 
 	if err := a.hook(ctx, StepAtomicRename); err != nil {
 		return err

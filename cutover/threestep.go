@@ -176,13 +176,8 @@ func (a *attempt) run(ctx context.Context) error {
 	a.lockedAt = time.Now()
 
 	// Step 2: every write before the lock reached the ghost.
-	if err := a.hook(ctx, StepSentinel); err != nil {
+	if err := a.awaitSentinel(ctx); err != nil {
 		return err
-	}
-	sctx, scancel := context.WithTimeout(ctx, lt)
-	defer scancel()
-	if err := a.sentinel.Await(sctx); err != nil {
-		return fmt.Errorf("await sentinel under the lock: %w", err)
 	}
 
 	// Step 3: queue rename 1 while C1 provably holds the lock.
@@ -307,4 +302,19 @@ func (a *attempt) closeSessions(ctx context.Context) {
 	if a.obs != nil && a.obs.conn != nil {
 		_ = a.obs.conn.Close()
 	}
+}
+
+// awaitSentinel runs step 2 of every algorithm: with the original locked, the migrator proves
+// (bounded by the lock timeout) that every change before the lock is in the ghost.
+func (a *attempt) awaitSentinel(ctx context.Context) error {
+	if err := a.hook(ctx, StepSentinel); err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, a.cfg.LockTimeout)
+	defer cancel()
+	if err := a.sentinel.Await(sctx); err != nil {
+		return fmt.Errorf("await sentinel under the lock: %w", err)
+	}
+	a.sentinelOK = true
+	return nil
 }

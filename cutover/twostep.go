@@ -56,15 +56,9 @@ func (a *attempt) runTwoStep(ctx context.Context) error {
 	}
 	a.lockedAt = time.Now()
 
-	if err := a.hook(ctx, StepSentinel); err != nil {
+	if err := a.awaitSentinel(ctx); err != nil {
 		return err
 	}
-	sctx, scancel := context.WithTimeout(ctx, lt)
-	defer scancel()
-	if err := a.sentinel.Await(sctx); err != nil {
-		return fmt.Errorf("await sentinel under the lock: %w", err)
-	}
-	a.sentinelOK = true
 
 	if err := a.hook(ctx, StepRenameAway); err != nil {
 		return err
