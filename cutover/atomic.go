@@ -173,36 +173,27 @@ func (a *attempt) runAtomic(ctx context.Context) error {
 // that is ours, rolls forward when the swap completed, and touches nothing it cannot explain.
 func (a *attempt) recoverAtomic(ctx context.Context, cause error) error {
 	t := a.cfg.Tables
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*a.cfg.LockTimeout+10*time.Second)
+	rctx, cancel, st, err := a.settle(ctx, cause)
 	defer cancel()
-	a.log.Warn().Err(cause).Msg("atomic cut-over attempt failed: killing our rename session, then reading the tables' state")
-	if err := a.stopSessions(rctx); err != nil {
-		return fmt.Errorf("%w: cannot confirm our rename session is gone (%v); check %s, %s and %s by hand (attempt failed: %v)",
-			ErrUnknownState, err, t.Original, t.Old, t.Ghost, cause)
-	}
-	st, err := a.freshState(rctx)
 	if err != nil {
-		return fmt.Errorf("%w: %v (attempt failed: %v)", ErrUnknownState, err, cause)
+		return err
 	}
 	desc := st.describe(t)
-	origInPlace := st.original.exists && st.ghost.exists && sameTable(st.original.id, a.before.original)
 	switch {
-	case origInPlace && !st.old.exists:
+	case a.originalInPlace(st) && !st.old.exists:
 		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
 		return cause
-	case origInPlace && st.old.exists:
+	case a.originalInPlace(st) && st.old.exists:
 		if err := a.dropSentry(rctx); err != nil {
 			return fmt.Errorf("%w: %s is in place but %s could not be cleaned up (%v) (attempt failed: %v)", ErrUnknownState, t.Original, t.Old, err, cause)
 		}
 		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place; our sentry dropped")
 		return cause
-	case st.original.exists && st.old.exists && !st.ghost.exists &&
-		sameTable(st.original.id, a.before.ghost) && sameTable(st.old.id, a.before.original):
+	case a.swapCompleted(st):
 		a.log.Warn().Str("state", desc).Err(cause).Msg("the rename ran despite the failure: the swap is complete, rolling forward")
 		return nil
 	default:
-		return fmt.Errorf("%w after a failed attempt: %s (before: original id %d, ghost id %d); touching nothing (attempt failed: %v)",
-			ErrUnknownState, desc, a.before.original, a.before.ghost, cause)
+		return a.unknownState(st, cause)
 	}
 }
 

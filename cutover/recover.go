@@ -114,28 +114,55 @@ func (a *attempt) freshState(ctx context.Context) (state, error) {
 	return readState(ctx, s.conn, a.cfg.Tables, a.caps.idSource)
 }
 
+// settle is how every algorithm's recovery starts: within a bounded context that survives the
+// caller's cancellation, kill our rename sessions and confirm they are gone, release C1, then
+// read the real state. The returned context bounds the recovery's own actions; call cancel.
+func (a *attempt) settle(ctx context.Context, cause error) (context.Context, context.CancelFunc, state, error) {
+	t := a.cfg.Tables
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*a.cfg.LockTimeout+10*time.Second)
+	a.log.Warn().Err(cause).Msg("cut-over attempt failed: killing our rename sessions, then reading the tables' state")
+	if err := a.stopSessions(rctx); err != nil {
+		return rctx, cancel, state{}, fmt.Errorf("%w: cannot confirm our rename sessions are gone (%v), so the state of %s, %s and %s cannot be trusted; check them by hand (attempt failed: %v)",
+			ErrUnknownState, err, t.Original, t.Old, t.Ghost, cause)
+	}
+	st, err := a.freshState(rctx)
+	if err != nil {
+		return rctx, cancel, st, fmt.Errorf("%w: %v (attempt failed: %v)", ErrUnknownState, err, cause)
+	}
+	return rctx, cancel, st, nil
+}
+
+// originalInPlace: the original still has its name and the ghost its own (old may be a sentry).
+func (a *attempt) originalInPlace(st state) bool {
+	return st.original.exists && st.ghost.exists && sameTable(st.original.id, a.before.original)
+}
+
+// swapCompleted: the former ghost carries the original's name and the original is the old table.
+func (a *attempt) swapCompleted(st state) bool {
+	return st.original.exists && st.old.exists && !st.ghost.exists &&
+		sameTable(st.original.id, a.before.ghost) && sameTable(st.old.id, a.before.original)
+}
+
+// unknownState is the error for a state no step of ours can produce: nothing is touched.
+func (a *attempt) unknownState(st state, cause error) error {
+	return fmt.Errorf("%w after a failed attempt: %s (before: original id %d, ghost id %d); touching nothing (attempt failed: %v)",
+		ErrUnknownState, st.describe(a.cfg.Tables), a.before.original, a.before.ghost, cause)
+}
+
 // recover runs after any failure of an attempt: kill our renames and confirm they are gone,
 // release C1, read the real state, and act on it. It returns nil when the swap completed (roll
 // forward), cause when the original is in place (possibly after rolling back), and an error
 // wrapping ErrUnknownState when it cannot tell or cannot restore.
 func (a *attempt) recover(ctx context.Context, cause error) error {
 	t := a.cfg.Tables
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*a.cfg.LockTimeout+10*time.Second)
+	rctx, cancel, st, err := a.settle(ctx, cause)
 	defer cancel()
-	a.log.Warn().Err(cause).Msg("cut-over attempt failed: killing our rename sessions, then reading the tables' state")
-
-	killErr := a.stopSessions(rctx)
-	if killErr != nil {
-		return fmt.Errorf("%w: cannot confirm our rename sessions are gone (%v), so the state of %s, %s and %s cannot be trusted; check them by hand (attempt failed: %v)",
-			ErrUnknownState, killErr, t.Original, t.Old, t.Ghost, cause)
-	}
-	st, err := a.freshState(rctx)
 	if err != nil {
-		return fmt.Errorf("%w: %v (attempt failed: %v)", ErrUnknownState, err, cause)
+		return err
 	}
 	desc := st.describe(t)
 	switch {
-	case st.original.exists && st.ghost.exists && !st.old.exists && sameTable(st.original.id, a.before.original):
+	case a.originalInPlace(st) && !st.old.exists:
 		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
 		return cause
 	case !st.original.exists && st.old.exists && st.ghost.exists && sameTable(st.old.id, a.before.original):
@@ -145,13 +172,11 @@ func (a *attempt) recover(ctx context.Context, cause error) error {
 				ErrUnknownState, t.Original, err, table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Original), cause)
 		}
 		return fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause)
-	case st.original.exists && st.old.exists && !st.ghost.exists &&
-		sameTable(st.original.id, a.before.ghost) && sameTable(st.old.id, a.before.original):
+	case a.swapCompleted(st):
 		a.log.Warn().Str("state", desc).Err(cause).Msg("both renames ran despite the failure: the swap is complete, rolling forward")
 		return nil
 	default:
-		return fmt.Errorf("%w after a failed attempt: %s (before: original id %d, ghost id %d); touching nothing (attempt failed: %v)",
-			ErrUnknownState, desc, a.before.original, a.before.ghost, cause)
+		return a.unknownState(st, cause)
 	}
 }
 
@@ -221,10 +246,15 @@ func (a *attempt) kill(ctx context.Context, killer, s *session) error {
 	}
 }
 
-// rollback renames old back to the original's name, a few times if it must.
+// rollback renames old back to the original's name.
 func (a *attempt) rollback(ctx context.Context) error {
 	t := a.cfg.Tables
-	stmt := fmt.Sprintf("RENAME TABLE %s TO %s", table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Original))
+	return a.renameRetry(ctx, "roll back", table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Original))
+}
+
+// renameRetry runs RENAME TABLE from TO to on a fresh session, a few times if it must.
+func (a *attempt) renameRetry(ctx context.Context, what, from, to string) error {
+	stmt := fmt.Sprintf("RENAME TABLE %s TO %s", from, to)
 	var last error
 	for i := 0; i < 3; i++ {
 		if i > 0 {
@@ -232,7 +262,7 @@ func (a *attempt) rollback(ctx context.Context) error {
 				break
 			}
 		}
-		s, err := openSession(ctx, a.cfg.DB, "rollback")
+		s, err := openSession(ctx, a.cfg.DB, what)
 		if err != nil {
 			last = err
 			continue
@@ -240,9 +270,9 @@ func (a *attempt) rollback(ctx context.Context) error {
 		last = s.exec(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()), stmt)
 		s.discard()
 		if last == nil {
-			a.log.Warn().Msgf("rolled back: %s is in place again", t.Original)
+			a.log.Warn().Str("statement", stmt).Msgf("%s done", what)
 			return nil
 		}
 	}
-	return last
+	return fmt.Errorf("%s: %w", what, last)
 }

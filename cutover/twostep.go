@@ -96,21 +96,15 @@ func (a *attempt) runTwoStep(ctx context.Context) error {
 // confirmed applied in this attempt (the ghost holds every write), and back otherwise.
 func (a *attempt) recoverTwoStep(ctx context.Context, cause error) error {
 	t := a.cfg.Tables
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*a.cfg.LockTimeout+10*time.Second)
+	rctx, cancel, st, err := a.settle(ctx, cause)
 	defer cancel()
-	a.log.Warn().Err(cause).Msg("two-step cut-over attempt failed: killing our rename session, then reading the tables' state")
-	if err := a.stopSessions(rctx); err != nil {
-		return fmt.Errorf("%w: cannot confirm our rename session is gone (%v); check %s, %s and %s by hand (attempt failed: %v)",
-			ErrUnknownState, err, t.Original, t.Old, t.Ghost, cause)
-	}
-	st, err := a.freshState(rctx)
 	if err != nil {
-		return fmt.Errorf("%w: %v (attempt failed: %v)", ErrUnknownState, err, cause)
+		return err
 	}
 	desc := st.describe(t)
 	qOrig, qOld, qGhost := table.Qualify(t.Schema, t.Original), table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Ghost)
 	switch {
-	case st.original.exists && st.ghost.exists && !st.old.exists && sameTable(st.original.id, a.before.original):
+	case a.originalInPlace(st) && !st.old.exists:
 		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
 		return cause
 	case !st.original.exists && st.old.exists && st.ghost.exists && sameTable(st.old.id, a.before.original) &&
@@ -129,37 +123,10 @@ func (a *attempt) recoverTwoStep(ctx context.Context, cause error) error {
 				ErrUnknownState, t.Original, err, qOld, qOrig, cause)
 		}
 		return fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause)
-	case st.original.exists && st.old.exists && !st.ghost.exists &&
-		sameTable(st.original.id, a.before.ghost) && sameTable(st.old.id, a.before.original):
+	case a.swapCompleted(st):
 		a.log.Warn().Str("state", desc).Err(cause).Msg("both renames ran despite the failure: the swap is complete, rolling forward")
 		return nil
 	default:
-		return fmt.Errorf("%w after a failed attempt: %s (before: original id %d, ghost id %d); touching nothing (attempt failed: %v)",
-			ErrUnknownState, desc, a.before.original, a.before.ghost, cause)
+		return a.unknownState(st, cause)
 	}
-}
-
-// renameRetry runs RENAME TABLE from TO to on a fresh session, a few times if it must.
-func (a *attempt) renameRetry(ctx context.Context, what, from, to string) error {
-	stmt := fmt.Sprintf("RENAME TABLE %s TO %s", from, to)
-	var last error
-	for i := 0; i < 3; i++ {
-		if i > 0 {
-			if err := sleep(ctx, a.cfg.PollInterval*10); err != nil {
-				break
-			}
-		}
-		s, err := openSession(ctx, a.cfg.DB, what)
-		if err != nil {
-			last = err
-			continue
-		}
-		last = s.exec(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()), stmt)
-		s.discard()
-		if last == nil {
-			a.log.Warn().Str("statement", stmt).Msgf("%s done", what)
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: %w", what, last)
 }
