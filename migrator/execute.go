@@ -108,7 +108,7 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 	}
 	m.writeState(ctx, s, "copy")
 
-	copier := newRowCopier(m.cfg, s, applier, m.log)
+	copier := newRowCopier(m.cfg, s, applier, sent, m.log)
 	status := m.startStatus(runCtx, copier, applier, started)
 	copyErr := copier.run(runCtx)
 	status()

@@ -25,10 +25,8 @@ type rowCopier struct {
 	cfg     Config
 	s       *session
 	applier *binlogapply.Applier
-	sync    interface {
-		awaitWithin(context.Context, time.Duration) error
-	}
-	log zerolog.Logger
+	sync    *sentinel // proves the applier caught up before a duplicate is judged
+	log     zerolog.Logger
 
 	key    *keyRange
 	rows   atomic.Int64 // rows inserted by the copy
@@ -40,8 +38,8 @@ type rowCopier struct {
 // priority over the copy.
 const backlogLimit = 200
 
-func newRowCopier(cfg Config, s *session, a *binlogapply.Applier, log zerolog.Logger) *rowCopier {
-	return &rowCopier{cfg: cfg, s: s, applier: a, log: log, sync: &sentinel{db: s.primary, plan: s.plan, applier: a}}
+func newRowCopier(cfg Config, s *session, a *binlogapply.Applier, sent *sentinel, log zerolog.Logger) *rowCopier {
+	return &rowCopier{cfg: cfg, s: s, applier: a, log: log, sync: sent}
 }
 
 func (c *rowCopier) copied() int64 { return c.rows.Load() }
