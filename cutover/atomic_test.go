@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -152,39 +151,6 @@ func TestAtomicFailureMatrix(t *testing.T) {
 			assertNoOutage(t, writes)
 		})
 	}
-}
-
-// A sentinel that fails once: the sentry is dropped, the original stays, attempt 2 succeeds.
-func TestAtomicSentinelFails(t *testing.T) {
-	f := newFixture(t, "a_sentinel")
-	var calls atomic.Int32
-	s := sentinelFunc(func(context.Context) error {
-		if calls.Add(1) == 1 {
-			return errors.New("applier behind")
-		}
-		return nil
-	})
-	var intactBetween bool
-	cfg := f.config(3, func(_ context.Context, step Step, info HookInfo) error {
-		if info.Attempt == 2 && step == StepSentry {
-			orig, old, ghost := f.exists()
-			intactBetween = orig && !old && ghost
-		}
-		return nil
-	})
-	l := f.startLoad(2)
-	err := Atomic(context.Background(), cfg, f.track(s))
-	done := time.Now()
-	writes := l.finish()
-	if err != nil {
-		t.Fatalf("Atomic: %v", err)
-	}
-	if calls.Load() != 2 || !intactBetween {
-		t.Fatalf("sentinel called %d times (want 2), intact between attempts: %v", calls.Load(), intactBetween)
-	}
-	f.assertSwapped()
-	f.assertNoLoss(writes, done, true)
-	assertNoOutage(t, writes)
 }
 
 // Every attempt fails: the original is intact under its name, no sentry is left behind, and

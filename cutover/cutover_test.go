@@ -80,41 +80,6 @@ func TestThreeStepHappyPathUnderLoad(t *testing.T) {
 	}
 }
 
-// A sentinel that fails once: the original stays in place, the second attempt succeeds.
-func TestSentinelErrorRetried(t *testing.T) {
-	f := newFixture(t, "sentinel_retry")
-	var calls atomic.Int32
-	s := sentinelFunc(func(context.Context) error {
-		if calls.Add(1) == 1 {
-			return errors.New("applier behind")
-		}
-		return nil
-	})
-	var intactAfterFailure bool
-	cfg := f.config(3, func(_ context.Context, step Step, info HookInfo) error {
-		if info.Attempt == 2 && step == StepLock {
-			orig, old, ghost := f.exists()
-			intactAfterFailure = orig && !old && ghost
-		}
-		return nil
-	})
-	l := f.startLoad(2)
-	err := ThreeStep(context.Background(), cfg, f.track(s))
-	done := time.Now()
-	writes := l.finish()
-	if err != nil {
-		t.Fatalf("ThreeStep: %v", err)
-	}
-	if calls.Load() != 2 {
-		t.Fatalf("sentinel called %d times, want 2", calls.Load())
-	}
-	if !intactAfterFailure {
-		t.Fatal("original not intact between attempts")
-	}
-	f.assertSwapped()
-	f.assertNoLoss(writes, done, true)
-}
-
 // Every retry fails: an error wrapping the last failure, and the original in place.
 func TestRetriesExhausted(t *testing.T) {
 	f := newFixture(t, "exhausted")
@@ -195,5 +160,54 @@ func TestOldNameTakenRefused(t *testing.T) {
 	}
 	if orig, _, ghost := f.exists(); !orig || !ghost {
 		t.Fatal("tables touched after refusal")
+	}
+}
+
+// A sentinel that fails once, for every algorithm: nothing was renamed (atomic's sentry dropped),
+// the original is in place when attempt 2 starts, and attempt 2 succeeds without a lost write
+// (atomic without a moment of outage either).
+func TestSentinelFailsOnceThenRetried(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		run       func(context.Context, Config, Sentinel) error
+		firstStep Step // the first step of attempt 2
+	}{
+		{"three-step", ThreeStep, StepLock},
+		{"atomic", Atomic, StepSentry},
+		{"two-step", TwoStep, StepLock},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, "sentinel_once")
+			var calls atomic.Int32
+			s := sentinelFunc(func(context.Context) error {
+				if calls.Add(1) == 1 {
+					return errors.New("applier behind")
+				}
+				return nil
+			})
+			var intactBetween bool
+			cfg := f.config(3, func(_ context.Context, step Step, info HookInfo) error {
+				if info.Attempt == 2 && step == c.firstStep {
+					orig, old, ghost := f.exists()
+					intactBetween = orig && !old && ghost
+				}
+				return nil
+			})
+			l := f.startLoad(2)
+			err := c.run(context.Background(), cfg, f.track(s))
+			done := time.Now()
+			writes := l.finish()
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if calls.Load() != 2 || !intactBetween {
+				t.Fatalf("sentinel called %d times (want 2), intact between attempts: %v", calls.Load(), intactBetween)
+			}
+			f.assertSwapped()
+			f.assertNoLoss(writes, done, true)
+			if c.name == "atomic" {
+				assertNoOutage(t, writes)
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -124,38 +123,6 @@ func TestTwoStepFailureMatrix(t *testing.T) {
 			}
 		})
 	}
-}
-
-// A sentinel that fails once: nothing was renamed, the original stays, attempt 2 succeeds.
-func TestTwoStepSentinelFails(t *testing.T) {
-	f := newFixture(t, "t_sentinel")
-	var calls atomic.Int32
-	s := sentinelFunc(func(context.Context) error {
-		if calls.Add(1) == 1 {
-			return errors.New("applier behind")
-		}
-		return nil
-	})
-	var intactBetween bool
-	cfg := f.config(3, func(_ context.Context, step Step, info HookInfo) error {
-		if info.Attempt == 2 && step == StepLock {
-			orig, old, ghost := f.exists()
-			intactBetween = orig && !old && ghost
-		}
-		return nil
-	})
-	l := f.startLoad(2)
-	err := TwoStep(context.Background(), cfg, f.track(s))
-	done := time.Now()
-	writes := l.finish()
-	if err != nil {
-		t.Fatalf("TwoStep: %v", err)
-	}
-	if calls.Load() != 2 || !intactBetween {
-		t.Fatalf("sentinel called %d times (want 2), intact between attempts: %v", calls.Load(), intactBetween)
-	}
-	f.assertSwapped()
-	f.assertNoLoss(writes, done, true)
 }
 
 // Every attempt fails: the original is intact under its name and no write ever saw it missing.
