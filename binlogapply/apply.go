@@ -31,6 +31,7 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 		return fmt.Errorf("connect applier session: %w", err)
 	}
 	defer conn.Close()
+	defer a.discardSession(conn)
 	batch := make([]item, 0, a.cfg.DMLBatchSize+16)
 	for {
 		batch = batch[:0]
@@ -69,14 +70,19 @@ func countChanges(items []item) int {
 	return n
 }
 
-// applyBatch commits the batch's row changes in one transaction, then publishes its markers
-// (positions, heartbeats, sentinels) in order: each of them now has everything before it applied.
+// applyBatch commits the batch's row changes in one transaction, repairs displaced rows at a
+// sentinel or heartbeat (displaced.go), then publishes its markers (positions, heartbeats,
+// sentinels) in order: each of them now has everything before it applied.
 func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, n int) error {
 	if n > 0 {
-		if err := a.writeChangesRetrying(ctx, conn, batch); err != nil {
+		err := a.retryTransient(ctx, func() error { return a.writeChanges(ctx, conn, batch) })
+		if err != nil || ctx.Err() != nil {
 			return err
 		}
 		a.backlog.Add(int64(-n))
+	}
+	if err := a.settleDisplaced(ctx, conn, batch); err != nil || ctx.Err() != nil {
+		return err
 	}
 	a.mu.Lock()
 	a.stats.EventsApplied += int64(n)
@@ -106,16 +112,16 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 // AUTO-INC lock), so InnoDB sometimes picks the applier as the deadlock victim.
 const transientAttempts = 20
 
-// writeChangesRetrying runs writeChanges, trying the whole transaction again after a deadlock or a
-// lock wait timeout: InnoDB rolled it back entirely, and a batch is idempotent (delete by key,
-// then insert).
-func (a *Applier) writeChangesRetrying(ctx context.Context, conn *sql.Conn, batch []item) error {
+// retryTransient runs one transaction (applying a batch, or repairing displaced rows), trying it
+// again after a deadlock or a lock wait timeout: InnoDB rolled it back entirely, and both are
+// idempotent (a batch deletes by key, then inserts). It returns nil when ctx ends.
+func (a *Applier) retryTransient(ctx context.Context, txn func() error) error {
 	for attempt := 1; ; attempt++ {
-		err := a.writeChanges(ctx, conn, batch)
+		err := txn()
 		if err == nil || attempt >= transientAttempts || !isTransient(err) || ctx.Err() != nil {
 			return err
 		}
-		a.log.Debug().Int("attempt", attempt).Msg("applying transaction rolled back by a deadlock or lock wait timeout; retrying")
+		a.log.Debug().Int("attempt", attempt).Msg("transaction rolled back by a deadlock or lock wait timeout; retrying")
 		select {
 		case <-ctx.Done():
 			return nil
@@ -135,7 +141,7 @@ func (a *Applier) writeChanges(ctx context.Context, conn *sql.Conn, batch []item
 	if err != nil {
 		return fmt.Errorf("begin applying transaction: %w", err)
 	}
-	w := &writer{p: a.plan, tx: tx}
+	w := &writer{p: a.plan, tx: tx, d: a.displaced}
 	w.reset()
 	for _, it := range batch {
 		if it.kind != itemChange {
@@ -153,12 +159,23 @@ func (a *Applier) writeChanges(ctx context.Context, conn *sql.Conn, batch []item
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit applied changes to %s: %w", a.plan.ghostTable, err)
 	}
+	if w.displacedDelta != 0 {
+		a.displaced.count += int(w.displacedDelta)
+		a.mu.Lock()
+		a.stats.Displaced = a.displaced.count
+		a.mu.Unlock()
+	}
+	if w.moved > 0 {
+		a.displaced.moved.Add(w.moved)
+		a.log.Debug().Int64("moved", w.moved).Int("displaced", a.displaced.count).Msg("ghost rows displaced by clashes on unique keys")
+	}
 	return nil
 }
 
 // writer merges consecutive row changes into one DELETE (by shared key) followed by one multi-row
 // INSERT. A change whose key was inserted earlier in the pending segment flushes it first, so the
-// operations on any one key run in binlog order.
+// operations on any one key run in binlog order. An INSERT that fails on a duplicate is redone
+// row by row, displacing the ghost rows a row clashes with (displaced.go).
 type writer struct {
 	p        *plan
 	tx       *sql.Tx
@@ -167,6 +184,12 @@ type writer struct {
 	ins      [][]any
 	insSet   map[string]bool
 	insBytes int
+
+	d *displacedSet
+	// displacedDelta is the change of d.count made by this transaction and moved the number of
+	// ghost rows it displaced; both count once it commits.
+	displacedDelta int64
+	moved          int64
 }
 
 func (w *writer) reset() {
@@ -223,18 +246,21 @@ func (w *writer) flush(ctx context.Context) error {
 		if err := checkWarnings(ctx, w.tx, "DELETE on "+w.p.ghostTable); err != nil {
 			return err
 		}
+		if err := w.forgetRewritten(ctx, w.dels); err != nil {
+			return err
+		}
 	}
 	if len(w.ins) > 0 {
 		q, args := w.p.insertSQL(w.ins)
 		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {
-			var me *sqldriver.MySQLError
-			if errors.As(err, &me) && me.Number == 1062 {
-				return fmt.Errorf("apply insert into %s: a row clashes on another unique key of the ghost table, "+
-					"which the original does not enforce (%s): the ALTER would lose rows", w.p.ghostTable, me.Message)
+			if _, dup := asDuplicate(err, w.p.ghostName); !dup {
+				return fmt.Errorf("apply insert of %d rows into %s: %w", len(w.ins), w.p.ghostTable, err)
 			}
-			return fmt.Errorf("apply insert of %d rows into %s: %w", len(w.ins), w.p.ghostTable, err)
-		}
-		if err := checkWarnings(ctx, w.tx, "INSERT into "+w.p.ghostTable); err != nil {
+			// The failed statement was rolled back alone; the transaction goes on.
+			if err := w.insertDisplacing(ctx); err != nil {
+				return err
+			}
+		} else if err := checkWarnings(ctx, w.tx, "INSERT into "+w.p.ghostTable); err != nil {
 			return err
 		}
 	}
@@ -268,12 +294,15 @@ func checkWarnings(ctx context.Context, tx *sql.Tx, what string) error {
 	return nil
 }
 
-// deleteSQL deletes rows by shared key: "k IN (...)" for a single non-NULL column, otherwise
-// "(k1 <=> ? AND k2 <=> ?) OR ...".
-func (p *plan) deleteSQL(keys [][]any) (string, []any) {
+// deleteSQL deletes rows of the ghost by shared key: "k IN (...)" for a single non-NULL column,
+// otherwise "(k1 <=> ? AND k2 <=> ?) OR ...".
+func (p *plan) deleteSQL(keys [][]any) (string, []any) { return p.deleteFromSQL(p.ghostTable, keys) }
+
+// deleteFromSQL is deleteSQL on tbl, a table with the ghost's shared key columns.
+func (p *plan) deleteFromSQL(tbl string, keys [][]any) (string, []any) {
 	var b strings.Builder
 	b.WriteString("DELETE FROM ")
-	b.WriteString(p.ghostTable)
+	b.WriteString(tbl)
 	b.WriteString(" WHERE ")
 	args := make([]any, 0, len(keys)*len(p.key))
 	single := len(p.key) == 1

@@ -55,28 +55,6 @@ func TestApplyAlteredGhost(t *testing.T) {
 	}
 }
 
-// A new unique key over duplicate values must fail loudly, naming the key and the value.
-func TestDuplicateOnOtherUniqueKey(t *testing.T) {
-	orig := `CREATE TABLE %s (id INT PRIMARY KEY, email VARCHAR(50))`
-	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, email VARCHAR(50), UNIQUE KEY email_uidx (email))`
-	f := newFixture(t, "dupkey", orig, fixtureOpts{ghostDDL: ghost, serverID: 71003})
-	f.exec(`INSERT INTO {T} VALUES (1, 'a@x'), (2, 'b@x')`)
-	f.sentinel(20 * time.Second)
-	f.exec(`INSERT INTO {T} VALUES (3, 'dup@x')`, `INSERT INTO {T} VALUES (4, 'dup@x')`)
-	err := f.runError(20 * time.Second)
-	if !strings.Contains(err.Error(), "email_uidx") || !strings.Contains(err.Error(), "dup@x") {
-		t.Fatalf("error does not name the key and value: %v", err)
-	}
-	// Nothing of the failed batch was committed half-way, and rows 1,2 stay.
-	var n int
-	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._dupkey_gho WHERE id IN (1, 2)`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 2 {
-		t.Errorf("ghost lost rows: %d of 2", n)
-	}
-}
-
 // A value that does not fit a narrowed ghost column stops Run (strict writer session): it is never
 // truncated.
 func TestNarrowedColumnStopsRun(t *testing.T) {

@@ -7,15 +7,17 @@
 //	New(Config) (*Applier, error); (*Applier).Run(ctx) error
 //	(*Applier).ExpectSentinel(value) <-chan struct{}
 //	(*Applier).Stats() Stats
+//	(*Applier).Displaced() DisplacedRows
 //
 // Invariants:
 //   - Changes are applied in binlog order; a batch (one transaction on the ghost) holds at most
 //     DMLBatchSize row changes, and statements inside a batch are merged only where the order of the
 //     operations on any one key is preserved.
 //   - An insert or update is applied as "delete by shared key, then plain INSERT of the full after
-//     image" — never REPLACE or INSERT IGNORE: a clash on another unique key of the ghost, or any
-//     warning on an applied statement, stops Run with an error naming the key. Rows are never
-//     dropped or altered silently.
+//     image" — never REPLACE or INSERT IGNORE. A clash on another unique key of the ghost moves
+//     the clashing ghost rows aside ("displaced rows", displaced.go) until a repair can put them
+//     back; Displaced reports those that stay. Any warning on an applied statement stops Run.
+//     Rows are never dropped or altered silently.
 //   - The original table is never read; values come only from row images, decoded with the
 //     original's column model (signedness, charset, ENUM/SET members) and written over a session
 //     with a binary connection charset, UTC time zone and strict sql_mode (dbconn's writer DSN).
@@ -143,6 +145,12 @@ type Config struct {
 	// pause before each (zero: 500ms).
 	ReconnectAttempts int
 	ReconnectDelay    time.Duration
+
+	// MaxDisplaced bounds the ghost rows displaced at once (zero: 100000); beyond it Run fails.
+	// RepairInterval is the least time between two repairs of displaced rows at heartbeats (zero:
+	// 1s); a sentinel always triggers one.
+	MaxDisplaced   int
+	RepairInterval time.Duration
 }
 
 // Stats is a snapshot of the applier's progress.
@@ -152,6 +160,7 @@ type Stats struct {
 	Applied       Position  // position after the last applied transaction
 	LastHeartbeat time.Time // writer time of the last heartbeat seen in the changelog (UTC)
 	Reconnects    int64     // binlog connections re-established after a failure
+	Displaced     int       // ghost rows moved aside by a clash on a unique key, not put back yet
 }
 
 // queueMin is the least number of items (row changes and markers) queued between reader and applier.
@@ -170,10 +179,13 @@ type Applier struct {
 	cutOver     atomic.Bool   // the tool's own RENAMEs of the original are expected (cutover.go)
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
 
-	mu        sync.Mutex
-	stats     Stats
-	sentinels map[string]chan struct{}
-	seen      map[string]bool // sentinels already applied
+	displaced *displacedSet // used by the applying goroutine only
+
+	mu            sync.Mutex
+	stats         Stats
+	displacedRows DisplacedRows // as of the last repair
+	sentinels     map[string]chan struct{}
+	seen          map[string]bool // sentinels already applied
 }
 
 // New checks cfg and returns an Applier; nothing is connected until Run.
@@ -209,6 +221,12 @@ func New(cfg Config) (*Applier, error) {
 	if cfg.ReconnectDelay <= 0 {
 		cfg.ReconnectDelay = 500 * time.Millisecond
 	}
+	if cfg.MaxDisplaced <= 0 {
+		cfg.MaxDisplaced = 100000
+	}
+	if cfg.RepairInterval <= 0 {
+		cfg.RepairInterval = time.Second
+	}
 	p, err := newPlan(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("binlogapply: %w", err)
@@ -217,6 +235,7 @@ func New(cfg Config) (*Applier, error) {
 		cfg:       cfg,
 		log:       cfg.Logger.With().Str("component", "binlogapply").Logger(),
 		plan:      p,
+		displaced: newDisplacedSet(&cfg, p),
 		sentinels: map[string]chan struct{}{},
 		seen:      map[string]bool{},
 	}

@@ -25,12 +25,13 @@ type plan struct {
 	key        []colPlan // shared key columns, in key order
 	keyPos     []int     // index in write of each key column
 	ghostTable string    // `schema`.`ghost`
+	ghostName  string    // the ghost's bare name
 	columnList string    // quoted ghost column names of write
 	rowExpr    string    // "(?, CONVERT(? USING latin1), ...)" for one row of write
 }
 
 func newPlan(cfg *Config) (*plan, error) {
-	p := &plan{ncols: len(cfg.Original.Columns), ghostTable: table.Qualify(cfg.Schema, cfg.Ghost.Name)}
+	p := &plan{ncols: len(cfg.Original.Columns), ghostTable: table.Qualify(cfg.Schema, cfg.Ghost.Name), ghostName: cfg.Ghost.Name}
 	byName := map[string]int{}
 	var names, exprs []string
 	for i := range cfg.Original.Columns {

@@ -124,6 +124,9 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 	if err := sent.awaitWithin(runCtx, 10*time.Minute); err != nil {
 		return fail(fmt.Errorf("wait for the binlog applier to catch up: %w", err))
 	}
+	if err := sent.awaitDisplacedBack(runCtx, displacedPatience); err != nil {
+		return fail(err)
+	}
 	m.writeState(ctx, s, "cut-over")
 	m.log.Info().Msg("row copy complete; cutting over")
 	applier.BeginCutOver()
@@ -246,7 +249,22 @@ type sentinel struct {
 	applier *binlogapply.Applier
 }
 
+// Await is the cut-over's proof that the ghost is in sync. It fails, as unsafe so the cut-over
+// does not retry, when rows the applier displaced (clashing on a unique key of the ghost) could
+// not be put back once everything up to the sentinel was applied: the cut-over calls it while the
+// original is locked, so those rows of the original clash for good and the ALTER would drop them.
 func (s *sentinel) Await(ctx context.Context) error {
+	if err := s.awaitApplied(ctx); err != nil {
+		return err
+	}
+	if err := s.applier.Displaced().Err(); err != nil {
+		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
+	}
+	return nil
+}
+
+// awaitApplied writes a sentinel and waits until the applier has applied every event before it.
+func (s *sentinel) awaitApplied(ctx context.Context) error {
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return err
@@ -264,8 +282,47 @@ func (s *sentinel) Await(ctx context.Context) error {
 	}
 }
 
+// awaitWithin is awaitApplied bounded by d. It ignores displaced rows: the copy uses it to let the
+// applier catch up, when rows copied "from the future" may still clash.
 func (s *sentinel) awaitWithin(ctx context.Context, d time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	return s.Await(ctx)
+	return s.awaitApplied(ctx)
+}
+
+// displacedPatience is how long, once the copy is done, a row displaced by the applier may stay
+// displaced before the migration fails instead of cutting over.
+var displacedPatience = 10 * time.Second
+
+// displacedPoll is the pause between sentinels while displaced rows are waited for.
+const displacedPoll = 200 * time.Millisecond
+
+// awaitDisplacedBack runs once the copy is done and the applier has caught up: it writes sentinels
+// (each makes the applier repair displaced rows) until no row is displaced. A row displaced since
+// before the wait and still displaced after patience could not be put back by any repair: the
+// original has held a row clashing with it on a unique key of the ghost all that time, and the
+// migration fails here rather than in cut-over attempts. Rows displaced during the wait (a busy
+// table moving unique values around) are left to Await's final check under the cut-over's lock.
+func (s *sentinel) awaitDisplacedBack(ctx context.Context, patience time.Duration) error {
+	start := time.Now()
+	for {
+		d := s.applier.Displaced()
+		if d.Count == 0 {
+			return nil
+		}
+		if time.Since(start) >= patience {
+			if d.Oldest.Before(start) {
+				return d.Err()
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(displacedPoll):
+		}
+		if err := s.awaitWithin(ctx, time.Minute); err != nil {
+			return fmt.Errorf("wait for the binlog applier to put displaced rows back: %w", err)
+		}
+	}
 }

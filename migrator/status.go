@@ -56,6 +56,10 @@ func statusLine(c *rowCopier, st binlogapply.Stats, elapsed time.Duration) strin
 	if !st.LastHeartbeat.IsZero() {
 		lag = time.Since(st.LastHeartbeat).Round(time.Millisecond).String()
 	}
-	return fmt.Sprintf("copy %d/%d rows (%.1f%%); applied %d events, backlog %d, lag %s; elapsed %s; ETA %s",
-		copied, total, pct, st.EventsApplied, st.Backlog, lag, elapsed.Round(time.Second), eta)
+	displaced := ""
+	if st.Displaced > 0 {
+		displaced = fmt.Sprintf(", displaced %d", st.Displaced)
+	}
+	return fmt.Sprintf("copy %d/%d rows (%.1f%%); applied %d events, backlog %d%s, lag %s; elapsed %s; ETA %s",
+		copied, total, pct, st.EventsApplied, st.Backlog, displaced, lag, elapsed.Round(time.Second), eta)
 }
