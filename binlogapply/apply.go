@@ -136,7 +136,15 @@ func isTransient(err error) bool {
 	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
 }
 
+// writeChanges applies the batch's row changes in one transaction: in one round trip when it can
+// (onetrip.go), otherwise statement by statement, which also handles clashes and warnings.
 func (a *Applier) writeChanges(ctx context.Context, conn *sql.Conn, batch []item) error {
+	if a.cfg.OneTrip && a.displaced.count == 0 {
+		done, err := a.writeChangesOneTrip(ctx, conn, batch)
+		if done || err != nil {
+			return err
+		}
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin applying transaction: %w", err)
@@ -184,6 +192,8 @@ type writer struct {
 	ins      [][]any
 	insSet   map[string]bool
 	insBytes int
+
+	script *script // when set, statements are collected for one round trip instead of run
 
 	d *displacedSet
 	// displacedDelta is the change of d.count made by this transaction and moved the number of
@@ -238,6 +248,10 @@ func (w *writer) add(ctx context.Context, ch *change) error {
 }
 
 func (w *writer) flush(ctx context.Context) error {
+	if w.script != nil {
+		w.collect()
+		return nil
+	}
 	if len(w.dels) > 0 {
 		q, args := w.p.deleteSQL(w.dels)
 		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {

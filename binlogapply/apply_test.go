@@ -14,17 +14,24 @@ import (
 
 // The ghost renames, drops, adds and reorders columns, converts a latin1 column to utf8mb4 and
 // uses a composite shared key.
+// The batch's changes reach the ghost the same way in one round trip and statement by statement.
 func TestApplyAlteredGhost(t *testing.T) {
+	t.Run("one trip", func(t *testing.T) { applyAlteredGhost(t, "altered", 71002, false) })
+	t.Run("statement by statement", func(t *testing.T) { applyAlteredGhost(t, "altered_sbs", 71060, true) })
+}
+
+func applyAlteredGhost(t *testing.T, name string, serverID uint32, statementByStatement bool) {
 	orig := `CREATE TABLE %s (a INT NOT NULL, b VARCHAR(20) CHARACTER SET latin1 NOT NULL, old_name VARCHAR(50),
 	  dropped INT, c DATETIME(3), PRIMARY KEY (a, b)) DEFAULT CHARSET=latin1`
 	ghost := `CREATE TABLE %s (c DATETIME(3), added INT NOT NULL DEFAULT 7, new_name VARCHAR(50) CHARACTER SET utf8mb4,
 	  b VARCHAR(20) CHARACTER SET utf8mb4 NOT NULL, a BIGINT NOT NULL, PRIMARY KEY (a, b)) DEFAULT CHARSET=utf8mb4`
-	f := newFixture(t, "altered", orig, fixtureOpts{
-		ghostDDL:  ghost,
-		columnMap: map[string]string{"a": "a", "b": "b", "old_name": "new_name", "c": "c"},
-		sharedKey: []string{"a", "b"},
-		serverID:  71002,
-		batch:     3,
+	f := newFixture(t, name, orig, fixtureOpts{
+		ghostDDL:             ghost,
+		columnMap:            map[string]string{"a": "a", "b": "b", "old_name": "new_name", "c": "c"},
+		sharedKey:            []string{"a", "b"},
+		serverID:             serverID,
+		batch:                3,
+		statementByStatement: statementByStatement,
 	})
 	f.exec(
 		`INSERT INTO {T} VALUES (1, _utf8mb4'é', _utf8mb4'naïve', 1, '2024-01-01 10:00:00.123'), (1, 'x', NULL, 2, NULL)`,
@@ -40,14 +47,14 @@ func TestApplyAlteredGhost(t *testing.T) {
 	f.compare([]string{"a", "c"}, []string{"a", "c"}, "a, b", "a, b")
 	f.compareExcept([]string{"a", "b", "old_name", "c"}, []string{"a", "b", "new_name", "c"})
 	var conv int
-	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._altered_gho WHERE new_name = _utf8mb4'çà' AND HEX(new_name) = 'C3A7C3A0'`).Scan(&conv); err != nil {
+	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._` + name + `_gho WHERE new_name = _utf8mb4'çà' AND HEX(new_name) = 'C3A7C3A0'`).Scan(&conv); err != nil {
 		t.Fatal(err)
 	}
 	if conv != 1 {
 		t.Errorf("latin1 value not converted to utf8mb4 bytes in the ghost")
 	}
 	var added int
-	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._altered_gho WHERE added <> 7`).Scan(&added); err != nil {
+	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._` + name + `_gho WHERE added <> 7`).Scan(&added); err != nil {
 		t.Fatal(err)
 	}
 	if added != 0 {

@@ -125,7 +125,10 @@ type Config struct {
 	UseGTID  bool   // position by GTID (--gtid)
 	Start    Position
 
-	Target *sql.DB // pool on the primary with dbconn's writer session settings; writes go to the ghost
+	Target *sql.DB // pool on the primary with dbconn's writer session settings, default schema Schema; writes go to the ghost
+	// OneTrip says Target's sessions accept several statements per round trip
+	// (dbconn.Config.MultiStatements): a batch is then sent in one round trip (onetrip.go).
+	OneTrip bool
 
 	Schema    string
 	Original  *table.Table      // the original table: row images are decoded with its columns

@@ -41,6 +41,8 @@ type fixtureOpts struct {
 	useGTID   bool
 	batch     int
 	noStart   bool // create everything but do not start Run
+	// statementByStatement applies without OneTrip (the path taken after a clash or a warning).
+	statementByStatement bool
 }
 
 func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
@@ -94,9 +96,16 @@ func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
 	if o.batch == 0 {
 		o.batch = 50
 	}
+	target := db
+	if !o.statementByStatement {
+		tc := testenv.PrimaryConfig()
+		tc.MultiStatements = true
+		target = testenv.Open(t, tc, testSchema)
+		t.Cleanup(func() { target.Close() })
+	}
 	f.cfg = Config{
 		Source: src, Flavor: f.flavor, ServerID: o.serverID, UseGTID: o.useGTID, Start: start,
-		Target: db, Schema: testSchema, Original: orig, Ghost: ghost, ColumnMap: cm, SharedKey: key,
+		Target: target, OneTrip: !o.statementByStatement, Schema: testSchema, Original: orig, Ghost: ghost, ColumnMap: cm, SharedKey: key,
 		Changelog: f.changelog, DMLBatchSize: o.batch,
 		Logger:          zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
 		HeartbeatPeriod: 200 * time.Millisecond, ReadTimeout: 2 * time.Second,

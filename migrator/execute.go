@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -36,13 +37,22 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 	if err != nil {
 		return fmt.Errorf("read binlog position: %w", err)
 	}
+	// The applier sends each batch in one round trip: its pool accepts several statements at once.
+	ac := p.Primary
+	ac.MultiStatements = true
+	applierDB, err := dbconn.Open(ctx, ac, p.Original.Schema) // a multi-table DELETE needs a default schema
+	if err != nil {
+		return fmt.Errorf("connect binlog applier: %w", err)
+	}
+	defer applierDB.Close()
 	applier, err := binlogapply.New(binlogapply.Config{
 		Source:       p.Inspected,
 		Flavor:       p.Flavor,
 		ServerID:     m.cfg.ReplicaServerID,
 		UseGTID:      m.cfg.UseGTID,
 		Start:        pos,
-		Target:       s.primary,
+		Target:       applierDB,
+		OneTrip:      true,
 		Schema:       p.Original.Schema,
 		Original:     p.Original,
 		Ghost:        p.Ghost,

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // rowCopier copies the original into the ghost in chunks of the shared key, in key order:
@@ -53,7 +54,16 @@ func (c *rowCopier) run(ctx context.Context) error {
 	c.key = kr
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conn, err := c.s.primary.Conn(ctx)
+	// The copy session sends each chunk's INSERT and the read of its row and warning counts in one
+	// round trip (see copyOnce), so it has its own connection with multi-statements on.
+	dc := p.Primary
+	dc.MultiStatements = true
+	db, err := dbconn.Open(ctx, dc, "")
+	if err != nil {
+		return fmt.Errorf("row copy: %w", err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("row copy: connect: %w", err)
 	}
@@ -148,7 +158,7 @@ func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, n int64, lowe
 	var lastProblem *copyProblem
 	verified := 0
 	for attempt := 1; attempt <= c.cfg.DefaultRetries; attempt++ {
-		res, err := conn.ExecContext(ctx, q, args...)
+		inserted, warnings, err := copyOnce(ctx, conn, q, args)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -158,8 +168,10 @@ func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, n int64, lowe
 			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
 			continue
 		}
-		inserted, _ := res.RowsAffected()
 		c.rows.Add(inserted)
+		if warnings == 0 {
+			return nil
+		}
 		problem, err := c.checkWarnings(ctx, conn)
 		if err != nil {
 			return fmt.Errorf("copy chunk %d: read warnings: %w", n, err)
@@ -185,6 +197,32 @@ func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, n int64, lowe
 		return lastProblem.err(n)
 	}
 	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", n, c.cfg.DefaultRetries, lastErr)
+}
+
+// copyOnce runs one chunk's INSERT and, in the same round trip, reads how many rows it inserted
+// and how many warnings it left. A statement that uses no table keeps the warnings of the INSERT,
+// so SHOW WARNINGS can still read them when the count is not zero.
+func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any) (inserted, warnings int64, err error) {
+	rows, err := conn.QueryContext(ctx, q+"; SELECT ROW_COUNT(), @@warning_count", args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	// The driver may or may not have stepped over the INSERT's empty result already.
+	for !rows.Next() {
+		if !rows.NextResultSet() {
+			if err := rows.Err(); err != nil {
+				return 0, 0, err
+			}
+			return 0, 0, fmt.Errorf("no row and warning counts after the chunk's INSERT")
+		}
+	}
+	if err := rows.Scan(&inserted, &warnings); err != nil {
+		return 0, 0, err
+	}
+	for rows.Next() {
+	}
+	return inserted, warnings, rows.Err()
 }
 
 // missingRows waits until the applier has applied everything written so far, then counts the

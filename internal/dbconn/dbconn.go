@@ -26,6 +26,9 @@ type Config struct {
 	Password string
 	// Timeout bounds connecting; zero means 10 seconds.
 	Timeout time.Duration
+	// MultiStatements lets one round trip carry several statements. Only for sessions whose SQL the
+	// tool builds itself (values are interpolated and escaped by the driver).
+	MultiStatements bool
 }
 
 // Addr is host:port.
@@ -51,6 +54,7 @@ func (c Config) DSN(schema string) string {
 	mc.Loc = time.UTC
 	mc.InterpolateParams = true
 	mc.AllowNativePasswords = true
+	mc.MultiStatements = c.MultiStatements
 	mc.Params = map[string]string{
 		"charset":   "binary",
 		"time_zone": "'+00:00'",
