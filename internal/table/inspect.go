@@ -65,15 +65,16 @@ func readColumns(ctx context.Context, db Querier, t *Table) error {
 			return fmt.Errorf("read columns of %s.%s: %w", t.Schema, t.Name, err)
 		}
 		c.DataType = strings.ToLower(c.DataType)
+		if c.DataType == "enum" || c.DataType == "set" {
+			// Members keep their case: under a case-sensitive collation 'a' and 'A' are two members.
+			c.EnumValues = ParseEnumValues(c.ColumnType)
+		}
 		c.ColumnType = strings.ToLower(c.ColumnType)
 		c.Nullable = nullable == "YES"
 		c.Unsigned = strings.Contains(c.ColumnType, "unsigned")
 		lowerExtra := strings.ToLower(extra)
 		c.Generated = strings.Contains(lowerExtra, "generated") || genExpr != ""
 		c.AutoIncrement = strings.Contains(lowerExtra, "auto_increment")
-		if c.DataType == "enum" || c.DataType == "set" {
-			c.EnumValues = ParseEnumValues(c.ColumnType)
-		}
 		t.Columns = append(t.Columns, c)
 	}
 	return rows.Err()
