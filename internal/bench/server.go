@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+)
+
+// server is the sandbox primary the bench measures on, and its replica when there is one.
+type server struct {
+	db      *sql.DB
+	replica *sql.DB // nil when no replica answers
+}
+
+func openServer(ctx context.Context, cfg dbconn.Config) (*server, error) {
+	db, err := dbconn.Open(ctx, cfg, "")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{db: db}
+	if p := os.Getenv("GHOSTLITE_TEST_REPLICA_PORT"); p != "" {
+		rc := cfg
+		rc.Port, _ = strconv.Atoi(p)
+		rc.Timeout = 2 * time.Second
+		if r, err := dbconn.Open(ctx, rc, ""); err == nil {
+			s.replica = r
+		}
+	}
+	return s, nil
+}
+
+func (s *server) exec(ctx context.Context, qs ...string) error {
+	for _, q := range qs {
+		if q == "" {
+			continue
+		}
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// timed lets the server settle, then times q.
+func (s *server) timed(ctx context.Context, q string) (time.Duration, error) {
+	s.settle(ctx)
+	start := time.Now()
+	err := s.exec(ctx, q)
+	return time.Since(start), err
+}
+
+// createSource builds gl_bench.src, the table every case starts from.
+func (s *server) createSource(ctx context.Context, rows int) error {
+	err := s.exec(ctx, "DROP DATABASE IF EXISTS gl_bench", "CREATE DATABASE gl_bench", `CREATE TABLE gl_bench.src (
+		id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+		account_id INT NOT NULL, kind TINYINT NOT NULL, amount DECIMAL(12,2) NOT NULL,
+		label VARCHAR(96) NOT NULL, ref CHAR(20) NOT NULL, created_at DATETIME NOT NULL,
+		KEY account_idx (account_id)) ENGINE=InnoDB`,
+		fmt.Sprintf(`INSERT INTO gl_bench.src (account_id, kind, amount, label, ref, created_at)
+		SELECT seq %% 100000, seq %% 7, (seq %% 1000000) / 100, CONCAT('label for row ', seq, ' ', REPEAT('x', 30 + seq %% 20)),
+		LPAD(seq, 20, '0'), '2026-01-01' + INTERVAL seq SECOND FROM gl_bench.seq_1_to_%d`, rows))
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, "ANALYZE TABLE gl_bench.src")
+	return err
+}
+
+func (s *server) avgRowLength(ctx context.Context) int64 {
+	var n int64
+	s.db.QueryRowContext(ctx, "SELECT AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='gl_bench' AND TABLE_NAME='src'").Scan(&n)
+	return n
+}
+
+// freshTable makes gl_bench.t a copy of src and lets the server settle.
+func (s *server) freshTable(ctx context.Context) error {
+	err := s.exec(ctx, "DROP TABLE IF EXISTS gl_bench.t", "DROP TABLE IF EXISTS gl_bench._t_del",
+		"CREATE TABLE gl_bench.t LIKE gl_bench.src", "INSERT INTO gl_bench.t SELECT * FROM gl_bench.src")
+	s.settle(ctx)
+	return err
+}
+
+// settle waits (at most 15 s) until InnoDB has flushed most dirty pages, so that no measurement
+// pays much for the writes of the one before.
+func (s *server) settle(ctx context.Context) {
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		var name string
+		var dirty, total int64
+		if s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'").Scan(&name, &dirty) != nil ||
+			s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'").Scan(&name, &total) != nil {
+			return
+		}
+		if dirty*100 <= total*10 {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// pauseReplica stops the replica's SQL thread (the replica keeps receiving the binlog) and returns
+// the function that starts it again and waits for it to catch up.
+func (s *server) pauseReplica(ctx context.Context) (func(), error) {
+	if s.replica == nil {
+		return func() {}, nil
+	}
+	if st, err := replicaStatus(ctx, s.replica); err != nil || st["Slave_SQL_Running"] != "Yes" {
+		return func() {}, nil // not replicating: nothing to pause, nothing to restart
+	}
+	if _, err := s.replica.ExecContext(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
+		return nil, fmt.Errorf("pause the sandbox replica: %w", err)
+	}
+	fmt.Println("sandbox replica: SQL thread paused while measuring (it shares this machine's cores); --with-replica keeps it running")
+	return func() {
+		if _, err := s.replica.ExecContext(ctx, "START SLAVE SQL_THREAD"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: could not restart the sandbox replica's SQL thread:", err, "(run START SLAVE on it)")
+			return
+		}
+		var pos string
+		s.db.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&pos)
+		fmt.Print("sandbox replica: catching up... ")
+		start := time.Now()
+		var res sql.NullInt64
+		s.replica.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, 600)", pos).Scan(&res)
+		fmt.Printf("done in %.0fs\n", time.Since(start).Seconds())
+	}, nil
+}
+
+// replicaStatus is SHOW SLAVE STATUS as column name -> value (empty when not a replica).
+func replicaStatus(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW SLAVE STATUS")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil || !rows.Next() {
+		return map[string]string{}, err
+	}
+	vals := make([]sql.NullString, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return nil, err
+	}
+	st := make(map[string]string, len(cols))
+	for i, c := range cols {
+		st[c] = vals[i].String
+	}
+	return st, rows.Err()
+}
