@@ -88,6 +88,7 @@ func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
 	if o.source != nil {
 		src = *o.source
 		posDB = testenv.Open(t, src, "")
+		testenv.WaitReplica(t) // the tables exist there before the position is read
 	}
 	start, err := CurrentPosition(ctx, posDB, f.flavor)
 	if err != nil {

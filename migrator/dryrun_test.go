@@ -59,7 +59,7 @@ func TestDryRunLeavesNoTrace(t *testing.T) {
 func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
 	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, plainTable, plainRows)
-	waitReplicaCaughtUp(t)
+	testenv.WaitReplica(t)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), prepareDB)
 	before := captureState(t, db)
 
@@ -90,7 +90,7 @@ func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
 		t.Fatalf("dry run from the replica: %v", err)
 	}
 	assertUnchanged(t, db, before, "t")
-	waitReplicaCaughtUp(t)
+	testenv.WaitReplica(t)
 	if names := testenv.TableNames(t, replica, prepareDB, "_t_"); len(names) != 0 {
 		t.Fatalf("helper tables on the replica: %v", names)
 	}

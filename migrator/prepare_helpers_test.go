@@ -141,24 +141,6 @@ func hasString(list []string, s string) bool {
 	return false
 }
 
-// waitReplica waits until the sandbox replica has applied everything the primary has logged.
-func waitReplicaCaughtUp(t *testing.T) {
-	t.Helper()
-	primary := testenv.Open(t, testenv.PrimaryConfig(), "")
-	replica := testenv.Open(t, testenv.ReplicaConfig(), "")
-	var pos string
-	if err := primary.QueryRow("SELECT @@gtid_binlog_pos").Scan(&pos); err != nil {
-		t.Fatal(err)
-	}
-	var res sql.NullInt64
-	if err := replica.QueryRow("SELECT MASTER_GTID_WAIT(?, 30)", pos).Scan(&res); err != nil {
-		t.Fatal(err)
-	}
-	if !res.Valid || res.Int64 != 0 {
-		t.Fatalf("the replica did not reach %s within 30 s", pos)
-	}
-}
-
 // prepareOK runs prepare and fails the test on a refusal; the session is closed at cleanup.
 func prepareOK(t *testing.T, m *Migrator) *session {
 	t.Helper()

@@ -106,7 +106,7 @@ func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
 	if got := sharedSum(t, primary, schema, "t"); got != want {
 		t.Fatalf("primary: migrated t %s != original as of cut-over %s", got, want)
 	}
-	waitReplicaCaughtUp(t)
+	testenv.WaitReplica(t)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	assertTables(t, replica, schema, "t", "_t_del")
 	assertHasColumnC(t, replica, schema, "t", true)
@@ -135,7 +135,7 @@ func TestMigrateOnReplicaEndToEnd(t *testing.T) {
 		t.Fatalf("migration: %v", err)
 	}
 	assertEventsApplied(t, logs)
-	waitReplicaCaughtUp(t)
+	testenv.WaitReplica(t)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	assertReplicationRunning(t, replica, true)
 	assertTables(t, primary, schema, "t")
@@ -245,7 +245,7 @@ func replicaFixture(t *testing.T, schema string) *sql.DB {
 		fmt.Sprintf(`INSERT INTO t WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < 99),
 			r(n) AS (SELECT x.n * 100 + y.n + 1 FROM s x, s y)
 			SELECT n, n * 2, CONCAT('row ', n) FROM r WHERE n <= %d`, replicaRows))
-	waitReplicaCaughtUp(t)
+	testenv.WaitReplica(t)
 	return primary
 }
 
@@ -383,7 +383,7 @@ func startReplicationAndWait(t *testing.T, replica *sql.DB) {
 		t.Errorf("START SLAVE: %v", err)
 		return
 	}
-	waitReplicaCaughtUp(t)
+	testenv.WaitReplica(t)
 }
 
 // postponeFor returns a postpone-cut-over flag file that exists for d from now, so the applier

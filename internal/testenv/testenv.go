@@ -155,4 +155,25 @@ func Checksum(t testing.TB, db *sql.DB, schema, tbl string, columns []string, or
 	return rows, sum
 }
 
+// WaitReplica waits (at most 30 s) until the sandbox replica has applied everything the primary
+// has logged so far.
+func WaitReplica(t testing.TB) {
+	t.Helper()
+	primary := Open(t, PrimaryConfig(), "")
+	defer primary.Close()
+	replica := Open(t, ReplicaConfig(), "")
+	defer replica.Close()
+	var pos string
+	if err := primary.QueryRow("SELECT @@gtid_binlog_pos").Scan(&pos); err != nil {
+		t.Fatal(err)
+	}
+	var res sql.NullInt64
+	if err := replica.QueryRow("SELECT MASTER_GTID_WAIT(?, 30)", pos).Scan(&res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Valid || res.Int64 != 0 {
+		t.Fatalf("the sandbox replica did not reach %s within 30 s", pos)
+	}
+}
+
 func quote(n string) string { return "`" + strings.ReplaceAll(n, "`", "``") + "`" }
