@@ -2,7 +2,6 @@ package migrator
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -48,26 +46,7 @@ func TestPostponeThenPanicFlagFile(t *testing.T) {
 	go func() { done <- m.Run(context.Background()) }()
 
 	// Wait for the postponed state, the run still going.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var state string
-		err := db.QueryRow("SELECT value FROM "+table.QuoteIdent(table.ChangelogName("t"))+" WHERE hint = ?", table.HintState).Scan(&state)
-		if err == nil && state == "postponed" {
-			break
-		}
-		if err != nil && !errors.Is(err, sql.ErrNoRows) && !isMissingTable(err) {
-			t.Fatalf("read state: %v", err)
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("run ended before postponing: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("cut-over never postponed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitPostponed(t, db, done)
 	// While postponed, changes keep being applied; then panic.
 	testenv.Exec(t, db, "UPDATE t SET v = v + 1 WHERE id <= 10")
 	_, before = testenv.Checksum(t, db, flagFilesDB, "t", []string{"id", "v"}, "id")
