@@ -106,41 +106,18 @@ func (a *attempt) runAtomic(ctx context.Context) error {
 		return err
 	}
 
-	if err := a.hook(ctx, StepLock); err != nil {
+	if err := a.lockAndSync(ctx, qOrig+" WRITE, "+qOld+" WRITE"); err != nil {
 		return err
 	}
-	lctx, lcancel := context.WithTimeout(ctx, lt+time.Second)
-	defer lcancel()
-	if err := a.lock.exec(lctx, "LOCK TABLES "+qOrig+" WRITE, "+qOld+" WRITE"); err != nil {
+	if err := a.queueRename(ctx, StepAtomicRename, a.r1, "the rename"); err != nil {
 		return err
 	}
-	a.lockedAt = time.Now()
-
-	if err := a.awaitSentinel(ctx); err != nil {
+	if err := a.observeAt(ctx, StepAtomicObserve, "observe the rename", a.r1); err != nil {
 		return err
 	}
-
-	if err := a.hook(ctx, StepAtomicRename); err != nil {
-		return err
-	}
-	if err := a.lockAlive(ctx); err != nil {
-		return fmt.Errorf("before the rename: %w", err)
-	}
-	a.r1.start(ctx)
-
-	if err := a.hook(ctx, StepAtomicObserve); err != nil {
-		return err
-	}
-	if err := a.observe(ctx, a.r1); err != nil {
-		return fmt.Errorf("observe the rename: %w", err)
-	}
-
 	// Look once more right before releasing: the rename still waits and C1 is alive.
-	if err := a.hook(ctx, StepDropSentry); err != nil {
+	if err := a.observeAt(ctx, StepDropSentry, "before dropping the sentry", a.r1); err != nil {
 		return err
-	}
-	if err := a.observe(ctx, a.r1); err != nil {
-		return fmt.Errorf("before dropping the sentry: %w", err)
 	}
 	uctx, ucancel := context.WithTimeout(ctx, lt)
 	defer ucancel()

@@ -164,54 +164,23 @@ func (a *attempt) run(ctx context.Context) error {
 	}
 	a.log.Debug().Int64("c1", a.lock.id).Int64("c18", a.r1.id).Int64("c19", a.r2.id).Str("token", a.token).Msg("sessions open")
 
-	// Step 1: lock the original.
-	if err := a.hook(ctx, StepLock); err != nil {
+	// Steps 1 and 2: lock the original; every write before the lock reached the ghost.
+	if err := a.lockAndSync(ctx, qOrig+" WRITE"); err != nil {
 		return err
 	}
-	lctx, lcancel := context.WithTimeout(ctx, lt+time.Second) // the server's lock_wait_timeout fires first
-	defer lcancel()
-	if err := a.lock.exec(lctx, "LOCK TABLES "+qOrig+" WRITE"); err != nil {
+	// Steps 3 and 4: queue rename 1 while C1 provably holds the lock; see it waiting.
+	if err := a.queueRename(ctx, StepRename1, a.r1, "rename 1"); err != nil {
 		return err
 	}
-	a.lockedAt = time.Now()
-
-	// Step 2: every write before the lock reached the ghost.
-	if err := a.awaitSentinel(ctx); err != nil {
+	if err := a.observeAt(ctx, StepObserve1, "observe rename 1", a.r1); err != nil {
 		return err
 	}
-
-	// Step 3: queue rename 1 while C1 provably holds the lock.
-	if err := a.hook(ctx, StepRename1); err != nil {
+	// Steps 5 and 6: queue rename 2 behind rename 1; both wait, on the original, behind a live C1.
+	if err := a.queueRename(ctx, StepRename2, a.r2, "rename 2"); err != nil {
 		return err
 	}
-	if err := a.lockAlive(ctx); err != nil {
-		return fmt.Errorf("before rename 1: %w", err)
-	}
-	a.r1.start(ctx)
-
-	// Step 4: rename 1 is seen waiting, and C1 still holds the lock.
-	if err := a.hook(ctx, StepObserve1); err != nil {
+	if err := a.observeAt(ctx, StepObserve2, "observe rename 2", a.r2, a.r1); err != nil {
 		return err
-	}
-	if err := a.observe(ctx, a.r1); err != nil {
-		return fmt.Errorf("observe rename 1: %w", err)
-	}
-
-	// Step 5: queue rename 2 behind rename 1.
-	if err := a.hook(ctx, StepRename2); err != nil {
-		return err
-	}
-	if err := a.lockAlive(ctx); err != nil {
-		return fmt.Errorf("before rename 2: %w", err)
-	}
-	a.r2.start(ctx)
-
-	// Step 6: both renames wait, on the original, behind a live C1.
-	if err := a.hook(ctx, StepObserve2); err != nil {
-		return err
-	}
-	if err := a.observe(ctx, a.r2, a.r1); err != nil {
-		return fmt.Errorf("observe rename 2: %w", err)
 	}
 
 	// Step 7: release; rename 1 then rename 2 run before the queued writes.

@@ -46,20 +46,9 @@ func (a *attempt) runTwoStep(ctx context.Context) error {
 	}
 	a.log.Debug().Int64("c1", a.lock.id).Int64("c2", a.r1.id).Str("token", a.token).Msg("sessions open")
 
-	if err := a.hook(ctx, StepLock); err != nil {
+	if err := a.lockAndSync(ctx, qOrig+" WRITE"); err != nil {
 		return err
 	}
-	lctx, lcancel := context.WithTimeout(ctx, lt+time.Second)
-	defer lcancel()
-	if err := a.lock.exec(lctx, "LOCK TABLES "+qOrig+" WRITE"); err != nil {
-		return err
-	}
-	a.lockedAt = time.Now()
-
-	if err := a.awaitSentinel(ctx); err != nil {
-		return err
-	}
-
 	if err := a.hook(ctx, StepRenameAway); err != nil {
 		return err
 	}
