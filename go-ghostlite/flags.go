@@ -132,6 +132,7 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&cfg.SkipRenamedColumns, "skip-renamed-columns", false, "a CHANGE COLUMN that renames a column drops it and adds a new one: its data is not copied")
 	fs.BoolVar(&cfg.DiscardForeignKeys, "discard-foreign-keys", false, "create the ghost table without the original's foreign keys (they are lost)")
 	fs.BoolVar(&cfg.SkipForeignKeyChecks, "skip-foreign-key-checks", false, "do not refuse a table that has or is referenced by foreign keys")
+	fs.BoolVar(&cfg.AllowCascadingForeignKeysDataLoss, "allow-cascading-foreign-keys-data-loss", false, "migrate a table whose foreign keys have ON DELETE/UPDATE CASCADE or SET NULL, accepting that the rows those actions delete or change during the migration come back unchanged (see doc/flags.md)")
 	fs.StringVar(&cfg.StorageEngine, "storage-engine", d.StorageEngine, "storage engine of the table (innodb is the only one supported)")
 
 	// leftovers and the old table

@@ -24,7 +24,7 @@ var supportedFlags = []string{
 	"allow-on-master", "assume-master-host", "assume-rbr", "exact-rowcount", "chunk-size",
 	"default-retries", "initially-drop-ghost-table", "initially-drop-old-table",
 	"initially-drop-socket-file", "ok-to-drop-table", "approve-renamed-columns",
-	"skip-renamed-columns", "discard-foreign-keys", "skip-foreign-key-checks",
+	"skip-renamed-columns", "discard-foreign-keys", "skip-foreign-key-checks", "allow-cascading-foreign-keys-data-loss",
 	"timestamp-old-table", "storage-engine", "verbose", "debug", "quiet", "stack", "version", "help",
 	"heartbeat-interval-millis", "replica-server-id", "gtid", "dml-batch-size", "cut-over",
 	"cut-over-lock-timeout-seconds", "postpone-cut-over-flag-file", "panic-flag-file", "log-format", "allow-lock-bypassing-plugins",
@@ -113,7 +113,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--assume-rbr", "--exact-rowcount", "--chunk-size=500", "--default-retries=7", "--dml-batch-size=20",
 		"--initially-drop-ghost-table", "--initially-drop-old-table", "--initially-drop-socket-file",
 		"--ok-to-drop-table", "--timestamp-old-table", "--approve-renamed-columns", "--skip-renamed-columns",
-		"--discard-foreign-keys", "--skip-foreign-key-checks", "--storage-engine=InnoDB",
+		"--discard-foreign-keys", "--skip-foreign-key-checks", "--allow-cascading-foreign-keys-data-loss", "--storage-engine=InnoDB",
 		"--heartbeat-interval-millis=250", "--replica-server-id=4242", "--gtid", "--cut-over=two-step",
 		"--cut-over-lock-timeout-seconds=9", "--allow-lock-bypassing-plugins",
 		"--postpone-cut-over-flag-file=/tmp/postpone", "--panic-flag-file=/tmp/panic",
@@ -129,7 +129,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	want.InitiallyDropGhostTable, want.InitiallyDropOldTable, want.InitiallyDropSocketFile = true, true, true
 	want.OkToDropTable, want.TimestampOldTable = true, true
 	want.ApproveRenamedColumns, want.SkipRenamedColumns = true, true // contradiction: Validate's to refuse
-	want.DiscardForeignKeys, want.SkipForeignKeyChecks = true, true
+	want.DiscardForeignKeys, want.SkipForeignKeyChecks, want.AllowCascadingForeignKeysDataLoss = true, true, true
 	want.StorageEngine = "innodb"
 	want.HeartbeatInterval, want.ReplicaServerID, want.UseGTID = 250*time.Millisecond, 4242, true
 	want.CutOver, want.CutOverLockTimeout = "two-step", 9*time.Second

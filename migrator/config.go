@@ -40,6 +40,10 @@ type Config struct {
 	SkipRenamedColumns    bool // --skip-renamed-columns: treat a rename as drop + add (data not copied)
 	DiscardForeignKeys    bool // --discard-foreign-keys: the ghost is created without foreign keys
 	SkipForeignKeyChecks  bool // --skip-foreign-key-checks: do not refuse tables with foreign keys
+	// AllowCascadingForeignKeysDataLoss (--allow-cascading-foreign-keys-data-loss) lets a child
+	// table whose foreign keys have ON DELETE/UPDATE CASCADE, SET NULL or SET DEFAULT be migrated:
+	// the changes those actions make are not in the row binlog and are lost in the new table.
+	AllowCascadingForeignKeysDataLoss bool
 
 	StorageEngine string // --storage-engine: innodb (the only one supported)
 

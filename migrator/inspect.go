@@ -94,6 +94,7 @@ type replicaStatus struct {
 	SourcePort int
 	IORunning  string
 	SQLRunning string
+	GtidIOPos  string // MariaDB: the GTIDs received from the source (empty elsewhere)
 }
 
 // readReplicaStatus returns the server's replication source, or nil when it does not replicate.
@@ -127,6 +128,7 @@ func readReplicaStatus(ctx context.Context, db *sql.DB, f dbconn.Flavor, addr st
 		SourceHost: row[hostCol],
 		IORunning:  firstOf(row, "Slave_IO_Running", "Replica_IO_Running"),
 		SQLRunning: firstOf(row, "Slave_SQL_Running", "Replica_SQL_Running"),
+		GtidIOPos:  row["Gtid_IO_Pos"],
 	}
 	if st.SourceHost == "" {
 		return nil, nil // replication configured and then reset: not a replica
@@ -270,13 +272,57 @@ func checkTriggers(ctx context.Context, db *sql.DB, schema, tbl string) error {
 	return nil
 }
 
-// foreignKeys lists the constraints where tbl is the child and those of other tables that
-// reference it, each as "schema.table.constraint" (children) or "constraint -> table" (own).
-func foreignKeys(ctx context.Context, db *sql.DB, schema, tbl string) (own, referencing []string, err error) {
-	own, err = queryStrings(ctx, db, `SELECT CONCAT(CONSTRAINT_NAME, ' -> ', REFERENCED_TABLE_NAME)
+// foreignKey is one of the table's own foreign keys (the table is the child).
+type foreignKey struct {
+	Name, Parent       string
+	OnUpdate, OnDelete string // UPDATE_RULE, DELETE_RULE: CASCADE, SET NULL, SET DEFAULT, RESTRICT or NO ACTION
+}
+
+// serverActions are the key's referential actions that change this table's rows inside the storage
+// engine (ON DELETE/UPDATE CASCADE, SET NULL, SET DEFAULT), as "ON DELETE CASCADE". The engine
+// never writes those changes to the row binlog, so the applier cannot see them.
+func (fk foreignKey) serverActions() []string {
+	var out []string
+	for _, a := range []struct{ on, rule string }{{"DELETE", fk.OnDelete}, {"UPDATE", fk.OnUpdate}} {
+		switch r := strings.ToUpper(a.rule); r {
+		case "CASCADE", "SET NULL", "SET DEFAULT":
+			out = append(out, "ON "+a.on+" "+r)
+		}
+	}
+	return out
+}
+
+// String is "name -> parent", followed by the key's server-side actions.
+func (fk foreignKey) String() string {
+	return strings.Join(append([]string{fk.Name + " -> " + fk.Parent}, fk.serverActions()...), " ")
+}
+
+func describeForeignKeys(fks []foreignKey) []string {
+	out := make([]string, len(fks))
+	for i, fk := range fks {
+		out[i] = fk.String()
+	}
+	return out
+}
+
+// foreignKeys lists the constraints where tbl is the child (own) and those of other tables that
+// reference it, each as "schema.table.constraint" (referencing).
+func foreignKeys(ctx context.Context, db *sql.DB, schema, tbl string) (own []foreignKey, referencing []string, err error) {
+	rows, err := db.QueryContext(ctx, `SELECT CONSTRAINT_NAME, REFERENCED_TABLE_NAME, UPDATE_RULE, DELETE_RULE
 		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ?
 		ORDER BY CONSTRAINT_NAME`, schema, tbl)
 	if err != nil {
+		return nil, nil, fmt.Errorf("read foreign keys of %s.%s: %w", schema, tbl, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var fk foreignKey
+		if err := rows.Scan(&fk.Name, &fk.Parent, &fk.OnUpdate, &fk.OnDelete); err != nil {
+			return nil, nil, fmt.Errorf("read foreign keys of %s.%s: %w", schema, tbl, err)
+		}
+		own = append(own, fk)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("read foreign keys of %s.%s: %w", schema, tbl, err)
 	}
 	referencing, err = queryStrings(ctx, db, `SELECT CONCAT(CONSTRAINT_SCHEMA, '.', TABLE_NAME, '.', CONSTRAINT_NAME)
@@ -289,17 +335,38 @@ func foreignKeys(ctx context.Context, db *sql.DB, schema, tbl string) (own, refe
 	return own, referencing, nil
 }
 
-// checkForeignKeys refuses foreign keys the migration cannot keep: a referenced table (its children
-// would follow the original to its old name) unless --skip-foreign-key-checks, and a child table
-// unless --discard-foreign-keys or --skip-foreign-key-checks.
-func checkForeignKeys(qualified string, own, referencing []string, discard, skip bool) error {
+// cascadingForeignKeys returns the keys of own with server-side actions (serverActions).
+func cascadingForeignKeys(own []foreignKey) []foreignKey {
+	var out []foreignKey
+	for _, fk := range own {
+		if len(fk.serverActions()) > 0 {
+			out = append(out, fk)
+		}
+	}
+	return out
+}
+
+// checkForeignKeys refuses foreign keys the migration cannot keep:
+//   - a referenced table (its children would follow the original to its old name), unless
+//     --skip-foreign-key-checks;
+//   - a child table whose keys have server-side actions (cascadingForeignKeys): the rows those
+//     actions delete or change during the migration are not in the row binlog, so they would come
+//     back unchanged after the cut-over. Neither --discard-foreign-keys nor --skip-foreign-key-checks
+//     lets it through; only --allow-cascading-foreign-keys-data-loss, whose name states the loss;
+//   - any other child table, unless --discard-foreign-keys or --skip-foreign-key-checks.
+func checkForeignKeys(cfg Config, qualified string, own []foreignKey, referencing []string) error {
+	discard, skip := cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks
 	if len(referencing) > 0 && !skip {
 		return fmt.Errorf("%s is referenced by foreign keys (%s); after the cut-over they would point at the old table: drop them first, or pass --skip-foreign-key-checks if you accept that",
 			qualified, strings.Join(referencing, ", "))
 	}
+	if cascading := cascadingForeignKeys(own); len(cascading) > 0 && !cfg.AllowCascadingForeignKeysDataLoss {
+		return fmt.Errorf("%s has foreign keys with actions the server runs inside InnoDB, outside the row binlog (%s): rows they delete and references they change during the migration would come back unchanged after the cut-over; drop the keys or their actions first, or pass --allow-cascading-foreign-keys-data-loss (with --discard-foreign-keys) to accept that loss",
+			qualified, strings.Join(describeForeignKeys(cascading), "; "))
+	}
 	if len(own) > 0 && !discard && !skip {
 		return fmt.Errorf("%s has foreign keys (%s) that the new table cannot keep: pass --discard-foreign-keys to migrate without them, or drop them first",
-			qualified, strings.Join(own, ", "))
+			qualified, strings.Join(describeForeignKeys(own), ", "))
 	}
 	return nil
 }

@@ -142,25 +142,69 @@ func TestCheckLockBypassingPlugins(t *testing.T) {
 }
 
 func TestCheckForeignKeys(t *testing.T) {
-	own := []string{"fk_c_p -> p"}
+	own := []foreignKey{{Name: "fk_c_p", Parent: "p", OnUpdate: "RESTRICT", OnDelete: "NO ACTION"}}
 	refs := []string{"gl.c.fk_c_p"}
-	if err := checkForeignKeys("gl.t", nil, nil, false, false); err != nil {
+	flags := func(discard, skip, allowLoss bool) Config {
+		cfg := DefaultConfig()
+		cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks, cfg.AllowCascadingForeignKeysDataLoss = discard, skip, allowLoss
+		return cfg
+	}
+	if err := checkForeignKeys(flags(false, false, false), "gl.t", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkForeignKeys("gl.c", own, nil, false, false); err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys (fk_c_p -> p)") {
+	if err := checkForeignKeys(flags(false, false, false), "gl.c", own, nil); err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys (fk_c_p -> p)") {
 		t.Fatalf("child: %v", err)
 	}
-	if err := checkForeignKeys("gl.c", own, nil, true, false); err != nil {
+	if err := checkForeignKeys(flags(true, false, false), "gl.c", own, nil); err != nil {
 		t.Fatalf("child with --discard-foreign-keys: %v", err)
 	}
-	if err := checkForeignKeys("gl.c", own, nil, false, true); err != nil {
+	if err := checkForeignKeys(flags(false, true, false), "gl.c", own, nil); err != nil {
 		t.Fatalf("child with --skip-foreign-key-checks: %v", err)
 	}
-	if err := checkForeignKeys("gl.p", nil, refs, true, false); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys (gl.c.fk_c_p)") {
+	if err := checkForeignKeys(flags(true, false, false), "gl.p", nil, refs); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys (gl.c.fk_c_p)") {
 		t.Fatalf("parent with --discard-foreign-keys: %v", err)
 	}
-	if err := checkForeignKeys("gl.p", nil, refs, false, true); err != nil {
+	if err := checkForeignKeys(flags(false, true, false), "gl.p", nil, refs); err != nil {
 		t.Fatalf("parent with --skip-foreign-key-checks: %v", err)
+	}
+	// A cascading parent is still refused as a parent, whatever the loss flag says.
+	if err := checkForeignKeys(flags(true, false, true), "gl.p", nil, refs); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys") {
+		t.Fatalf("parent with --allow-cascading-foreign-keys-data-loss: %v", err)
+	}
+}
+
+// TestCheckForeignKeysCascadingActions: every server-side referential action is
+// refused under --discard-foreign-keys and --skip-foreign-key-checks, naming the key and the
+// action; only --allow-cascading-foreign-keys-data-loss lets it through.
+func TestCheckForeignKeysCascadingActions(t *testing.T) {
+	for _, c := range []struct {
+		fk   foreignKey
+		want string // the key as named in the refusal; "" = no server-side action, accepted
+	}{
+		{foreignKey{"fk_a", "p", "RESTRICT", "CASCADE"}, "fk_a -> p ON DELETE CASCADE"},
+		{foreignKey{"fk_b", "p", "CASCADE", "RESTRICT"}, "fk_b -> p ON UPDATE CASCADE"},
+		{foreignKey{"fk_c", "p", "SET NULL", "SET NULL"}, "fk_c -> p ON DELETE SET NULL ON UPDATE SET NULL"},
+		{foreignKey{"fk_d", "p", "NO ACTION", "SET DEFAULT"}, "fk_d -> p ON DELETE SET DEFAULT"},
+		{foreignKey{"fk_e", "c", "RESTRICT", "cascade"}, "fk_e -> c ON DELETE CASCADE"}, // self-reference
+		{foreignKey{"fk_f", "p", "NO ACTION", "RESTRICT"}, ""},
+	} {
+		for _, skip := range []bool{false, true} {
+			cfg := DefaultConfig()
+			cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !skip, skip
+			own := []foreignKey{{"fk_0", "q", "RESTRICT", "RESTRICT"}, c.fk}
+			err := checkForeignKeys(cfg, "gl.c", own, nil)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s refused: %v", c.fk.Name, err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys with actions the server runs inside InnoDB, outside the row binlog ("+c.want+")") ||
+				!strings.Contains(err.Error(), "--allow-cascading-foreign-keys-data-loss") || strings.Contains(err.Error(), "\n")):
+				t.Errorf("%s (skip %v): got %v, want the key %q and the flag on one line", c.fk.Name, skip, err, c.want)
+			}
+			cfg.AllowCascadingForeignKeysDataLoss = true
+			if err := checkForeignKeys(cfg, "gl.c", own, nil); err != nil {
+				t.Errorf("%s with --allow-cascading-foreign-keys-data-loss: %v", c.fk.Name, err)
+			}
+		}
 	}
 }
 

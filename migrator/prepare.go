@@ -29,6 +29,13 @@ type session struct {
 	columns      columnMapping // for the plan print-out: dropped, added, generated columns
 	foreignKeys  []string      // the original's own foreign keys (not carried to the ghost)
 	referencedBy []string      // foreign keys of other tables referencing the original
+	// cascadingForeignKeys are the original's foreign keys with ON DELETE/UPDATE CASCADE, SET NULL or
+	// SET DEFAULT, let through by --allow-cascading-foreign-keys-data-loss: what they change in the
+	// original during the run is not in the binlog, so the new table can differ from it.
+	//
+	// CHECKSUM HOOK: when --checksum exists, a run with this list non-empty must require the
+	// checksum to pass before the cut-over (refuse to start without --checksum, or turn it on).
+	cascadingForeignKeys []string
 
 	log zerolog.Logger
 }
@@ -215,11 +222,7 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 	if err := checkTriggers(ctx, s.primary, schema, tbl); err != nil {
 		return err
 	}
-	var err error
-	if s.foreignKeys, s.referencedBy, err = foreignKeys(ctx, s.primary, schema, tbl); err != nil {
-		return err
-	}
-	if err := checkForeignKeys(schema+"."+tbl, s.foreignKeys, s.referencedBy, cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks); err != nil {
+	if err := m.inspectForeignKeys(ctx, s); err != nil {
 		return err
 	}
 	onPrimary, err := table.Inspect(ctx, s.primary, schema, tbl)
@@ -240,6 +243,28 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 	// The replica's binlog row images follow its columns; the copy and the keys run on the
 	// primary. Both must agree for the plan to hold on either side.
 	return sameLayout(onReplica, onPrimary, cfg.Conn.Addr(), primaryAddr)
+}
+
+// inspectForeignKeys reads the original's foreign keys and refuses those the migration cannot keep
+// (checkForeignKeys in inspect.go). Cascading keys let through by
+// --allow-cascading-foreign-keys-data-loss are recorded in the session and logged as a warning.
+func (m *Migrator) inspectForeignKeys(ctx context.Context, s *session) error {
+	schema, tbl := m.cfg.Database, m.cfg.Table
+	own, referencing, err := foreignKeys(ctx, s.primary, schema, tbl)
+	if err != nil {
+		return err
+	}
+	s.foreignKeys, s.referencedBy = describeForeignKeys(own), referencing
+	if err := checkForeignKeys(m.cfg, schema+"."+tbl, own, referencing); err != nil {
+		return err
+	}
+	if cascading := cascadingForeignKeys(own); len(cascading) > 0 {
+		s.cascadingForeignKeys = describeForeignKeys(cascading)
+		// CHECKSUM HOOK: see session.cascadingForeignKeys.
+		m.log.Warn().Strs("foreign_keys", s.cascadingForeignKeys).
+			Msgf("--allow-cascading-foreign-keys-data-loss: what these keys' actions change in %s.%s during the migration is not in the binlog; rows they delete come back and references they change keep their old values in the new table", schema, tbl)
+	}
+	return nil
 }
 
 // checkHelperTables refuses ghost, changelog and old tables left by an earlier run, or drops them

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,9 @@ import (
 //     --test-on-replica-skip-replica-stop), and right after the cut-over the tables are swapped back
 //     in one atomic RENAME: the original is tbl again and the migrated copy stays as _tbl_gho, both
 //     kept for comparison. Replication is left stopped, as gh-ost leaves it.
+//
+// On MariaDB the migration's writes on the replica take GTIDs in the replica's gtid_domain_id; with
+// gtid_strict_mode=ON that domain must not be one the replica replicates (checkGTIDDomain).
 //
 // Invariants: in both modes nothing is written on any server but the replica; a failure before or
 // during the cut-over restarts the replication this code stopped; the swap back is one RENAME, so
@@ -48,8 +52,10 @@ func (c *Config) validateReplicaModes() error {
 		return nil
 	case c.AllowOnMaster:
 		return fmt.Errorf("%w: --allow-on-master and %s contradict each other: %s runs on the replica given by --host", ErrUsage, c.replicaModeFlag(), c.replicaModeFlag())
-	case c.AssumeMasterHost != "":
-		return fmt.Errorf("%w: --assume-master-host and %s contradict each other: %s never writes to the primary", ErrUsage, c.replicaModeFlag(), c.replicaModeFlag())
+	case c.AssumeMasterHost != "" && c.MigrateOnReplica:
+		// With --test-on-replica it is accepted and has nothing to do, as in gh-ost: a test run
+		// keeps the real run's command line with one flag added.
+		return fmt.Errorf("%w: --assume-master-host and --migrate-on-replica contradict each other: --migrate-on-replica never writes to the primary", ErrUsage)
 	case c.RecoverCutOver:
 		return fmt.Errorf("%w: --recover-cut-over does not support %s", ErrUsage, c.replicaModeFlag())
 	}
@@ -73,15 +79,19 @@ func resolveOnReplica(cfg Config, rs *replicaStatus) (dbconn.Config, error) {
 
 // checkOnReplica checks what only the replica modes need, on the replica: its binlog must carry
 // the primary's writes (log_slave_updates), and on MariaDB the migration's own writes there must
-// not stop replication (gtid_strict_mode would refuse the primary's next GTIDs as out of order).
+// not stop replication (checkGTIDDomain).
 func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
 	if !m.cfg.onReplica() {
 		return nil
 	}
 	addr := m.cfg.Conn.Addr()
-	vars, err := readVariables(ctx, s.inspected, "log_slave_updates", "log_replica_updates", "gtid_strict_mode", "read_only")
+	vars, err := readVariables(ctx, s.inspected, "log_slave_updates", "log_replica_updates", "read_only",
+		"gtid_strict_mode", "gtid_domain_id", "gtid_slave_pos", "gtid_binlog_state")
 	if err != nil {
 		return fmt.Errorf("on %s: %w", addr, err)
+	}
+	if m.cfg.AssumeMasterHost != "" {
+		m.log.Info().Str("replica", addr).Msg("--assume-master-host has nothing to do with --test-on-replica (the primary is not connected to): ignored")
 	}
 	v, ok := vars["log_replica_updates"]
 	if !ok {
@@ -91,9 +101,22 @@ func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
 		return fmt.Errorf("log_slave_updates is OFF on replica %s, so the primary's changes never reach its binlog and %s cannot see them: enable log_slave_updates (needs a restart)",
 			addr, m.cfg.replicaModeFlag())
 	}
-	if s.plan.Flavor.MariaDB && isOn(vars["gtid_strict_mode"]) {
-		return fmt.Errorf("gtid_strict_mode is ON on replica %s: the migration's own writes there would take GTIDs that make the primary's next transactions fail as out of order and stop replication: SET GLOBAL gtid_strict_mode=OFF for the migration",
-			addr)
+	if s.plan.Flavor.MariaDB {
+		rs, err := readReplicaStatus(ctx, s.inspected, s.plan.Flavor, addr)
+		if err != nil {
+			return err
+		}
+		var ioPos string
+		if rs != nil {
+			ioPos = rs.GtidIOPos
+		}
+		warning, err := checkGTIDDomain(addr, vars, ioPos)
+		if err != nil {
+			return err
+		}
+		if warning != "" {
+			m.log.Warn().Str("replica", addr).Msg(warning)
+		}
 	}
 	if isOn(vars["read_only"]) {
 		m.log.Warn().Str("replica", addr).Msg("read_only is ON on the replica: the migration's writes there need SUPER (MariaDB: READ_ONLY ADMIN)")
@@ -101,6 +124,61 @@ func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
 	m.log.Info().Str("replica", addr).Str("mode", m.cfg.replicaModeFlag()).
 		Msg("the whole migration runs on the replica: binlog read, tables created, copied and cut over there; the primary is not touched")
 	return nil
+}
+
+// gtidDomains adds the domain ids of a MariaDB GTID list ("0-1-592,9-2-11") to set.
+func gtidDomains(set map[uint64]bool, list string) error {
+	for _, g := range strings.Split(list, ",") {
+		if g = strings.TrimSpace(g); g == "" {
+			continue
+		}
+		d, _, ok := strings.Cut(g, "-")
+		id, err := strconv.ParseUint(d, 10, 32)
+		if !ok || err != nil {
+			return fmt.Errorf("%q is not a MariaDB GTID", g)
+		}
+		set[id] = true
+	}
+	return nil
+}
+
+// checkGTIDDomain decides whether the replica modes' writes can go on a MariaDB replica without
+// breaking its replication. Those writes take GTIDs in the replica's gtid_domain_id (the tool's
+// sessions keep the global value). A domain the replica receives from its primary shows in
+// gtid_slave_pos (applied) or Gtid_IO_Pos (received, ioPos). Writing in such a domain with
+// gtid_strict_mode=ON makes the primary's next GTIDs there out of order, and replication stops:
+// refused. With the replica's own domain (as MariaDB recommends for replicas that take local
+// writes) strict mode is fine. Without strict mode a replicated domain works but leaves GTIDs the
+// primary lacks: returned as a warning. vars holds gtid_strict_mode, gtid_domain_id,
+// gtid_slave_pos and gtid_binlog_state.
+func checkGTIDDomain(addr string, vars map[string]string, ioPos string) (warning string, err error) {
+	domain, err := strconv.ParseUint(vars["gtid_domain_id"], 10, 32)
+	if err != nil {
+		return "", fmt.Errorf("read gtid_domain_id on %s: %q", addr, vars["gtid_domain_id"])
+	}
+	replicated := map[uint64]bool{}
+	for _, list := range []string{vars["gtid_slave_pos"], ioPos} {
+		if err := gtidDomains(replicated, list); err != nil {
+			return "", fmt.Errorf("read the replicated GTID domains of %s: %w", addr, err)
+		}
+	}
+	if !replicated[domain] {
+		return "", nil
+	}
+	if !isOn(vars["gtid_strict_mode"]) {
+		return fmt.Sprintf("the migration's writes on the replica take GTIDs in gtid_domain_id %d, a domain it replicates from its primary: the primary will lack them (a replica-only gtid_domain_id avoids that)", domain), nil
+	}
+	used := map[uint64]bool{}
+	for k := range replicated {
+		used[k] = true
+	}
+	_ = gtidDomains(used, vars["gtid_binlog_state"]) // only to suggest a free domain
+	free := uint64(1)
+	for used[free] {
+		free++
+	}
+	return "", fmt.Errorf("gtid_strict_mode is ON on replica %s and its gtid_domain_id %d is a domain it replicates from its primary (gtid_slave_pos %s): the migration's writes there would take GTIDs that make the primary's next transactions in that domain fail as out of order and stop replication: give the replica a domain of its own for local writes (for example SET GLOBAL gtid_domain_id=%d), or SET GLOBAL gtid_strict_mode=OFF for the migration",
+		addr, domain, vars["gtid_slave_pos"], free)
 }
 
 // replicaStopTimeout bounds STOP SLAVE / START SLAVE and the swap back.
