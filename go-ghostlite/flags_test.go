@@ -152,8 +152,8 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	gv, dv := reflect.ValueOf(got), reflect.ValueOf(migrator.DefaultConfig())
 	for i := range gv.NumField() {
 		name := gv.Type().Field(i).Name
-		if _, ok := exempt[name]; ok {
-			continue
+		if _, ok := exempt[name]; ok || !gv.Type().Field(i).IsExported() {
+			continue // unexported fields are test seams, out of the command line's reach
 		}
 		if reflect.DeepEqual(gv.Field(i).Interface(), dv.Field(i).Interface()) {
 			t.Errorf("Config.%s is not set by any flag of this test: map it to a flag (and test it) or exempt it", name)

@@ -1,6 +1,7 @@
 package migrator
 
 import (
+	"context"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -84,6 +85,15 @@ type Config struct {
 	AllowPlugins bool
 
 	Logger zerolog.Logger
+
+	// copyTest lets the package's tests act before a chunk and shrink the warning list.
+	copyTest copyTestHooks
+}
+
+// copyTestHooks are the row copy's seams for tests; the command line never sets them.
+type copyTestHooks struct {
+	beforeChunk   func(ctx context.Context, n int64) error // runs before each planned chunk
+	maxErrorCount int                                      // the copy session's max_error_count (0: the largest)
 }
 
 // DefaultConfig returns gh-ost's defaults.

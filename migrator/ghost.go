@@ -136,14 +136,18 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 		toGhost[strings.ToLower(p.Original)] = p.Ghost
 	}
 	var reasons []string
+	fix := "keep a unique NOT NULL key in both"
 	for _, ok := range orig.UniqueKeys {
 		gk, why := matchKey(orig, ghost, ok, toGhost)
 		if why == "" {
 			return ok, gk, nil
 		}
 		reasons = append(reasons, why)
+		if strings.Contains(why, "may be equal in the altered table") {
+			fix = "keep a unique NOT NULL key in both whose columns keep their type and collation, or run this ALTER with the server's own ALTER TABLE"
+		}
 	}
-	return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s; keep a unique NOT NULL key in both", strings.Join(reasons, "; "))
+	return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s; %s", strings.Join(reasons, "; "), fix)
 }
 
 // matchKey finds the ghost's key matching the original's key ok, and says why it is unusable ("" when usable).
@@ -182,6 +186,9 @@ func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string)
 			if why := unusableKeyColumn(gc); why != "" {
 				return table.Key{}, fmt.Sprintf("%s has %s column %s in the altered table", name, why, c)
 			}
+		}
+		if why := sharedKeyComparable(orig, ghost, ok, gk); why != "" {
+			return table.Key{}, name + ": " + why
 		}
 		return gk, ""
 	}

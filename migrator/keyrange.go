@@ -87,6 +87,13 @@ func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.Raw
 	return q, append(loArgs, hiArgs...)
 }
 
+// countSQL counts the original's rows in a range, reading only the key's index.
+func (k *keyRange) countSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
+	lo, loArgs := k.compare(lower, inclusive, true)
+	hi, hiArgs := k.compare(upper, true, false)
+	return fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s)", k.from, lo, hi), append(loArgs, hiArgs...)
+}
+
 // missingSQL counts the chunk's rows of the original that have no row with the same shared key
 // in the ghost: rows a copy would have lost.
 func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {

@@ -9,8 +9,12 @@
 //   - a per-table GET_LOCK mutex, held on a dedicated connection for the whole run, keeps two
 //     migrations off one table;
 //   - the binlog reader is positioned before the first row is copied;
-//   - the copy uses INSERT IGNORE ... SELECT and fails on any warning other than a duplicate on
-//     the shared key, so no row is merged, dropped or truncated silently;
+//   - the copy uses INSERT IGNORE ... SELECT and a chunk is done only when proven complete: no
+//     warning at all, or a full warning list of duplicate keys only and every row of the chunk
+//     present in the ghost by its shared key (copycheck.go); any other warning fails the run, so
+//     no row is merged, dropped or truncated silently;
+//   - the shared key compares alike in both tables (sharedKeyComparable): same type, charset and
+//     collation, or a widening that keeps distinct keys distinct;
 //   - a dry run (no --execute) leaves the server exactly as it found it.
 package migrator
 

@@ -1,0 +1,216 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// How a chunk is proven complete. The copy of a chunk is
+//
+//	INSERT IGNORE INTO ghost SELECT ... FROM original WHERE <range> LOCK IN SHARE MODE
+//
+// IGNORE turns every problem with a row into a warning: a duplicate key skips the row, a CHECK
+// failure skips it, a truncated or invalid value is stored changed. So the chunk is done only when:
+//
+//  1. the INSERT left no warning at all: every row of the range was inserted as the ALTER
+//     converts it; or
+//  2. the server listed every warning (SHOW WARNINGS returned @@warning_count rows, with
+//     max_error_count raised for the copy session), none of them is anything but a duplicate
+//     key, and every row of the range has its shared key in the ghost (counted after the INSERT,
+//     and again after the applier caught up when some are missing).
+//
+// A warning other than a duplicate key fails the migration: the server's own ALTER would refuse
+// that row, or change it. A list shorter than the count is never trusted: the range is copied
+// again in two halves, each re-raising its rows' warnings (conversion and CHECK warnings are
+// raised before the duplicate-key check, so they come back for rows already in the ghost). Rows
+// still missing after a few rounds fail the migration. The shared key compares alike in both
+// tables (sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
+
+// maxWarningsListed is the largest max_error_count of MariaDB and MySQL.
+const maxWarningsListed = 65535
+
+// verifyRounds is how many times a chunk with rows missing from the ghost is copied and counted
+// again (after the applier caught up) before the migration fails.
+const verifyRounds = 3
+
+// raiseMaxErrorCount lets SHOW WARNINGS list up to c.maxErrorCount warnings on the copy session.
+func (c *rowCopier) raiseMaxErrorCount(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_error_count = %d", c.maxErrorCount)); err != nil {
+		return fmt.Errorf("raise max_error_count of the copy session: %w", err)
+	}
+	return nil
+}
+
+// copyChunk copies one chunk and proves it complete (see above). A statement that fails is
+// retried, up to --default-retries attempts in all.
+func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, ch chunk) error {
+	q, args := c.key.copySQL(ch.lower, ch.inclusive, ch.upper)
+	var lastErr error
+	lost, rounds := "", 0
+	for attempt := 1; attempt <= c.cfg.DefaultRetries; attempt++ {
+		inserted, warnings, err := copyOnce(ctx, conn, q, args)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			lastErr = err
+			c.log.Warn().Err(err).Int64("chunk", ch.n).Int("attempt", attempt).Msg("copy chunk failed; retrying")
+			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+			continue
+		}
+		c.rows.Add(inserted)
+		if warnings == 0 {
+			return nil
+		}
+		w, err := readWarnings(ctx, conn, c.s.plan.GhostKey.Name)
+		if err != nil {
+			return fmt.Errorf("copy chunk %d: read warnings: %w", ch.n, err)
+		}
+		if w.changed != "" {
+			return chunkFailure(ch.n, "the ALTER would change or lose data: "+w.changed+" (the ghost runs in strict mode)")
+		}
+		if w.listed < warnings {
+			c.log.Debug().Int64("chunk", ch.n).Int64("warnings", warnings).Int64("listed", w.listed).Msg("more warnings than listed; copying the chunk again in parts")
+			return c.copyInParts(ctx, conn, ch)
+		}
+		missing, err := c.missingRows(ctx, conn, ch)
+		if err != nil {
+			return fmt.Errorf("copy chunk %d: %w", ch.n, err)
+		}
+		if missing == 0 {
+			return nil
+		}
+		lost = lostMessage(w, missing)
+		if rounds++; rounds >= verifyRounds {
+			return chunkFailure(ch.n, lost)
+		}
+		c.log.Debug().Int64("chunk", ch.n).Int64("missing", missing).Msg("rows missing from the ghost; copying the chunk again after the applier caught up")
+	}
+	if lastErr == nil && lost != "" {
+		return chunkFailure(ch.n, lost)
+	}
+	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", ch.n, c.cfg.DefaultRetries, lastErr)
+}
+
+// copyInParts copies the range of ch again as two parts of about half its rows each (counted
+// now), so that each part's warnings fit the list. A single row that raises more warnings than
+// the server lists cannot be judged, and fails.
+func (c *rowCopier) copyInParts(ctx context.Context, conn *sql.Conn, ch chunk) error {
+	q, args := c.key.countSQL(ch.lower, ch.inclusive, ch.upper)
+	var rows int
+	if err := conn.QueryRowContext(ctx, q, args...).Scan(&rows); err != nil {
+		return fmt.Errorf("copy chunk %d: count the rows to split: %w", ch.n, err)
+	}
+	if rows <= 1 {
+		return chunkFailure(ch.n, fmt.Sprintf("one row raised more warnings than the server lists (max_error_count %d), so the copy cannot tell whether the ALTER changes it", c.maxErrorCount))
+	}
+	mid, err := c.key.chunkEnd(ctx, conn, ch.lower, ch.inclusive, ch.upper, rows/2)
+	if err != nil {
+		return fmt.Errorf("copy chunk %d: split the chunk: %w", ch.n, err)
+	}
+	if err := c.copyChunk(ctx, conn, chunk{n: ch.n, lower: ch.lower, inclusive: ch.inclusive, upper: mid}); err != nil {
+		return err
+	}
+	if c.key.equal(mid, ch.upper) {
+		return nil // rows were deleted meanwhile: the first part was the whole range
+	}
+	return c.copyChunk(ctx, conn, chunk{n: ch.n, lower: mid, upper: ch.upper})
+}
+
+// copyOnce runs one chunk's INSERT and, in the same round trip, reads how many rows it inserted
+// and how many warnings it left. A statement that uses no table keeps the warnings of the INSERT,
+// so SHOW WARNINGS can still read them when the count is not zero.
+func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any) (inserted, warnings int64, err error) {
+	rows, err := conn.QueryContext(ctx, q+"; SELECT ROW_COUNT(), @@warning_count", args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	// The driver may or may not have stepped over the INSERT's empty result already.
+	for !rows.Next() {
+		if !rows.NextResultSet() {
+			if err := rows.Err(); err != nil {
+				return 0, 0, err
+			}
+			return 0, 0, fmt.Errorf("no row and warning counts after the chunk's INSERT")
+		}
+	}
+	if err := rows.Scan(&inserted, &warnings); err != nil {
+		return 0, 0, err
+	}
+	for rows.Next() {
+	}
+	return inserted, warnings, rows.Err()
+}
+
+// copyWarnings is what SHOW WARNINGS listed after a chunk's INSERT.
+type copyWarnings struct {
+	listed    int64  // how many warnings were listed (at most max_error_count)
+	changed   string // the first warning that is not a duplicate key: a row changed or skipped
+	duplicate string // the first duplicate on a key other than the shared key
+}
+
+// readWarnings reads the warnings of the last statement. sharedKey is the ghost's shared key.
+func readWarnings(ctx context.Context, conn *sql.Conn, sharedKey string) (copyWarnings, error) {
+	var w copyWarnings
+	rows, err := conn.QueryContext(ctx, "SHOW WARNINGS")
+	if err != nil {
+		return w, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var level, msg string
+		var code int
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return w, err
+		}
+		w.listed++
+		switch {
+		case code == 1062 && strings.EqualFold(duplicateKeyName(msg), sharedKey):
+		case code == 1062:
+			if w.duplicate == "" {
+				w.duplicate = msg
+			}
+		case w.changed == "":
+			w.changed = fmt.Sprintf("%s %d: %s", level, code, msg)
+		}
+	}
+	return w, rows.Err()
+}
+
+// lostMessage says why rows of a chunk are missing from the ghost.
+func lostMessage(w copyWarnings, missing int64) string {
+	if w.duplicate != "" {
+		return fmt.Sprintf("the ALTER would drop rows: %s in the altered table (rows of the original clash on that unique key)", w.duplicate)
+	}
+	return fmt.Sprintf("%d rows of the original are missing from the ghost table after the copy", missing)
+}
+
+func chunkFailure(n int64, msg string) error {
+	return fmt.Errorf("copy chunk %d: %s; the original table is untouched", n, msg)
+}
+
+// missingRows counts the chunk's rows of the original that have no row with the same shared key
+// in the ghost. Rows the applier has yet to write look missing, so a count that is not zero is
+// taken again once the applier has applied everything written so far.
+func (c *rowCopier) missingRows(ctx context.Context, conn *sql.Conn, ch chunk) (int64, error) {
+	q, args := c.key.missingSQL(ch.lower, ch.inclusive, ch.upper)
+	count := func() (int64, error) {
+		var n int64
+		if err := conn.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("count rows missing from the ghost: %w", err)
+		}
+		return n, nil
+	}
+	n, err := count()
+	if err != nil || n == 0 {
+		return n, err
+	}
+	if err := c.sync.awaitWithin(ctx, 5*time.Minute); err != nil {
+		return 0, fmt.Errorf("wait for the applier before counting missing rows: %w", err)
+	}
+	return count()
+}

@@ -1,0 +1,86 @@
+package migrator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// A shared key column is accepted only when its conversion cannot make two distinct keys equal.
+func TestKeyColumnConversion(t *testing.T) {
+	col := func(columnType, collation string) *table.Column {
+		c := &table.Column{Name: "k", ColumnType: columnType, DataType: columnType, Unsigned: strings.HasSuffix(columnType, " unsigned")}
+		if i := strings.IndexAny(columnType, "( "); i >= 0 {
+			c.DataType = columnType[:i]
+		}
+		if collation != "" {
+			c.Collation, c.Charset = collation, strings.SplitN(collation, "_", 2)[0]
+		}
+		if i := strings.IndexByte(columnType, '('); i >= 0 && (c.DataType == "datetime" || c.DataType == "time" || c.DataType == "timestamp") {
+			c.FracDigits, _ = typeArgs(columnType)
+		}
+		return c
+	}
+	cases := []struct {
+		from, fromColl, to, toColl string
+		injective                  bool
+	}{
+		{"int(11)", "", "int(11)", "", true},
+		{"int(11)", "", "bigint(20)", "", true},
+		{"smallint(5) unsigned", "", "int(11)", "", true},
+		{"int(10) unsigned", "", "bigint(20) unsigned", "", true},
+		{"int(10) unsigned", "", "int(11)", "", false},
+		{"int(11)", "", "int(10) unsigned", "", false},
+		{"bigint(20)", "", "int(11)", "", false},
+		{"int(11)", "", "varchar(20)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_bin", "varchar(20)", "utf8mb4_bin", true},
+		{"varchar(10)", "utf8mb4_bin", "varchar(10)", "utf8mb4_general_ci", false},
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_general_ci", false},
+		{"varchar(10)", "utf8mb4_bin", "varchar(5)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_bin", "char(10)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_general_ci", "int(11)", "", false},
+		{"varbinary(16)", "", "varbinary(32)", "", true},
+		{"binary(16)", "", "varbinary(16)", "", false},
+		{"decimal(10,2)", "", "decimal(12,4)", "", true},
+		{"decimal(10,2)", "", "decimal(10,1)", "", false},
+		{"decimal(10,2)", "", "decimal(10,4)", "", false},
+		{"decimal(10,2) unsigned", "", "decimal(10,2)", "", true},
+		{"datetime(6)", "", "datetime", "", false},
+		{"datetime", "", "datetime(3)", "", true},
+		{"datetime(6)", "", "timestamp(6)", "", false},
+		{"date", "", "datetime", "", false},
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('b','a')", "utf8mb4_general_ci", false},
+	}
+	for _, c := range cases {
+		why := keyColumnConversion(col(c.from, c.fromColl), col(c.to, c.toColl))
+		if (why == "") != c.injective {
+			t.Errorf("%s %s -> %s %s: got %q, want injective=%v", c.from, c.fromColl, c.to, c.toColl, why, c.injective)
+		}
+	}
+}
+
+// Key changes that keep every key distinct are accepted by preparation, and a changed primary key
+// gives way to an unchanged unique key.
+func TestSharedKeyWideningAccepted(t *testing.T) {
+	cases := []struct {
+		create, alter, key string
+	}{
+		{"CREATE TABLE w (id INT NOT NULL PRIMARY KEY, x INT)", "MODIFY id BIGINT NOT NULL", "PRIMARY"},
+		{"CREATE TABLE w (k VARCHAR(10) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, x INT)", "MODIFY k VARCHAR(20) COLLATE utf8mb4_bin NOT NULL", "PRIMARY"},
+		{"CREATE TABLE w (k DATETIME NOT NULL PRIMARY KEY, x INT)", "MODIFY k DATETIME(6) NOT NULL", "PRIMARY"},
+		{"CREATE TABLE w (k VARCHAR(10) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, id INT NOT NULL, UNIQUE KEY uk_id (id))",
+			"MODIFY k VARCHAR(10) COLLATE utf8mb4_general_ci NOT NULL", "uk_id"},
+	}
+	for _, c := range cases {
+		t.Run(c.alter, func(t *testing.T) {
+			db := testenv.Database(t, prepareDB)
+			testenv.Exec(t, db, c.create)
+			s := prepareOK(t, mustNew(t, prepareConfig(t, "w", c.alter, nil)))
+			if s.plan.OriginalKey.Name != c.key {
+				t.Errorf("shared key %s, want %s", s.plan.OriginalKey.Name, c.key)
+			}
+		})
+	}
+}
