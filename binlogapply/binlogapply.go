@@ -22,6 +22,8 @@
 //     original's column model (signedness, charset, ENUM/SET members) and written over a session
 //     with a binary connection charset, UTC time zone and strict sql_mode (dbconn's writer DSN).
 //   - Generated columns and columns absent from ColumnMap are never written.
+//   - A column changed between TIMESTAMP and DATETIME/DATE is converted in Config.TimeZone (the
+//     server's global zone), with the same SQL expression as the row copy (table.ZoneExpr).
 //   - A sentinel's channel is closed only after every change read before the sentinel has been
 //     committed to the ghost; Stats.Applied is the end of the last transaction fully committed.
 //   - A dropped binlog connection is re-established at the end of the last transaction read, and
@@ -135,7 +137,11 @@ type Config struct {
 	Ghost     *table.Table      // the ghost table: values are written into its columns
 	ColumnMap map[string]string // original column name -> ghost column name; only these are written
 	SharedKey []string          // original-side column names of the shared unique key
-	Changelog string            // the changelog table's name in Schema
+	// TimeZone is the server's global time_zone: a column changed between TIMESTAMP and
+	// DATETIME/DATE is converted in it, as the server's own ALTER does (table.ZoneShiftOf).
+	// Empty means '+00:00'.
+	TimeZone  string
+	Changelog string // the changelog table's name in Schema
 
 	DMLBatchSize int // events per applying transaction (--dml-batch-size)
 	Logger       zerolog.Logger

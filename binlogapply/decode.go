@@ -54,6 +54,17 @@ func newPlan(cfg *Config) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		shift, err := table.ZoneShiftOf(c, gc)
+		if err != nil {
+			return nil, fmt.Errorf("column map: %w", err)
+		}
+		if shift != table.ZoneNone {
+			zone := cfg.TimeZone
+			if zone == "" {
+				zone = "+00:00"
+			}
+			expr = table.ZoneValueExpr(shift, zone)
+		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc)}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)

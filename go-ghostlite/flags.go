@@ -69,7 +69,7 @@ var unsupportedFlags = []string{
 	// behaviour
 	"concurrent-rowcount",
 	"check-flag", "attempt-instant-ddl", "checkpoint", "resume", "force-table-names",
-	"skip-strict-mode", "allow-nullable-unique-key", "allow-zero-in-date", "panic-on-warnings",
+	"allow-nullable-unique-key", "panic-on-warnings",
 }
 
 // unsupportedFlag is the pflag.Value of a flag in unsupportedFlags: setting it fails.
@@ -133,6 +133,8 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&cfg.DiscardForeignKeys, "discard-foreign-keys", false, "create the ghost table without the original's foreign keys (they are lost)")
 	fs.BoolVar(&cfg.SkipForeignKeyChecks, "skip-foreign-key-checks", false, "do not refuse a table that has or is referenced by foreign keys")
 	fs.BoolVar(&cfg.AllowCascadingForeignKeysDataLoss, "allow-cascading-foreign-keys-data-loss", false, "migrate a table whose foreign keys have ON DELETE/UPDATE CASCADE or SET NULL, accepting that the rows those actions delete or change during the migration come back unchanged (see doc/flags.md)")
+	fs.BoolVar(&cfg.AllowZeroInDate, "allow-zero-in-date", false, "run the ghost's CREATE/ALTER without NO_ZERO_IN_DATE,NO_ZERO_DATE in the server's global sql_mode (zero dates allowed)")
+	fs.BoolVar(&cfg.SkipStrictMode, "skip-strict-mode", false, "run the ghost's CREATE/ALTER without STRICT_TRANS_TABLES/STRICT_ALL_TABLES in the server's global sql_mode (copy and apply stay strict)")
 	fs.StringVar(&cfg.StorageEngine, "storage-engine", d.StorageEngine, "storage engine of the table (innodb is the only one supported)")
 
 	// leftovers and the old table

@@ -43,8 +43,8 @@ var briefUnsupported = []string{
 	"force-named-cut-over",
 	"force-named-panic", "check-flag", "attempt-instant-ddl", "checkpoint", "resume",
 	"replication-lag-query", "master-user", "master-password", "ssl", "ssl-ca", "ssl-cert", "ssl-key",
-	"ssl-allow-insecure", "aliyun-rds", "gcp", "azure", "skip-strict-mode", "allow-master-master",
-	"allow-nullable-unique-key", "allow-zero-in-date", "throttle-http-interval-millis",
+	"ssl-allow-insecure", "aliyun-rds", "gcp", "azure", "allow-master-master",
+	"allow-nullable-unique-key", "throttle-http-interval-millis",
 	"throttle-http-timeout-millis", "ignore-http-errors",
 }
 
@@ -113,7 +113,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--assume-rbr", "--exact-rowcount", "--chunk-size=500", "--default-retries=7", "--dml-batch-size=20",
 		"--initially-drop-ghost-table", "--initially-drop-old-table", "--initially-drop-socket-file",
 		"--ok-to-drop-table", "--timestamp-old-table", "--approve-renamed-columns", "--skip-renamed-columns",
-		"--discard-foreign-keys", "--skip-foreign-key-checks", "--allow-cascading-foreign-keys-data-loss", "--storage-engine=InnoDB",
+		"--discard-foreign-keys", "--skip-foreign-key-checks", "--allow-cascading-foreign-keys-data-loss", "--allow-zero-in-date", "--skip-strict-mode", "--storage-engine=InnoDB",
 		"--heartbeat-interval-millis=250", "--replica-server-id=4242", "--gtid", "--cut-over=two-step",
 		"--cut-over-lock-timeout-seconds=9", "--allow-lock-bypassing-plugins",
 		"--postpone-cut-over-flag-file=/tmp/postpone", "--panic-flag-file=/tmp/panic",
@@ -130,6 +130,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	want.OkToDropTable, want.TimestampOldTable = true, true
 	want.ApproveRenamedColumns, want.SkipRenamedColumns = true, true // contradiction: Validate's to refuse
 	want.DiscardForeignKeys, want.SkipForeignKeyChecks, want.AllowCascadingForeignKeysDataLoss = true, true, true
+	want.AllowZeroInDate, want.SkipStrictMode = true, true
 	want.StorageEngine = "innodb"
 	want.HeartbeatInterval, want.ReplicaServerID, want.UseGTID = 250*time.Millisecond, 4242, true
 	want.CutOver, want.CutOverLockTimeout = "two-step", 9*time.Second
@@ -338,4 +339,16 @@ func TestFlagsAreDocumented(t *testing.T) {
 			t.Errorf("doc/flags.md does not mention `--%s`", f.Name)
 		}
 	})
+}
+
+// --allow-zero-in-date and --skip-strict-mode are gh-ost's, default off, and reach the config.
+func TestSQLModeFlags(t *testing.T) {
+	cfg := mustParse(t, required...)
+	if cfg.AllowZeroInDate || cfg.SkipStrictMode {
+		t.Errorf("defaults: allow-zero-in-date %v, skip-strict-mode %v; want both off", cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	}
+	cfg = mustParse(t, append([]string{"--allow-zero-in-date", "--skip-strict-mode"}, required...)...)
+	if !cfg.AllowZeroInDate || !cfg.SkipStrictMode {
+		t.Errorf("set: allow-zero-in-date %v, skip-strict-mode %v; want both on", cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	}
 }

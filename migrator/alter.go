@@ -23,6 +23,9 @@ type alterSpec struct {
 	// a trailing semicolon removed, the rest as the user wrote it.
 	Body    string
 	Renames []columnRename
+	// Recreated are columns the ALTER both drops and adds (DROP COLUMN c, ADD COLUMN c ...): the
+	// new column is another column, filled with its default, never with the old values.
+	Recreated []string
 }
 
 type tokenKind int
@@ -176,6 +179,7 @@ func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 		return nil, errors.New("the ALTER is empty: give the clauses to apply, e.g. --alter \"ADD COLUMN c INT\"")
 	}
 	spec := &alterSpec{Body: strings.TrimSpace(stmt[bodyStart:])}
+	dropped, added := map[string]bool{}, map[string]bool{}
 	for i, t := range toks {
 		if t.depth != 0 || t.kind != tokWord {
 			continue
@@ -188,6 +192,17 @@ func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 			}
 			if r != nil {
 				spec.Renames = append(spec.Renames, *r)
+			}
+		case "DROP":
+			if name, ok := droppedColumn(toks[i+1:]); ok {
+				dropped[strings.ToLower(name)] = true
+			}
+		case "ADD":
+			for _, name := range addedColumns(toks[i+1:], t.depth) {
+				if dropped[strings.ToLower(name)] && !added[strings.ToLower(name)] {
+					spec.Recreated = append(spec.Recreated, name)
+				}
+				added[strings.ToLower(name)] = true
 			}
 		case "CHANGE":
 			r, err := parseChange(toks[i+1:])
@@ -313,4 +328,62 @@ func renameRefusal(renames []columnRename, approve, skip bool) error {
 	}
 	return fmt.Errorf("the ALTER renames %s %s: pass --approve-renamed-columns to copy %s's data into %s, or --skip-renamed-columns to leave %s empty",
 		noun, strings.Join(parts, ", "), strings.Join(froms, "/"), strings.Join(tos, "/"), strings.Join(tos, "/"))
+}
+
+// notColumn are the words after ADD or DROP that start something other than a column.
+var notColumn = map[string]bool{"INDEX": true, "KEY": true, "PRIMARY": true, "UNIQUE": true, "FULLTEXT": true,
+	"SPATIAL": true, "CONSTRAINT": true, "FOREIGN": true, "CHECK": true, "PARTITION": true, "PERIOD": true,
+	"SYSTEM": true, "VECTOR": true}
+
+// droppedColumn reads what follows DROP: [COLUMN] [IF EXISTS] name, or false for anything else.
+func droppedColumn(rest []token) (string, bool) {
+	i := 0
+	if i < len(rest) && rest[i].isWord("COLUMN") {
+		i++
+	} else if i < len(rest) && rest[i].kind == tokWord && notColumn[strings.ToUpper(rest[i].text)] {
+		return "", false
+	}
+	if i+1 < len(rest) && rest[i].isWord("IF") && rest[i+1].isWord("EXISTS") {
+		i += 2
+	}
+	return tokenName(rest, i)
+}
+
+// addedColumns reads what follows ADD: [COLUMN] [IF NOT EXISTS] name ..., or a parenthesized list
+// of column definitions; nothing for an index, key or constraint. depth is the ADD token's depth.
+func addedColumns(rest []token, depth int) []string {
+	i := 0
+	if i < len(rest) && rest[i].isWord("COLUMN") {
+		i++
+	} else if i < len(rest) && rest[i].kind == tokWord && notColumn[strings.ToUpper(rest[i].text)] {
+		return nil
+	}
+	if i+2 < len(rest) && rest[i].isWord("IF") && rest[i+1].isWord("NOT") && rest[i+2].isWord("EXISTS") {
+		i += 3
+	}
+	if i < len(rest) && rest[i].isPunct('(') {
+		// ADD [COLUMN] (a INT, b INT): each name opens a definition at depth+1.
+		var names []string
+		expect := true
+		for _, t := range rest[i+1:] {
+			if t.depth <= depth {
+				break
+			}
+			if t.depth == depth+1 && t.isPunct(',') {
+				expect = true
+				continue
+			}
+			if expect && t.depth == depth+1 {
+				if n, ok := t.name(); ok && !(t.kind == tokWord && notColumn[strings.ToUpper(t.text)]) {
+					names = append(names, n)
+				}
+				expect = false
+			}
+		}
+		return names
+	}
+	if n, ok := tokenName(rest, i); ok {
+		return []string{n}
+	}
+	return nil
 }

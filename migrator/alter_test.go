@@ -97,3 +97,28 @@ func TestRenameRefusal(t *testing.T) {
 		t.Fatal("approved, skipped or absent renames refused")
 	}
 }
+
+// A column dropped and added again in one ALTER is a new column (recreated), in every spelling;
+// an index or key of the same name, or a column only dropped or only added, is not.
+func TestParseAlterRecreatedColumns(t *testing.T) {
+	cases := map[string][]string{
+		"DROP COLUMN c, ADD COLUMN c INT DEFAULT 7":                      {"c"},
+		"DROP c, ADD c INT":                                              {"c"},
+		"DROP COLUMN IF EXISTS `C`, ADD COLUMN IF NOT EXISTS c INT":      {"c"},
+		"DROP COLUMN a, DROP COLUMN b, ADD COLUMN (b INT, a INT, x INT)": {"b", "a"},
+		"ADD COLUMN c INT, DROP COLUMN c":                                nil,
+		"DROP INDEX c, ADD INDEX c (v)":                                  nil,
+		"DROP KEY c, ADD UNIQUE KEY c (v)":                               nil,
+		"DROP COLUMN c, ADD d INT DEFAULT 1":                             nil,
+		"DROP PRIMARY KEY, ADD PRIMARY KEY (id, c)":                      nil,
+	}
+	for in, want := range cases {
+		spec, err := parseAlter(in, "gl", "t")
+		if err != nil {
+			t.Fatalf("parseAlter(%q): %v", in, err)
+		}
+		if !reflect.DeepEqual(spec.Recreated, want) {
+			t.Errorf("parseAlter(%q).Recreated = %q, want %q", in, spec.Recreated, want)
+		}
+	}
+}

@@ -45,6 +45,12 @@ type Config struct {
 	// table whose foreign keys have ON DELETE/UPDATE CASCADE, SET NULL or SET DEFAULT be migrated:
 	// the changes those actions make are not in the row binlog and are lost in the new table.
 	AllowCascadingForeignKeysDataLoss bool
+	// AllowZeroInDate (--allow-zero-in-date) and SkipStrictMode (--skip-strict-mode) relax the
+	// server's global sql_mode that the ghost's CREATE and ALTER run with: without NO_ZERO_IN_DATE
+	// and NO_ZERO_DATE, and without STRICT_TRANS_TABLES / STRICT_ALL_TABLES. The copy and the
+	// binlog apply stay strict.
+	AllowZeroInDate bool
+	SkipStrictMode  bool
 
 	StorageEngine string // --storage-engine: innodb (the only one supported)
 

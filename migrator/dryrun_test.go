@@ -109,9 +109,9 @@ func TestRenamedColumns(t *testing.T) {
 		if !reflect.DeepEqual(p.Renames, map[string]string{"a": "a_renamed"}) {
 			t.Errorf("approve=%v: renames %v", approve, p.Renames)
 		}
-		want := []ColumnPair{{"id", "id"}, {"a", "a_renamed"}, {"b", "b"}}
+		want := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "a_renamed"}, {Original: "b", Ghost: "b"}}
 		if !approve {
-			want = []ColumnPair{{"id", "id"}, {"b", "b"}}
+			want = []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "b", Ghost: "b"}}
 			if !reflect.DeepEqual(s.columns.SkippedRenamed, []string{"a -> a_renamed"}) || !reflect.DeepEqual(s.columns.Added, []string{"a_renamed"}) {
 				t.Errorf("skip: skipped %v added %v", s.columns.SkippedRenamed, s.columns.Added)
 			}
@@ -166,7 +166,7 @@ func TestPreparePlanDetails(t *testing.T) {
 	if p.OriginalKey.Name != "uk_code" || p.GhostKey.Name != "uk_code" {
 		t.Errorf("shared key %v / %v, want uk_code", p.OriginalKey, p.GhostKey)
 	}
-	if want := []ColumnPair{{"id", "id"}, {"code", "code"}, {"pid", "pid"}}; !reflect.DeepEqual(p.Columns, want) {
+	if want := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "code", Ghost: "code"}, {Original: "pid", Ghost: "pid"}}; !reflect.DeepEqual(p.Columns, want) {
 		t.Errorf("columns %v, want %v (generated g is never copied)", p.Columns, want)
 	}
 	if p.EstimatedRows != 2 {

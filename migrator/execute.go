@@ -57,6 +57,7 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 		Original:     p.Original,
 		Ghost:        p.Ghost,
 		ColumnMap:    columnMap(p.Columns),
+		TimeZone:     p.TimeZone,
 		SharedKey:    p.OriginalKey.Columns,
 		Changelog:    p.ChangelogTable,
 		DMLBatchSize: m.cfg.DMLBatchSize,
@@ -270,7 +271,8 @@ func (s *sentinel) Await(ctx context.Context) error {
 	if err := s.applier.Displaced().Err(); err != nil {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
-	return nil
+	// Under the lock: no id can be handed out by the original any more (autoinc.go).
+	return carryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 
 // awaitApplied writes a sentinel and waits until the applier has applied every event before it.

@@ -3,6 +3,7 @@ package migrator
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 
@@ -13,10 +14,58 @@ import (
 // server itself proves the ALTER; then both tables are compared to find what the copy can rely on:
 // the columns they share and a unique key they share.
 
-// createGhost creates schema.ghost like schema.orig and applies the ALTER to it. created reports
-// whether the ghost table now exists (the caller drops it on a later failure).
-func createGhost(ctx context.Context, db *sql.DB, schema, orig, ghost string, spec *alterSpec, discardFKs bool) (created bool, err error) {
-	if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s LIKE %s", table.Qualify(schema, ghost), table.Qualify(schema, orig))); err != nil {
+// ddlSettings are the session settings the ghost's CREATE and ALTER run with: the server's global
+// ones, so the ALTER is accepted or refused (and its literal defaults read) as the server's own
+// ALTER would be.
+type ddlSettings struct {
+	TimeZone string // @@global.time_zone
+	SQLMode  string // @@global.sql_mode, relaxed by --allow-zero-in-date / --skip-strict-mode
+}
+
+// readDDLSettings reads the primary's global time zone and sql_mode and applies the relaxing flags.
+func readDDLSettings(ctx context.Context, db *sql.DB, allowZeroInDate, skipStrict bool) (ddlSettings, error) {
+	var d ddlSettings
+	if err := db.QueryRowContext(ctx, "SELECT @@global.time_zone, @@global.sql_mode").Scan(&d.TimeZone, &d.SQLMode); err != nil {
+		return d, fmt.Errorf("read the server's global time_zone and sql_mode: %w", err)
+	}
+	d.SQLMode = relaxSQLMode(d.SQLMode, allowZeroInDate, skipStrict)
+	return d, nil
+}
+
+// relaxSQLMode removes NO_ZERO_IN_DATE and NO_ZERO_DATE (--allow-zero-in-date) and the strict
+// modes (--skip-strict-mode) from mode.
+func relaxSQLMode(mode string, allowZeroInDate, skipStrict bool) string {
+	var keep []string
+	for _, m := range strings.Split(mode, ",") {
+		u := strings.ToUpper(strings.TrimSpace(m))
+		switch {
+		case u == "":
+			continue
+		case allowZeroInDate && (u == "NO_ZERO_IN_DATE" || u == "NO_ZERO_DATE"):
+			continue
+		case skipStrict && (u == "STRICT_ALL_TABLES" || u == "STRICT_TRANS_TABLES"):
+			continue
+		}
+		keep = append(keep, u)
+	}
+	return strings.Join(keep, ",")
+}
+
+// createGhost creates schema.ghost like schema.orig and applies the ALTER to it, in a session with
+// the server's settings (ddl). created reports whether the ghost table now exists (the caller drops
+// it on a later failure).
+func createGhost(ctx context.Context, db *sql.DB, ddl ddlSettings, schema, orig, ghost string, spec *alterSpec, discardFKs bool) (created bool, err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("create the ghost table: connect: %w", err)
+	}
+	defer conn.Close()
+	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
+	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
+	if _, err := conn.ExecContext(ctx, "SET SESSION time_zone = "+table.QuoteString(ddl.TimeZone)+", SESSION sql_mode = "+table.QuoteString(ddl.SQLMode)); err != nil {
+		return false, fmt.Errorf("create the ghost table: set the server's time_zone and sql_mode: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s LIKE %s", table.Qualify(schema, ghost), table.Qualify(schema, orig))); err != nil {
 		return false, fmt.Errorf("create the ghost table %s.%s: %w", schema, ghost, err)
 	}
 	body := spec.Body
@@ -36,7 +85,7 @@ func createGhost(ctx context.Context, db *sql.DB, schema, orig, ghost string, sp
 			body = strings.Join(drops, ", ") + ", " + body
 		}
 	}
-	if _, err := db.ExecContext(ctx, "ALTER TABLE "+table.Qualify(schema, ghost)+" "+body); err != nil {
+	if _, err := conn.ExecContext(ctx, "ALTER TABLE "+table.Qualify(schema, ghost)+" "+body); err != nil {
 		// One line: the server quotes the failing part of the statement, newlines included.
 		return true, fmt.Errorf("the ALTER fails on the ghost table: %s", strings.Join(strings.Fields(err.Error()), " "))
 	}
@@ -54,10 +103,14 @@ type columnMapping struct {
 }
 
 // mapColumns matches columns by name after the ALTER's renames. A column whose name a rename
-// gives to another column is not matched by name (its name now belongs to the renamed column).
-func mapColumns(orig, ghost *table.Table, renames []columnRename, skipRenamed bool) (columnMapping, error) {
+// gives to another column is not matched by name (its name now belongs to the renamed column),
+// nor is a column the ALTER drops and adds again (recreated): the new one gets its default.
+func mapColumns(orig, ghost *table.Table, renames []columnRename, recreated []string, skipRenamed bool) (columnMapping, error) {
 	renameOf := map[string]string{}
 	target := map[string]bool{}
+	for _, c := range recreated {
+		target[strings.ToLower(c)] = true
+	}
 	for _, r := range renames {
 		renameOf[strings.ToLower(r.From)] = r.To
 		target[strings.ToLower(r.To)] = true
@@ -99,7 +152,11 @@ func mapColumns(orig, ghost *table.Table, renames []columnRename, skipRenamed bo
 			used[strings.ToLower(gc.Name)] = true
 			continue
 		}
-		m.Pairs = append(m.Pairs, ColumnPair{Original: oc.Name, Ghost: gc.Name})
+		shift, err := table.ZoneShiftOf(&oc, gc)
+		if err != nil {
+			return m, err
+		}
+		m.Pairs = append(m.Pairs, ColumnPair{Original: oc.Name, Ghost: gc.Name, Shift: shift})
 		used[strings.ToLower(gc.Name)] = true
 	}
 	for _, gc := range ghost.Columns {

@@ -20,11 +20,11 @@ func TestMapColumns(t *testing.T) {
 	// CHANGE a b, DROP b (b's name now belongs to a), DROP x, ADD y.
 	ghost := &table.Table{Name: "_t_gho", Columns: []table.Column{testColumn("id", "int", false), testColumn("B", "int", true), testColumn("y", "int", true), gen}}
 	renames := []columnRename{{"A", "b"}}
-	m, err := mapColumns(orig, ghost, renames, false)
+	m, err := mapColumns(orig, ghost, renames, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPairs := []ColumnPair{{"id", "id"}, {"a", "B"}}
+	wantPairs := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "B"}}
 	if !reflect.DeepEqual(m.Pairs, wantPairs) {
 		t.Errorf("pairs = %v, want %v", m.Pairs, wantPairs)
 	}
@@ -35,17 +35,17 @@ func TestMapColumns(t *testing.T) {
 		t.Errorf("renames %v generated %v", m.Renames, m.Generated)
 	}
 
-	skipped, err := mapColumns(orig, ghost, renames, true)
+	skipped, err := mapColumns(orig, ghost, renames, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(skipped.Pairs, []ColumnPair{{"id", "id"}}) || !reflect.DeepEqual(skipped.SkippedRenamed, []string{"a -> b"}) ||
+	if !reflect.DeepEqual(skipped.Pairs, []ColumnPair{{Original: "id", Ghost: "id"}}) || !reflect.DeepEqual(skipped.SkippedRenamed, []string{"a -> b"}) ||
 		!reflect.DeepEqual(skipped.Added, []string{"B", "y"}) {
 		t.Errorf("skip renamed: pairs %v skipped %v added %v", skipped.Pairs, skipped.SkippedRenamed, skipped.Added)
 	}
 
 	none := &table.Table{Name: "_t_gho", Columns: []table.Column{testColumn("z", "int", true)}}
-	if _, err := mapColumns(orig, none, nil, false); err == nil || !strings.Contains(err.Error(), "share no column") {
+	if _, err := mapColumns(orig, none, nil, nil, false); err == nil || !strings.Contains(err.Error(), "share no column") {
 		t.Errorf("no shared column: %v", err)
 	}
 }
@@ -57,7 +57,7 @@ func TestChooseSharedKey(t *testing.T) {
 	pk := table.Key{Name: "PRIMARY", Columns: []string{"id"}, Primary: true}
 	uk := table.Key{Name: "uk_u", Columns: []string{"u"}}
 	cols := []table.Column{testColumn("id", "bigint", false), testColumn("u", "varchar", false), testColumn("n", "int", true), testColumn("f", "double", false)}
-	pairs := []ColumnPair{{"id", "id"}, {"u", "u"}, {"n", "n"}, {"f", "f"}}
+	pairs := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "u", Ghost: "u"}, {Original: "n", Ghost: "n"}, {Original: "f", Ghost: "f"}}
 
 	if o, g, err := chooseSharedKey(mk(cols, pk, uk), mk(cols, pk, uk), pairs); err != nil || o.Name != "PRIMARY" || g.Name != "PRIMARY" {
 		t.Fatalf("PRIMARY preferred: %v %v %v", o, g, err)
@@ -68,7 +68,7 @@ func TestChooseSharedKey(t *testing.T) {
 	// The ghost's key follows a renamed column.
 	renamedCols := []table.Column{testColumn("id", "bigint", false), testColumn("u2", "varchar", false)}
 	renamedKey := table.Key{Name: "uk_u", Columns: []string{"u2"}}
-	o, g, err := chooseSharedKey(mk(cols, uk), mk(renamedCols, renamedKey), []ColumnPair{{"id", "id"}, {"u", "u2"}})
+	o, g, err := chooseSharedKey(mk(cols, uk), mk(renamedCols, renamedKey), []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "u", Ghost: "u2"}})
 	if err != nil || o.Columns[0] != "u" || g.Columns[0] != "u2" {
 		t.Fatalf("renamed key column: %v %v %v", o, g, err)
 	}

@@ -83,7 +83,7 @@ func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.Raw
 	p := k.plan
 	q := fmt.Sprintf("INSERT IGNORE INTO %s (%s) SELECT %s FROM %s WHERE (%s) AND (%s) LOCK IN SHARE MODE",
 		table.Qualify(p.Original.Schema, p.GhostTable), table.QuoteIdents(p.GhostColumns()),
-		table.QuoteIdents(p.OriginalColumns()), k.from, lo, hi)
+		strings.Join(p.SelectExprs(""), ", "), k.from, lo, hi)
 	return q, append(loArgs, hiArgs...)
 }
 
@@ -102,7 +102,11 @@ func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.
 	p := k.plan
 	match := make([]string, len(k.quoted))
 	for i, q := range k.quoted {
-		match[i] = fmt.Sprintf("g.%s = %s.%s", table.QuoteIdent(p.GhostKey.Columns[i]), p.Original.QualifiedName(), q)
+		orig := p.Original.QualifiedName() + "." + q
+		if pair, ok := p.pairOf(p.OriginalKey.Columns[i]); ok {
+			orig = p.selectExpr(pair, p.Original.QualifiedName())
+		}
+		match[i] = fmt.Sprintf("g.%s = %s", table.QuoteIdent(p.GhostKey.Columns[i]), orig)
 	}
 	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s) AND NOT EXISTS (SELECT 1 FROM %s AS g WHERE %s)",
 		k.from, lo, hi, table.Qualify(p.Original.Schema, p.GhostTable), strings.Join(match, " AND "))

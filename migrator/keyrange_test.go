@@ -17,7 +17,7 @@ func testKeyRange(t *testing.T) *keyRange {
 		{Name: "d", DataType: "text"},
 	}}
 	p := &Plan{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"a", "b", "c"}},
-		GhostTable: "_t_gho", Columns: []ColumnPair{{"a", "a"}, {"b", "b"}, {"c", "c2"}, {"d", "d"}}}
+		GhostTable: "_t_gho", Columns: []ColumnPair{{Original: "a", Ghost: "a"}, {Original: "b", Ghost: "b"}, {Original: "c", Ghost: "c2"}, {Original: "d", Ghost: "d"}}}
 	k, err := newKeyRange(p)
 	if err != nil {
 		t.Fatal(err)

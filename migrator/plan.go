@@ -1,6 +1,8 @@
 package migrator
 
 import (
+	"strings"
+
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -9,6 +11,9 @@ import (
 type ColumnPair struct {
 	Original string
 	Ghost    string
+	// Shift is the time zone conversion between them (TIMESTAMP <-> DATETIME/DATE), done in
+	// Plan.TimeZone as the server's own ALTER would.
+	Shift table.ZoneShift
 }
 
 // Plan is what the preparation phase decided; execution follows it and never re-decides.
@@ -37,6 +42,14 @@ type Plan struct {
 	// Renames are the column renames read from the ALTER (original name -> new name).
 	Renames map[string]string
 
+	// AlterSetsAutoIncrement is true when the ALTER sets the AUTO_INCREMENT table option: the
+	// cut-over then leaves the ghost's counter alone instead of carrying the original's.
+	AlterSetsAutoIncrement bool
+
+	// TimeZone is the primary's global time_zone: the zone of the server's own ALTER, in which
+	// ColumnPair.Shift conversions are made.
+	TimeZone string
+
 	EstimatedRows int64 // optimizer estimate, or exact with --exact-rowcount
 
 	GhostTable     string // _<tbl>_gho
@@ -60,4 +73,32 @@ func (p *Plan) GhostColumns() []string {
 		out[i] = c.Ghost
 	}
 	return out
+}
+
+// SelectExprs are the copy's SELECT expressions for Columns, reading the original's columns
+// qualified by qualifier (empty for none): the column itself, or its time zone conversion.
+func (p *Plan) SelectExprs(qualifier string) []string {
+	out := make([]string, len(p.Columns))
+	for i, c := range p.Columns {
+		out[i] = p.selectExpr(c, qualifier)
+	}
+	return out
+}
+
+func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
+	col := table.QuoteIdent(c.Original)
+	if qualifier != "" {
+		col = qualifier + "." + col
+	}
+	return table.ZoneExpr(col, c.Shift, p.TimeZone)
+}
+
+// pairOf returns the column pair whose original column is name.
+func (p *Plan) pairOf(name string) (ColumnPair, bool) {
+	for _, c := range p.Columns {
+		if strings.EqualFold(c.Original, name) {
+			return c, true
+		}
+	}
+	return ColumnPair{}, false
 }

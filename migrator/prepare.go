@@ -177,7 +177,13 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	}
 
 	// 9. The ghost: created, altered, inspected.
-	ghostCreated, err = createGhost(ctx, s.primary, schema, tbl, p.GhostTable, spec, cfg.DiscardForeignKeys)
+	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	if err != nil {
+		return nil, fmt.Errorf("on %s: %w", primaryAddr, err)
+	}
+	p.TimeZone = ddl.TimeZone
+	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
+	ghostCreated, err = createGhost(ctx, s.primary, ddl, schema, tbl, p.GhostTable, spec, cfg.DiscardForeignKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +195,7 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	}
 
 	// 10-11. Columns, then the shared key over them.
-	if s.columns, err = mapColumns(p.Original, p.Ghost, spec.Renames, cfg.SkipRenamedColumns); err != nil {
+	if s.columns, err = mapColumns(p.Original, p.Ghost, spec.Renames, spec.Recreated, cfg.SkipRenamedColumns); err != nil {
 		return nil, err
 	}
 	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames

@@ -1,0 +1,84 @@
+package table
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Time zones. The tool's writer sessions run with time_zone='+00:00', so a TIMESTAMP travels as its
+// UTC epoch and a DATETIME as its wall clock, both unchanged, whatever the server's zone. A column
+// that the ALTER turns from DATETIME/DATE into TIMESTAMP (or back) is different: the server's own
+// ALTER reads the wall clock in its session's time zone, the global one. ZoneShift says when such a
+// conversion is needed and ZoneExpr builds the SQL that performs it the way the server does.
+
+// ZoneShift is the time zone conversion a value needs on its way from an original column to the
+// ghost column it is copied into.
+type ZoneShift int
+
+const (
+	// ZoneNone: the value is written as it is (both TIMESTAMP, or neither).
+	ZoneNone ZoneShift = iota
+	// ZoneToUTC: a DATETIME/DATE wall clock of the server's zone becomes a TIMESTAMP.
+	ZoneToUTC
+	// ZoneFromUTC: a TIMESTAMP (UTC in the writer session) becomes a DATETIME/DATE wall clock.
+	ZoneFromUTC
+)
+
+// ZoneShiftOf says how values of original column o reach ghost column g. A TIMESTAMP on one side
+// and a type other than DATETIME or DATE on the other depends on the time zone in ways the tool
+// does not reproduce: that is an error naming the column and the way out.
+func ZoneShiftOf(o, g *Column) (ZoneShift, error) {
+	ots, gts := o.DataType == "timestamp", g.DataType == "timestamp"
+	if ots == gts {
+		return ZoneNone, nil
+	}
+	other, dir := g, ZoneFromUTC
+	if gts {
+		other, dir = o, ZoneToUTC
+	}
+	if other.DataType != "datetime" && other.DataType != "date" {
+		return ZoneNone, fmt.Errorf("column %s changes between TIMESTAMP and %s, whose values depend on the time zone; go-ghostlite converts TIMESTAMP only to and from DATETIME and DATE: change the type in two steps through DATETIME",
+			o.Name, strings.ToUpper(other.DataType))
+	}
+	return dir, nil
+}
+
+// ZoneRefusal is the text of the datetime value that makes a write fail (strict sql_mode) when a
+// wall clock does not exist in the server's time zone (a daylight-saving gap) or falls outside the
+// TIMESTAMP range there: the server's own ALTER refuses those rows too.
+const ZoneRefusal = "not a time in the server time zone (DST gap or out of TIMESTAMP range)"
+
+// ZoneExpr is the SQL expression converting value v (an SQL expression of the original column's
+// type, evaluated in a '+00:00' session) for the ghost column as the server would in time zone
+// zone. v is referenced several times: pass a column name or a derived-table field, not a "?".
+func ZoneExpr(v string, shift ZoneShift, zone string) string {
+	z := QuoteString(zone)
+	switch shift {
+	case ZoneToUTC:
+		conv := fmt.Sprintf("CONVERT_TZ(%s, %s, '+00:00')", v, z)
+		back := fmt.Sprintf("CONVERT_TZ(%s, '+00:00', %s)", conv, z)
+		// CONVERT_TZ leaves a value alone when its UTC time is out of the TIMESTAMP range, and moves a
+		// wall clock in a DST gap: the round trip then differs, and the row is refused.
+		return fmt.Sprintf("IF(%s IS NULL OR %s = 0, %s, IF(%s <=> %s, %s, CAST(%s AS DATETIME(6))))",
+			v, v, v, back, v, conv, QuoteString(ZoneRefusal))
+	case ZoneFromUTC:
+		return fmt.Sprintf("IF(%s = 0, %s, CONVERT_TZ(%s, '+00:00', %s))", v, v, v, z)
+	}
+	return v
+}
+
+// ZoneValueExpr is ZoneExpr for a single placeholder: the value is bound once, as a DATETIME(6),
+// in a derived table the expression reads.
+func ZoneValueExpr(shift ZoneShift, zone string) string {
+	if shift == ZoneNone {
+		return "?"
+	}
+	return fmt.Sprintf("(SELECT %s FROM (SELECT CAST(? AS DATETIME(6)) AS v) AS z)", ZoneExpr("z.v", shift, zone))
+}
+
+// QuoteString quotes s as an SQL string literal (backslashes and quotes escaped, valid in any
+// sql_mode that the writer sessions use).
+func QuoteString(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
