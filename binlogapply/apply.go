@@ -190,6 +190,8 @@ type writer struct {
 	dels     [][]any
 	delSet   map[string]bool
 	ins      [][]any
+	insRelax [][]string // per row of ins: ENUM columns given their error value (enumzero.go)
+	relaxed  bool       // some row of ins has them: rows are inserted one by one
 	insSet   map[string]bool
 	insBytes int
 
@@ -203,7 +205,7 @@ type writer struct {
 }
 
 func (w *writer) reset() {
-	w.dels, w.ins, w.insBytes = w.dels[:0], w.ins[:0], 0
+	w.dels, w.ins, w.insRelax, w.insBytes, w.relaxed = w.dels[:0], w.ins[:0], w.insRelax[:0], 0, false
 	w.delSet, w.insSet = map[string]bool{}, map[string]bool{}
 }
 
@@ -242,6 +244,8 @@ func (w *writer) add(ctx context.Context, ch *change) error {
 		}
 	}
 	w.ins = append(w.ins, ch.values)
+	w.insRelax = append(w.insRelax, ch.relax)
+	w.relaxed = w.relaxed || len(ch.relax) > 0
 	w.insSet[keyString(ch.newKey)] = true
 	w.insBytes += ch.size
 	return nil
@@ -264,7 +268,11 @@ func (w *writer) flush(ctx context.Context) error {
 			return err
 		}
 	}
-	if len(w.ins) > 0 {
+	if len(w.ins) > 0 && w.relaxed {
+		if err := w.insertDisplacing(ctx); err != nil {
+			return err
+		}
+	} else if len(w.ins) > 0 {
 		q, args := w.p.insertSQL(w.ins)
 		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {
 			if _, dup := asDuplicate(err, w.p.ghostName); !dup {

@@ -26,6 +26,9 @@
 //     server's global zone), with the same SQL expression as the row copy (table.ZoneExpr).
 //   - A sentinel's channel is closed only after every change read before the sentinel has been
 //     committed to the ghost; Stats.Applied is the end of the last transaction fully committed.
+//   - A transaction's changes are queued only at its real end (XID, COMMIT, or XA COMMIT of a
+//     prepared XA transaction); what ROLLBACK, ROLLBACK TO SAVEPOINT or XA ROLLBACK undoes is
+//     dropped (txnbuf.go). Only a large transaction that cannot roll back is streamed before its end.
 //   - A dropped binlog connection is re-established at the end of the last transaction read, and
 //     rows of a partially read transaction that were already queued are skipped, so no change is
 //     lost or applied twice. A DDL touching the original stops Run (ErrOriginalAltered).
@@ -42,6 +45,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -160,6 +164,10 @@ type Config struct {
 	// 1s); a sentinel always triggers one.
 	MaxDisplaced   int
 	RepairInterval time.Duration
+
+	// MaxTxnBytes bounds the memory (estimated) that the reader holds for the open transaction and
+	// the prepared XA transactions until their ends (zero: 256 MiB); see txnbuf.go.
+	MaxTxnBytes int
 }
 
 // Stats is a snapshot of the applier's progress.
@@ -189,6 +197,10 @@ type Applier struct {
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
 
 	displaced *displacedSet // used by the applying goroutine only
+
+	// afterEvent, when set (tests only, before Run), runs after each event is handled; an error
+	// drops the binlog connection there, as a lost connection would.
+	afterEvent func(*replication.BinlogEvent) error
 
 	mu            sync.Mutex
 	stats         Stats
@@ -235,6 +247,9 @@ func New(cfg Config) (*Applier, error) {
 	}
 	if cfg.RepairInterval <= 0 {
 		cfg.RepairInterval = time.Second
+	}
+	if cfg.MaxTxnBytes <= 0 {
+		cfg.MaxTxnBytes = 256 << 20
 	}
 	p, err := newPlan(&cfg)
 	if err != nil {

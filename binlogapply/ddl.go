@@ -8,24 +8,6 @@ import (
 // logged as text, DDL mostly. A DDL whose target is the original table ends the migration: the
 // row images that follow would no longer match the original's column model.
 
-type txnControl int
-
-const (
-	txnOther txnControl = iota
-	txnBegin
-	txnCommit
-)
-
-func isTxnControl(q string) txnControl {
-	switch strings.ToUpper(strings.TrimSpace(q)) {
-	case "BEGIN", "START TRANSACTION":
-		return txnBegin
-	case "COMMIT", "ROLLBACK":
-		return txnCommit
-	}
-	return txnOther
-}
-
 // firstWord is the statement's first keyword, upper case, for messages (never the statement).
 func firstWord(q string) string {
 	toks := tokenize(q)

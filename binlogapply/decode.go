@@ -16,6 +16,9 @@ type colPlan struct {
 	// keyExpr is how the value is compared with the ghost column when it addresses a row: in the
 	// ghost column's charset and collation, so the comparison follows the ghost's unique index.
 	keyExpr string
+	// ghostEnum says the ghost column is an ENUM: index 0 of the original's ENUM is written
+	// relaxed (enumzero.go).
+	ghostEnum bool
 }
 
 // plan is what New derives from Config once: which columns are written where, and how.
@@ -28,10 +31,12 @@ type plan struct {
 	ghostName  string    // the ghost's bare name
 	columnList string    // quoted ghost column names of write
 	rowExpr    string    // "(?, CONVERT(? USING latin1), ...)" for one row of write
+	mariaDB    bool      // the target is MariaDB (SET STATEMENT) rather than MySQL (SET_VAR hint)
 }
 
 func newPlan(cfg *Config) (*plan, error) {
-	p := &plan{ncols: len(cfg.Original.Columns), ghostTable: table.Qualify(cfg.Schema, cfg.Ghost.Name), ghostName: cfg.Ghost.Name}
+	p := &plan{ncols: len(cfg.Original.Columns), ghostTable: table.Qualify(cfg.Schema, cfg.Ghost.Name), ghostName: cfg.Ghost.Name,
+		mariaDB: cfg.Flavor.MariaDB}
 	byName := map[string]int{}
 	var names, exprs []string
 	for i := range cfg.Original.Columns {
@@ -65,7 +70,8 @@ func newPlan(cfg *Config) (*plan, error) {
 			}
 			expr = table.ZoneValueExpr(shift, zone)
 		}
-		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc)}
+		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
+			ghostEnum: gc.DataType == "enum"}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)
 		names = append(names, gc.Name)

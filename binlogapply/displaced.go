@@ -205,8 +205,11 @@ func asDuplicate(err error, tbl string) (duplicate, bool) {
 // failed on a duplicate: a row that clashes on a movable key displaces the ghost rows it clashes
 // with. Any other clash fails, naming the key.
 func (w *writer) insertDisplacing(ctx context.Context) error {
-	for _, row := range w.ins {
+	for i, row := range w.ins {
 		q, args := w.p.insertSQL([][]any{row})
+		if w.insRelax[i] != nil {
+			q, args = w.p.insertRelaxedSQL(row)
+		}
 		for moved := 0; ; moved++ {
 			_, err := w.tx.ExecContext(ctx, q, args...)
 			if err == nil {
@@ -235,7 +238,7 @@ func (w *writer) insertDisplacing(ctx context.Context) error {
 					"compares equal to it: the ALTER would lose rows", w.p.ghostTable, table.QuoteIdent(dup.key), dup.message)
 			}
 		}
-		if err := checkWarnings(ctx, w.tx, "INSERT into "+w.p.ghostTable); err != nil {
+		if err := checkWarningsAllowing(ctx, w.tx, "INSERT into "+w.p.ghostTable, w.insRelax[i]); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -30,6 +31,8 @@ type fixture struct {
 	errc      chan error
 	cancel    context.CancelFunc
 	done      bool
+	// afterEvent is handed to the Applier before Run (set it with noStart, then call start).
+	afterEvent func(*replication.BinlogEvent) error
 }
 
 type fixtureOpts struct {
@@ -125,6 +128,7 @@ func (f *fixture) start() {
 		f.t.Fatal(err)
 	}
 	f.app = app
+	app.afterEvent = f.afterEvent
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	f.errc = make(chan error, 1)

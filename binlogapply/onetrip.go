@@ -28,6 +28,7 @@ import (
 type script struct {
 	stmts []string
 	args  []any
+	slow  bool // a row must be inserted alone with its own sql_mode (enumzero.go): not by script
 }
 
 // collect moves the writer's pending DELETE and INSERT into its script.
@@ -37,6 +38,7 @@ func (w *writer) collect() {
 		w.script.stmts = append(w.script.stmts, q)
 		w.script.args = append(w.script.args, args...)
 	}
+	w.script.slow = w.script.slow || w.relaxed
 	if len(w.ins) > 0 {
 		q, args := w.p.insertSQL(w.ins)
 		w.script.stmts = append(w.script.stmts, q)
@@ -70,6 +72,9 @@ func (a *Applier) writeChangesOneTrip(ctx context.Context, conn *sql.Conn, batch
 		}
 	}
 	_ = w.flush(ctx)
+	if w.script.slow {
+		return false, nil
+	}
 	if len(w.script.stmts) == 0 {
 		return true, nil
 	}

@@ -21,10 +21,11 @@ const (
 // change is one row change of the original, decoded and ready to write.
 type change struct {
 	kind   changeKind
-	oldKey []any // shared key of the before image (update, delete)
-	newKey []any // shared key of the after image (insert, update)
-	values []any // after image, plan.write order (insert, update)
-	size   int   // rough byte size of values, to bound statement size
+	oldKey []any    // shared key of the before image (update, delete)
+	newKey []any    // shared key of the after image (insert, update)
+	values []any    // after image, plan.write order (insert, update)
+	size   int      // rough byte size of values, to bound statement size
+	relax  []string // ghost ENUM columns given their error value: inserted alone (enumzero.go)
 }
 
 // rowsKind classifies a rows event type; false for types we cannot apply faithfully
@@ -84,9 +85,6 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 			ErrOriginalAltered, r.file, h.LogPos, e.ColumnCount, r.a.plan.ncols)}
 	}
 	for i := 0; i < len(e.Rows); i += step {
-		if !r.fresh() {
-			continue
-		}
 		var after []any
 		if kind == chUpdate {
 			after = e.Rows[i+1]
@@ -95,8 +93,7 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 		if err != nil {
 			return fatal{fmt.Errorf("decode row of %s.%s at %s:%d: %w", cfg.Schema, name, r.file, h.LogPos, err)}
 		}
-		r.a.backlog.Add(1)
-		if err := r.send(ctx, item{kind: itemChange, ch: ch}); err != nil {
+		if err := r.hold(ctx, item{kind: itemChange, ch: ch}); err != nil {
 			return err
 		}
 	}
@@ -107,7 +104,7 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]any, step int) error {
 	hintIdx, valueIdx := table.ChangelogHintColumn-1, table.ChangelogValueColumn-1
 	for i := 0; i < len(rows); i += step {
-		if !r.fresh() || kind == chDelete {
+		if kind == chDelete {
 			continue
 		}
 		img := rows[i+step-1] // the after image
@@ -117,7 +114,7 @@ func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]an
 		hint, value := asString(img[hintIdx]), asString(img[valueIdx])
 		switch hint {
 		case table.HintSentinel:
-			if err := r.send(ctx, item{kind: itemSentinel, value: value}); err != nil {
+			if err := r.hold(ctx, item{kind: itemSentinel, value: value}); err != nil {
 				return err
 			}
 		case table.HintHeartbeat:
@@ -126,7 +123,7 @@ func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]an
 				r.a.log.Warn().Str("hint", hint).Msg("changelog heartbeat with an unreadable time; ignored")
 				continue
 			}
-			if err := r.send(ctx, item{kind: itemHeartbeat, hb: t.UTC()}); err != nil {
+			if err := r.hold(ctx, item{kind: itemHeartbeat, hb: t.UTC()}); err != nil {
 				return err
 			}
 		}
@@ -151,12 +148,14 @@ func (p *plan) makeChange(kind changeKind, img, after []any) (*change, error) {
 	switch kind {
 	case chInsert:
 		ch.values, ch.size, err = p.decodeWrite(img)
+		ch.relax = p.errorValueColumns(img)
 		ch.newKey = p.keyFromValues(ch.values)
 	case chUpdate:
 		if ch.oldKey, err = p.decodeKey(img); err != nil {
 			return nil, err
 		}
 		ch.values, ch.size, err = p.decodeWrite(after)
+		ch.relax = p.errorValueColumns(after)
 		ch.newKey = p.keyFromValues(ch.values)
 	case chDelete:
 		ch.oldKey, err = p.decodeKey(img)

@@ -47,15 +47,20 @@ type reader struct {
 	resume   Position      // end of the last transaction read
 	gset     mysql.GTIDSet // GTID position after resume (nil when unknown)
 	txnGTID  string        // GTID of the transaction being read
-	txnRows  int           // rows of interest seen in the current transaction on this connection
-	txnSent  int           // rows of interest of the current transaction already handled (any connection)
+	txnRows  int           // rows of interest of the current transaction queued or skipped on this connection
+	txnSent  int           // rows of interest of the current transaction already queued (any connection)
+	txn      txnBuf        // what the open transaction holds until its end (txnbuf.go)
+	prepared map[string]*preparedXA
+	xaBytes  int           // bytes held by prepared
+	lastPos  uint32        // end of the last event read (0 inside transactions on MariaDB 11.4+)
 	slogger  *slog.Logger  // go-mysql's logger
 	flavor   string        // go-mysql flavor name
 	lastConn func() uint32 // connection id of the current dump thread
 }
 
 func (a *Applier) read(ctx context.Context, q chan<- item) error {
-	r := &reader{a: a, q: q, resume: a.cfg.Start, file: a.cfg.Start.File, flavor: mysql.MySQLFlavor}
+	r := &reader{a: a, q: q, resume: a.cfg.Start, file: a.cfg.Start.File, flavor: mysql.MySQLFlavor,
+		prepared: map[string]*preparedXA{}}
 	if a.cfg.Flavor.MariaDB {
 		r.flavor = mysql.MariaDBFlavor
 	}
@@ -131,7 +136,9 @@ func (r *reader) session(ctx context.Context) (progressed bool, err error) {
 		RowsEventDecodeFunc:     r.a.decodeRows,
 	})
 	defer syncer.Close()
+	// The stream restarts at the end of the last transaction read: an unfinished one is read again.
 	r.txnRows = 0
+	r.txn.reset(false)
 	var streamer *replication.BinlogStreamer
 	if cfg.UseGTID {
 		streamer, err = syncer.StartSyncGTID(r.gset.Clone())
@@ -157,11 +164,19 @@ func (r *reader) session(ctx context.Context) (progressed bool, err error) {
 		if err := r.handle(ctx, ev); err != nil {
 			return progressed, err
 		}
+		if hook := r.a.afterEvent; hook != nil {
+			if err := hook(ev); err != nil {
+				return progressed, err // as if the connection were lost right after ev
+			}
+		}
 	}
 }
 
 // handle processes one event. Errors returned are fatal or ctx's.
 func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error {
+	if ev.Header.LogPos > 0 {
+		r.lastPos = ev.Header.LogPos
+	}
 	switch e := ev.Event.(type) {
 	case *replication.RotateEvent:
 		r.file = string(e.NextLogName)
@@ -170,23 +185,20 @@ func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error 
 		}
 	case *replication.MariadbGTIDEvent:
 		r.txnGTID = e.GTID.String()
+		r.txn.reset(e.Flags&replication.BINLOG_MARIADB_FL_TRANSACTIONAL != 0 && e.Flags&(flPreparedXA|flCompletedXA) == 0)
 	case *replication.GTIDEvent:
 		if next, err := e.GTIDNext(); err == nil {
 			r.txnGTID = next.String()
 		}
+		r.txn.reset(false)
 	case *replication.XIDEvent:
-		return r.endTxn(ctx, ev.Header)
+		return r.endTxn(ctx, ev.Header, true)
 	case *replication.QueryEvent:
-		q := string(e.Query)
-		if isTxnControl(q) == txnBegin {
-			return nil
+		return r.query(ctx, ev.Header, string(e.Query), string(e.Schema))
+	case *replication.GenericEvent:
+		if ev.Header.EventType == replication.XA_PREPARE_LOG_EVENT {
+			return r.xaPrepared(ctx, ev.Header, e.Data)
 		}
-		if isTxnControl(q) == txnOther && touchesTable(q, string(e.Schema), r.a.cfg.Schema, r.a.cfg.Original.Name) &&
-			!r.a.acceptRename(q, string(e.Schema)) {
-			return fatal{fmt.Errorf("%w: a %s statement on %s.%s was read at %s:%d",
-				ErrOriginalAltered, firstWord(q), r.a.cfg.Schema, r.a.cfg.Original.Name, r.file, ev.Header.LogPos)}
-		}
-		return r.endTxn(ctx, ev.Header)
 	case *replication.TransactionPayloadEvent:
 		return fatal{errors.New("the binary log is compressed (binlog_transaction_compression=ON): not supported")}
 	case *replication.RowsEvent:
@@ -195,9 +207,70 @@ func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error 
 	return nil
 }
 
-// endTxn records the end of a transaction: a new connection resumes here, and the applier reports
-// it as applied once everything before it is committed.
-func (r *reader) endTxn(ctx context.Context, h *replication.EventHeader) error {
+// MariaDB's GTID event flags for the two halves of an XA transaction (go-mysql names the others).
+const (
+	flPreparedXA  = 64
+	flCompletedXA = 128
+)
+
+// query handles a Query event: transaction control (txn.go), or a statement logged as text, which
+// ends its group and must not touch the original.
+func (r *reader) query(ctx context.Context, h *replication.EventHeader, q, schema string) error {
+	st := parseTxnControl(q)
+	switch st.kind {
+	case txnBegin, txnXAEnd:
+		return nil
+	case txnSavepoint:
+		r.setSavepoint(st.name)
+		return nil
+	case txnRollbackTo:
+		return r.rollbackTo(st.name)
+	case txnCommit:
+		return r.endTxn(ctx, h, true)
+	case txnRollback:
+		if r.txn.streaming {
+			return fatal{fmt.Errorf("ROLLBACK read at %s:%d ends a transaction that was streamed (too large to hold) "+
+				"although the server marked it as unable to roll back: its changes may already be applied", r.file, r.lastPos)}
+		}
+		return r.endTxn(ctx, h, false)
+	case txnXACommit, txnXARollback:
+		if err := r.finishXA(ctx, st.xid, st.kind == txnXACommit); err != nil {
+			return err
+		}
+		return r.endTxn(ctx, h, true)
+	}
+	if touchesTable(q, schema, r.a.cfg.Schema, r.a.cfg.Original.Name) && !r.a.acceptRename(q, schema) {
+		return fatal{fmt.Errorf("%w: a %s statement on %s.%s was read at %s:%d",
+			ErrOriginalAltered, firstWord(q), r.a.cfg.Schema, r.a.cfg.Original.Name, r.file, h.LogPos)}
+	}
+	return r.endTxn(ctx, h, true)
+}
+
+// xaPrepared handles the XA_prepare event that ends the group of a prepared XA transaction.
+func (r *reader) xaPrepared(ctx context.Context, h *replication.EventHeader, data []byte) error {
+	key, onePhase, err := xaPrepare(data)
+	if err != nil {
+		return fatal{fmt.Errorf("read XA PREPARE at %s:%d: %w", r.file, h.LogPos, err)}
+	}
+	if onePhase {
+		return r.endTxn(ctx, h, true)
+	}
+	if err := r.prepareXA(key); err != nil {
+		return err
+	}
+	return r.endTxn(ctx, h, true)
+}
+
+// endTxn records the end of a transaction (its group in the binlog): what it holds is queued
+// (keep) or dropped, a new connection resumes after it, and the applier reports it as applied
+// once everything before it is committed.
+func (r *reader) endTxn(ctx context.Context, h *replication.EventHeader, keep bool) error {
+	if keep {
+		if err := r.flushHeld(ctx); err != nil {
+			return err
+		}
+	}
+	r.txn.reset(false)
 	if r.gset != nil && r.txnGTID != "" {
 		if err := r.gset.Update(r.txnGTID); err != nil {
 			return fatal{fmt.Errorf("track gtid %s: %w", r.txnGTID, err)}

@@ -3,6 +3,8 @@ package binlogapply
 import (
 	"testing"
 	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 const allTypesDDL = `CREATE TABLE %s (
@@ -115,5 +117,39 @@ func TestCaseSensitiveEnumMembers(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d ghost rows hold member 'A', want 2", n)
+	}
+}
+
+// ENUM's error value (index 0, stored by a non-strict session) is carried exactly when its row is
+// inserted or updated during the migration, although the applier's session is strict: into the
+// same ENUM, and into an ENUM with a member added.
+func TestEnumErrorValueApplied(t *testing.T) {
+	ghosts := map[string]string{
+		"same":  "",
+		"added": `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, n ENUM('x','y'), v INT)`,
+	}
+	i := 0
+	for name, ghostDDL := range ghosts {
+		i++
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, "enum_zero_"+name,
+				`CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, n ENUM('x','y'), v INT)`,
+				fixtureOpts{serverID: uint32(71110 + i), ghostDDL: ghostDDL})
+			f.onOneConn(`SET SESSION sql_mode = ''`,
+				`INSERT INTO {T} VALUES (1, 'zz', 'x', 0), (2, 'a', 'bad', 0), (3, 'b', 'y', 0), (4, '', '', 0)`,
+				`UPDATE {T} SET e = 'nope' WHERE id = 3`)
+			f.exec(`UPDATE {T} SET v = v + 1`, `INSERT INTO {T} VALUES (5, 'a', NULL, 5)`)
+			f.sentinel(20 * time.Second)
+			cols := []string{"id", "e", "n", "v"}
+			f.compare(cols, cols, "id", "id")
+			var zeros int
+			q := "SELECT COUNT(*) FROM " + table.Qualify(testSchema, f.ghost) + " WHERE e+0 = 0 OR n+0 = 0"
+			if err := f.db.QueryRow(q).Scan(&zeros); err != nil {
+				t.Fatal(err)
+			}
+			if zeros != 4 {
+				t.Errorf("ghost has %d rows with an ENUM error value, want 4", zeros)
+			}
+		})
 	}
 }
