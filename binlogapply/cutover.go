@@ -1,6 +1,10 @@
 package binlogapply
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
+)
 
 // During a cut-over the binary log carries the tool's own RENAMEs of the original table: the
 // original renamed away, the ghost renamed into its place, and (after a failed attempt) the
@@ -40,7 +44,11 @@ type qualName struct{ schema, name string }
 // renamePairs parses "RENAME TABLE a TO b [, c TO d ...]" and two-step's
 // "ALTER TABLE a RENAME [TO|AS] b" into (from, to) pairs.
 func renamePairs(q, defSchema string) ([][2]qualName, bool) {
-	p := &ddlParser{toks: tokenize(q), defSchema: defSchema}
+	toks, err := sqltok.Tokenize(q, sqltok.Options{})
+	if err != nil {
+		return nil, false
+	}
+	p := &ddlParser{toks: toks, defSchema: defSchema}
 	switch p.next() {
 	case "RENAME":
 	case "ALTER":
@@ -53,11 +61,11 @@ func renamePairs(q, defSchema string) ([][2]qualName, bool) {
 	}
 	var pairs [][2]qualName
 	for {
-		from, ok := p.qualified()
+		from, ok := p.qualified(defSchema)
 		if !ok || p.next() != "TO" {
 			return nil, false
 		}
-		to, ok := p.qualified()
+		to, ok := p.qualified(defSchema)
 		if !ok {
 			return nil, false
 		}
@@ -65,25 +73,11 @@ func renamePairs(q, defSchema string) ([][2]qualName, bool) {
 		if p.i >= len(p.toks) {
 			return pairs, true
 		}
-		if p.toks[p.i].text != "," {
+		if !p.toks[p.i].IsPunct(',') {
 			return nil, false
 		}
 		p.i++
 	}
-}
-
-// qualified reads a possibly schema-qualified name at the cursor.
-func (p *ddlParser) qualified() (qualName, bool) {
-	if p.i >= len(p.toks) || !p.toks[p.i].ident {
-		return qualName{}, false
-	}
-	n := qualName{schema: p.defSchema, name: p.toks[p.i].text}
-	p.i++
-	if p.i+1 < len(p.toks) && p.toks[p.i].text == "." && !p.toks[p.i].quoted && p.toks[p.i+1].ident {
-		n = qualName{schema: n.name, name: p.toks[p.i+1].text}
-		p.i += 2
-	}
-	return n, true
 }
 
 // alterRenamePair parses the rest of "ALTER TABLE a RENAME [TO|AS] b": a rename and nothing else.
@@ -91,14 +85,14 @@ func alterRenamePair(p *ddlParser) ([][2]qualName, bool) {
 	if p.next() != "TABLE" {
 		return nil, false
 	}
-	from, ok := p.qualified()
+	from, ok := p.qualified(p.defSchema)
 	if !ok || p.next() != "RENAME" {
 		return nil, false
 	}
 	if w := p.word(p.i); w == "TO" || w == "AS" {
 		p.i++
 	}
-	to, ok := p.qualified()
+	to, ok := p.qualified(p.defSchema)
 	if !ok || p.i != len(p.toks) {
 		return nil, false
 	}

@@ -240,7 +240,7 @@ func (r *reader) query(ctx context.Context, h *replication.EventHeader, q, schem
 		return r.endTxn(ctx, h, true)
 	}
 	if touchesTable(q, schema, r.a.cfg.Schema, r.a.cfg.Original.Name) && !r.a.acceptRename(q, schema) {
-		return fatal{fmt.Errorf("%w: a %s statement on %s.%s was read at %s:%d",
+		return fatal{fmt.Errorf("%w: %s statement on %s.%s was read at %s:%d",
 			ErrOriginalAltered, firstWord(q), r.a.cfg.Schema, r.a.cfg.Original.Name, r.file, h.LogPos)}
 	}
 	return r.endTxn(ctx, h, true)

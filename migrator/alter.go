@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 )
 
 // The ALTER given with --alter is parsed only as far as go-ghostlite must understand it: where its
 // clauses start, whether it renames the table (refused) and which columns it renames. The server
-// validates everything else when the ALTER runs on the ghost table. The tokenizer knows backtick
-// identifiers, quoted strings and comments, so a comma or a keyword inside them never counts.
+// validates everything else when the ALTER runs on the ghost table. The tokens come from
+// internal/sqltok, so a comma or a keyword inside a quoted identifier, a string or a comment never
+// counts.
 
 // columnRename is a column rename read from the ALTER: CHANGE [COLUMN] from to ..., or
 // RENAME COLUMN from TO to. Names are as written (without quotes).
@@ -28,128 +31,53 @@ type alterSpec struct {
 	Recreated []string
 }
 
-type tokenKind int
-
-const (
-	tokWord   tokenKind = iota // unquoted keyword, identifier or number
-	tokIdent                   // `quoted identifier` (text unquoted)
-	tokString                  // 'string' or "string" (text unquoted)
-	tokPunct                   // any other single character: , ( ) . = ;
-)
-
+// token is a token of the ALTER with its parenthesis depth (a '(' counts outside itself).
 type token struct {
-	kind       tokenKind
-	text       string
-	start, end int // byte offsets in the input
-	depth      int // parenthesis depth at the token (a '(' counts outside itself)
+	sqltok.Token
+	depth int
 }
 
-func (t token) isWord(w string) bool { return t.kind == tokWord && strings.EqualFold(t.text, w) }
+func (t token) isWord(w string) bool { return t.IsWord(w) }
 
-func (t token) isPunct(p byte) bool { return t.kind == tokPunct && t.text == string(p) }
+func (t token) isPunct(p byte) bool { return t.IsPunct(p) }
 
 // name returns the identifier a token spells, when it can be one.
-func (t token) name() (string, bool) {
-	if t.kind == tokWord || t.kind == tokIdent {
-		return t.text, true
-	}
-	return "", false
-}
+func (t token) name() (string, bool) { return t.Name() }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 0x80 ||
-		(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-}
-
-// tokenize splits s into tokens, skipping white space and comments. It refuses unterminated
-// quotes and comments, and executable comments (/*! ... */, /*M! ... */) whose content the server
-// would run but a reader would take for a comment.
+// tokenize splits the ALTER into tokens with internal/sqltok (the default sql_mode), skipping white
+// space and comments. It refuses what the server would refuse to read (unterminated quotes and
+// comments), unbalanced parentheses, and executable comments (/*! ... */, /*M! ... */): their
+// content is SQL the server would run, and the ALTER is checked as plain SQL only.
 func tokenize(s string) ([]token, error) {
-	var toks []token
+	raw, err := sqltok.Tokenize(s, sqltok.Options{})
+	if err != nil {
+		var te *sqltok.Error
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("the ALTER has an %s: close it or remove it", te)
+		}
+		return nil, fmt.Errorf("read the ALTER: %w", err)
+	}
+	toks := make([]token, 0, len(raw))
 	depth := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '#' || (c == '-' && strings.HasPrefix(s[i:], "--") && (i+2 == len(s) || strings.IndexByte(" \t\n\r", s[i+2]) >= 0)):
-			if nl := strings.IndexByte(s[i:], '\n'); nl >= 0 {
-				i += nl + 1
-			} else {
-				i = len(s)
+	for _, t := range raw {
+		if t.Executable {
+			return nil, errors.New("the ALTER contains an executable comment (/*! ... */): write its content as plain SQL")
+		}
+		if t.IsPunct(')') {
+			if depth == 0 {
+				return nil, errors.New("the ALTER has an unbalanced ')'")
 			}
-		case c == '/' && strings.HasPrefix(s[i:], "/*"):
-			if strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!") {
-				return nil, errors.New("the ALTER contains an executable comment (/*! ... */): write its content as plain SQL")
-			}
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
-				return nil, errors.New("the ALTER has an unterminated /* comment")
-			}
-			i += end + 4
-		case c == '`' || c == '\'' || c == '"':
-			text, n, err := readQuoted(s[i:])
-			if err != nil {
-				return nil, err
-			}
-			kind := tokString
-			if c == '`' {
-				kind = tokIdent
-			}
-			toks = append(toks, token{kind: kind, text: text, start: i, end: i + n, depth: depth})
-			i += n
-		case isWordByte(c):
-			j := i
-			for j < len(s) && isWordByte(s[j]) {
-				j++
-			}
-			toks = append(toks, token{kind: tokWord, text: s[i:j], start: i, end: j, depth: depth})
-			i = j
-		default:
-			if c == ')' {
-				if depth == 0 {
-					return nil, errors.New("the ALTER has an unbalanced ')'")
-				}
-				depth--
-			}
-			toks = append(toks, token{kind: tokPunct, text: string(c), start: i, end: i + 1, depth: depth})
-			if c == '(' {
-				depth++
-			}
-			i++
+			depth--
+		}
+		toks = append(toks, token{Token: t, depth: depth})
+		if t.IsPunct('(') {
+			depth++
 		}
 	}
 	if depth != 0 {
 		return nil, errors.New("the ALTER has an unbalanced '('")
 	}
 	return toks, nil
-}
-
-// readQuoted reads a quoted token at the start of s (its first byte is the quote) and returns the
-// unquoted text and the number of bytes consumed. A doubled quote stands for itself; in strings a
-// backslash escapes the next byte (the default sql_mode).
-func readQuoted(s string) (string, int, error) {
-	q := s[0]
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && q != '`' && i+1 < len(s):
-			b.WriteByte(s[i+1])
-			i++
-		case c == q && i+1 < len(s) && s[i+1] == q:
-			b.WriteByte(q)
-			i++
-		case c == q:
-			return b.String(), i + 1, nil
-		default:
-			b.WriteByte(c)
-		}
-	}
-	if q == '`' {
-		return "", 0, errors.New("the ALTER has an unterminated `identifier`")
-	}
-	return "", 0, fmt.Errorf("the ALTER has an unterminated %c string", q)
 }
 
 // parseAlter parses the --alter value for a migration of schema.tbl. It accepts the clauses alone
@@ -168,7 +96,7 @@ func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 				return nil, errors.New("the ALTER contains more than one statement (';' in the middle): give the clauses of one ALTER")
 			}
 			toks = toks[:i]
-			stmt = stmt[:t.start]
+			stmt = stmt[:t.Start]
 		}
 	}
 	toks, bodyStart, err := stripAlterPrefix(toks, schema, tbl)
@@ -181,10 +109,10 @@ func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 	spec := &alterSpec{Body: strings.TrimSpace(stmt[bodyStart:])}
 	dropped, added := map[string]bool{}, map[string]bool{}
 	for i, t := range toks {
-		if t.depth != 0 || t.kind != tokWord {
+		if t.depth != 0 || t.Kind != sqltok.Word {
 			continue
 		}
-		switch strings.ToUpper(t.text) {
+		switch strings.ToUpper(t.Text) {
 		case "RENAME":
 			r, err := parseRename(toks[i+1:], tbl)
 			if err != nil {
@@ -224,7 +152,7 @@ func stripAlterPrefix(toks []token, schema, tbl string) ([]token, int, error) {
 		if len(toks) == 0 {
 			return toks, 0, nil
 		}
-		return toks, toks[0].start, nil
+		return toks, toks[0].Start, nil
 	}
 	i := 1
 	for i < len(toks) && (toks[i].isWord("ONLINE") || toks[i].isWord("IGNORE")) {
@@ -232,7 +160,7 @@ func stripAlterPrefix(toks []token, schema, tbl string) ([]token, int, error) {
 	}
 	if i >= len(toks) || !toks[i].isWord("TABLE") {
 		// A clause such as ALTER COLUMN c SET DEFAULT 1 or ALTER INDEX i INVISIBLE.
-		return toks, toks[0].start, nil
+		return toks, toks[0].Start, nil
 	}
 	i++
 	first, ok := tokenName(toks, i)
@@ -259,7 +187,7 @@ func stripAlterPrefix(toks []token, schema, tbl string) ([]token, int, error) {
 	if i >= len(toks) {
 		return nil, 0, nil
 	}
-	return toks[i:], toks[i].start, nil
+	return toks[i:], toks[i].Start, nil
 }
 
 func tokenName(toks []token, i int) (string, bool) {
@@ -340,7 +268,7 @@ func droppedColumn(rest []token) (string, bool) {
 	i := 0
 	if i < len(rest) && rest[i].isWord("COLUMN") {
 		i++
-	} else if i < len(rest) && rest[i].kind == tokWord && notColumn[strings.ToUpper(rest[i].text)] {
+	} else if i < len(rest) && rest[i].Kind == sqltok.Word && notColumn[strings.ToUpper(rest[i].Text)] {
 		return "", false
 	}
 	if i+1 < len(rest) && rest[i].isWord("IF") && rest[i+1].isWord("EXISTS") {
@@ -355,7 +283,7 @@ func addedColumns(rest []token, depth int) []string {
 	i := 0
 	if i < len(rest) && rest[i].isWord("COLUMN") {
 		i++
-	} else if i < len(rest) && rest[i].kind == tokWord && notColumn[strings.ToUpper(rest[i].text)] {
+	} else if i < len(rest) && rest[i].Kind == sqltok.Word && notColumn[strings.ToUpper(rest[i].Text)] {
 		return nil
 	}
 	if i+2 < len(rest) && rest[i].isWord("IF") && rest[i+1].isWord("NOT") && rest[i+2].isWord("EXISTS") {
@@ -374,7 +302,7 @@ func addedColumns(rest []token, depth int) []string {
 				continue
 			}
 			if expect && t.depth == depth+1 {
-				if n, ok := t.name(); ok && !(t.kind == tokWord && notColumn[strings.ToUpper(t.text)]) {
+				if n, ok := t.name(); ok && !(t.Kind == sqltok.Word && notColumn[strings.ToUpper(t.Text)]) {
 					names = append(names, n)
 				}
 				expect = false

@@ -31,6 +31,9 @@ func TestParseAlterAccepts(t *testing.T) {
 			"ADD COLUMN c INT /* RENAME TO y */ -- change a b\n, ADD d INT # RENAME TO z", nil},
 		{"parentheses", "ADD COLUMN c INT CHECK (c > 0), ADD d DECIMAL(10,2)", "ADD COLUMN c INT CHECK (c > 0), ADD d DECIMAL(10,2)", nil},
 		{"two renames", "CHANGE a b INT, RENAME COLUMN c TO d", "CHANGE a b INT, RENAME COLUMN c TO d", []columnRename{{"a", "b"}, {"c", "d"}}},
+		{"driver dash comment without space", "--\nALTER TABLE t ADD c INT", "ADD c INT", nil},
+		{"dash dash without space is not a comment", "ADD c INT DEFAULT 1--1", "ADD c INT DEFAULT 1--1", nil},
+		{"empty executable comment runs nothing", "ADD c INT /*!*/", "ADD c INT /*!*/", nil},
 		{"algorithm and lock are left to the server", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", nil},
 	}
 	for _, c := range cases {
@@ -66,6 +69,9 @@ func TestParseAlterRefuses(t *testing.T) {
 		{"ADD c INT; DROP TABLE x", "more than one statement"},
 		{"ADD c INT /*!50000 , RENAME TO x */", "executable comment"},
 		{"ADD c INT /*M!100000 , RENAME TO x */", "executable comment"},
+		{"ADD c INT /*! , RENAME TO x */", "executable comment"},
+		{"/*M! ALTER TABLE t */ ADD c INT", "executable comment"},
+		{"ADD c INT /*! a /*! b */ */", "executable comment nested"},
 		{"ADD c INT COMMENT 'open", "unterminated ' string"},
 		{"ADD `c INT", "unterminated `identifier`"},
 		{"ADD c INT /* open", "unterminated /* comment"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -69,7 +70,7 @@ func setsAutoIncrement(spec *alterSpec) bool {
 			continue
 		}
 		next := toks[i+1]
-		if next.isPunct('=') || (next.kind == tokWord && strings.Trim(next.text, "0123456789") == "") {
+		if next.isPunct('=') || (next.Kind == sqltok.Word && strings.Trim(next.Text, "0123456789") == "") {
 			return true
 		}
 	}

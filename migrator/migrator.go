@@ -26,6 +26,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -107,5 +108,9 @@ func (m *Migrator) Run(ctx context.Context) error {
 		return m.dryRun(ctx, s)
 	}
 	defer s.close()
-	return m.execute(ctx, s)
+	err = m.execute(ctx, s)
+	if errors.Is(err, binlogapply.ErrOriginalAltered) {
+		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)
+	}
+	return err
 }

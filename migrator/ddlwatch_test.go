@@ -1,0 +1,117 @@
+package migrator
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// ddlWatchDB is the database of the DDL-during-migration tests.
+const ddlWatchDB = "gl_ddlwatch"
+
+// TestDDLOnOriginalStopsMigration: a change of the original's definition or triggers made while
+// the migration runs, in any spelling (an executable comment, a driver's "--\n" comment, CREATE
+// TRIGGER), stops the migration with ErrOriginalAltered and a line naming the statement kind and
+// the table; nothing is swapped, the original keeps its name and every row, no helper table is
+// left. The ENUM reorder is the data-loss case: swapping in the stale ghost would remap every e
+// by index.
+func TestDDLOnOriginalStopsMigration(t *testing.T) {
+	cases := []struct {
+		name, ddl, kind string
+		serverID        uint32
+	}{
+		{"executable comment", "/*! ALTER TABLE t MODIFY e ENUM('c','b','a') */", "ALTER TABLE", 77201},
+		{"versioned MariaDB comment", "/*M!100100 ALTER TABLE `gl_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */", "ALTER TABLE", 77202},
+		{"driver dash comment", "--\nALTER TABLE t MODIFY e ENUM('c','b','a')", "ALTER TABLE", 77203},
+		{"create trigger", "CREATE TRIGGER trg_t AFTER INSERT ON t FOR EACH ROW SET @x = 1", "CREATE TRIGGER", 77204},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := testenv.Database(t, ddlWatchDB)
+			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
+				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
+			postpone := filepath.Join(t.TempDir(), "postpone")
+			if err := os.WriteFile(postpone, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultConfig()
+			cfg.Conn = testenv.PrimaryConfig()
+			cfg.Database, cfg.Table, cfg.Alter = ddlWatchDB, "t", "ADD COLUMN c INT NULL"
+			cfg.AllowOnMaster, cfg.Execute = true, true
+			cfg.ReplicaServerID = c.serverID
+			cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
+			cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
+			done := runMigration(t, cfg)
+			waitPostponed(t, db, done)
+
+			// A write before the DDL, the DDL as the application sends it (verbatim: no
+			// client-side comment stripping), then the cut-over is released.
+			testenv.Exec(t, db, "INSERT INTO t VALUES (5001, 'c', 5001)")
+			conn, err := db.Conn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(context.Background(), c.ddl); err != nil {
+				t.Fatalf("%q: %v", c.ddl, err)
+			}
+			conn.Close()
+			// Written after the DDL: its row event carries e by index in the new definition.
+			testenv.Exec(t, db, "INSERT INTO t (id, e, v) VALUES (5002, 'a', 5002)")
+			testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
+			if err := os.Remove(postpone); err != nil {
+				t.Fatal(err)
+			}
+
+			err = waitEnd(t, done)
+			t.Logf("the migration failed: %v", err)
+			if !errors.Is(err, binlogapply.ErrOriginalAltered) {
+				t.Fatalf("want ErrOriginalAltered, got %v", err)
+			}
+			for _, want := range []string{c.kind + " statement on gl_ddlwatch.t", "nothing was swapped", "restart the migration"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q: %v", want, err)
+				}
+			}
+			cols := []string{"id", "e", "v"}
+			gotRows, got := testenv.Checksum(t, db, ddlWatchDB, "t", cols, "id")
+			_, want := testenv.Checksum(t, db, ddlWatchDB, "want", cols, "id")
+			if got != want || gotRows != 2002 {
+				t.Errorf("the original does not hold its rows (%d rows)", gotRows)
+			}
+			var ncols int
+			if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't'", ddlWatchDB).Scan(&ncols); err != nil {
+				t.Fatal(err)
+			}
+			if ncols != 3 {
+				t.Errorf("the original has %d columns, want 3: the stale ghost was swapped in", ncols)
+			}
+			if left := testenv.TableNames(t, db, ddlWatchDB, "_t_"); len(left) != 0 {
+				t.Errorf("helper tables left: %v", left)
+			}
+		})
+	}
+}
+
+// waitEnd waits for a migration that must fail and returns its error.
+func waitEnd(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the migration succeeded, with a stale ghost table")
+		}
+		return err
+	case <-time.After(90 * time.Second):
+		t.Fatal("the migration did not end")
+	}
+	return nil
+}
