@@ -150,28 +150,29 @@ func (a *attempt) runAtomic(ctx context.Context) error {
 // that is ours, rolls forward when the swap completed, and touches nothing it cannot explain.
 func (a *attempt) recoverAtomic(ctx context.Context, cause error) error {
 	t := a.cfg.Tables
-	rctx, cancel, st, err := a.settle(ctx, cause)
-	defer cancel()
-	if err != nil {
-		return err
-	}
-	desc := st.describe(t)
-	switch {
-	case a.originalInPlace(st) && !st.old.exists:
-		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
-		return cause
-	case a.originalInPlace(st) && st.old.exists:
-		if err := a.dropSentry(rctx); err != nil {
-			return fmt.Errorf("%w: %s is in place but %s could not be cleaned up (%v) (attempt failed: %v)", ErrUnknownState, t.Original, t.Old, err, cause)
+	return a.recoverWith(ctx, cause, func(st state) remedy {
+		desc := st.describe(t)
+		switch {
+		case a.originalInPlace(st) && !st.old.exists:
+			a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
+			return final(cause)
+		case a.originalInPlace(st) && st.old.exists:
+			drop := func(ctx context.Context) error {
+				if err := a.dropSentry(ctx); err != nil {
+					return err
+				}
+				a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place; our sentry dropped")
+				return nil
+			}
+			return remedy{what: "drop our sentry " + t.Old, act: drop, then: cause,
+				byHand: "DROP TABLE " + table.Qualify(t.Schema, t.Old) + " (if it is the cut-over's sentry: its comment starts with '" + sentryPrefix + "')"}
+		case a.swapCompleted(st):
+			a.log.Warn().Str("state", desc).Err(cause).Msg("the rename ran despite the failure: the swap is complete, rolling forward")
+			return final(nil)
+		default:
+			return final(a.unknownState(st, cause))
 		}
-		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place; our sentry dropped")
-		return cause
-	case a.swapCompleted(st):
-		a.log.Warn().Str("state", desc).Err(cause).Msg("the rename ran despite the failure: the swap is complete, rolling forward")
-		return nil
-	default:
-		return a.unknownState(st, cause)
-	}
+	})
 }
 
 // dropSentry drops the table under the old name only when it is this attempt's sentry (its

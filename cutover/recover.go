@@ -149,39 +149,100 @@ func (a *attempt) unknownState(st state, cause error) error {
 		ErrUnknownState, st.describe(a.cfg.Tables), a.before.original, a.before.ghost, cause)
 }
 
-// recover runs after any failure of an attempt: kill our renames and confirm they are gone,
-// release C1, read the real state, and act on it. It returns nil when the swap completed (roll
-// forward), cause when the original is in place (possibly after rolling back), and an error
-// wrapping ErrUnknownState when it cannot tell or cannot restore.
-func (a *attempt) recover(ctx context.Context, cause error) error {
+// remedy is what a recovery decides from one reading of the state: either a final answer
+// (act is nil), or one action that brings the tables to a known state, after which the answer
+// is then. byHand is the statement a person would run for the same effect.
+type remedy struct {
+	result error // final answer when act is nil: nil means the swap is complete
+	what   string
+	act    func(context.Context) error
+	byHand string
+	then   error
+}
+
+// final is a remedy that only answers.
+func final(result error) remedy { return remedy{result: result} }
+
+// renameRemedy runs RENAME from TO to (names in the cut-over's schema) and then answers then.
+func (a *attempt) renameRemedy(what, from, to string, then error) remedy {
+	t := a.cfg.Tables
+	qFrom, qTo := table.Qualify(t.Schema, from), table.Qualify(t.Schema, to)
+	return remedy{what: what, then: then, byHand: fmt.Sprintf("RENAME TABLE %s TO %s", qFrom, qTo),
+		act: func(ctx context.Context) error { return a.renameOnce(ctx, what, qFrom, qTo) }}
+}
+
+// recoveryRounds bounds how often a recovery acts and reads the state again.
+const recoveryRounds = 3
+
+// recoverWith is every algorithm's recovery: settle (our sessions gone, C1 released, state read),
+// then decide from the state and act. An action that fails is never retried blindly: the
+// state is read again and decided again (something else may have renamed meanwhile, e.g. a
+// rename the server was still completing), for at most recoveryRounds actions. When it gives
+// up, its advice comes from the last state read, so it never contradicts the tables.
+func (a *attempt) recoverWith(ctx context.Context, cause error, decide func(state) remedy) error {
 	t := a.cfg.Tables
 	rctx, cancel, st, err := a.settle(ctx, cause)
 	defer cancel()
 	if err != nil {
 		return err
 	}
-	desc := st.describe(t)
-	switch {
-	case a.originalInPlace(st) && !st.old.exists:
-		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
-		return cause
-	case !st.original.exists && st.old.exists && st.ghost.exists && sameTable(st.old.id, a.before.original):
-		a.log.Error().Str("state", desc).Msgf("rename 1 ran without rename 2: %s is missing; rolling back", t.Original)
-		if err := a.rollback(rctx); err != nil {
-			return fmt.Errorf("%w: %s is missing and rolling back failed (%v); run RENAME TABLE %s TO %s by hand (attempt failed: %v)",
-				ErrUnknownState, t.Original, err, table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Original), cause)
+	var last error
+	for round := 1; ; round++ {
+		r := decide(st)
+		if r.act == nil {
+			return r.result
 		}
-		return fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause)
-	case a.swapCompleted(st):
-		a.log.Warn().Str("state", desc).Err(cause).Msg("both renames ran despite the failure: the swap is complete, rolling forward")
-		return nil
-	default:
-		return a.unknownState(st, cause)
+		if round > recoveryRounds {
+			return fmt.Errorf("%w: %s failed %d times (last: %v); the tables are now %s: run %s by hand (attempt failed: %v)",
+				ErrUnknownState, r.what, recoveryRounds, last, st.describe(t), r.byHand, cause)
+		}
+		if last = r.act(rctx); last == nil {
+			return r.then
+		}
+		a.log.Warn().Err(last).Str("action", r.what).Msg("recovery action failed: reading the tables' state again")
+		if err := sleep(rctx, 10*a.cfg.PollInterval); err != nil {
+			return fmt.Errorf("%w: %s failed (%v) and the recovery ran out of time; the tables were %s (attempt failed: %v)",
+				ErrUnknownState, r.what, last, st.describe(t), cause)
+		}
+		if st, err = a.freshState(rctx); err != nil {
+			return fmt.Errorf("%w: %s failed (%v), then %v (attempt failed: %v)", ErrUnknownState, r.what, last, err, cause)
+		}
 	}
 }
 
+// recover runs after any failure of a three-step attempt: kill our renames and confirm they are
+// gone, release C1, read the real state, and act on it. It returns nil when the swap completed
+// (roll forward), cause when the original is in place (possibly after rolling back), and an error
+// wrapping ErrUnknownState when it cannot tell or cannot restore.
+func (a *attempt) recover(ctx context.Context, cause error) error {
+	t := a.cfg.Tables
+	return a.recoverWith(ctx, cause, func(st state) remedy {
+		desc := st.describe(t)
+		switch {
+		case a.originalInPlace(st) && !st.old.exists:
+			a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
+			return final(cause)
+		case a.onlyRenamedAway(st):
+			a.log.Error().Str("state", desc).Msgf("rename 1 ran without rename 2: %s is missing; rolling back", t.Original)
+			return a.renameRemedy("roll back", t.Old, t.Original, fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause))
+		case a.swapCompleted(st):
+			a.log.Warn().Str("state", desc).Err(cause).Msg("both renames ran despite the failure: the swap is complete, rolling forward")
+			return final(nil)
+		default:
+			return final(a.unknownState(st, cause))
+		}
+	})
+}
+
+// onlyRenamedAway: the original was renamed to old and the ghost still has its own name.
+func (a *attempt) onlyRenamedAway(st state) bool {
+	return !st.original.exists && st.old.exists && st.ghost.exists &&
+		sameTable(st.old.id, a.before.original) && sameTable(st.ghost.id, a.before.ghost)
+}
+
 // stopSessions kills rename 1, then rename 2 (a lone rename 2 is harmless, a lone rename 1 is an
-// outage), confirms each is gone, then releases C1 and closes everything.
+// outage), unless the server reported it done, confirms each is gone, then releases C1 (killing
+// it, and waiting until it is gone, when it cannot unlock) and closes everything.
 func (a *attempt) stopSessions(ctx context.Context) error {
 	defer func() {
 		if a.obs != nil && a.obs.conn != nil {
@@ -198,7 +259,10 @@ func (a *attempt) stopSessions(ctx context.Context) error {
 		if r == nil || r.session == nil {
 			continue
 		}
-		if done, _ := r.poll(); r.started && !done {
+		// Only a RENAME the server answered with success is known to be over. One that failed on
+		// our side (a killed or cut connection) may still be running, or about to be granted,
+		// on the server: end it and wait until the server no longer shows the session.
+		if done, res := r.poll(); r.started && (!done || res != nil) {
 			if err := a.kill(ctx, killer, r.session); err != nil {
 				return err
 			}
@@ -246,33 +310,17 @@ func (a *attempt) kill(ctx context.Context, killer, s *session) error {
 	}
 }
 
-// rollback renames old back to the original's name.
-func (a *attempt) rollback(ctx context.Context) error {
-	t := a.cfg.Tables
-	return a.renameRetry(ctx, "roll back", table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Original))
-}
-
-// renameRetry runs RENAME TABLE from TO to on a fresh session, a few times if it must.
-func (a *attempt) renameRetry(ctx context.Context, what, from, to string) error {
+// renameOnce runs RENAME TABLE from TO to on a fresh session, waiting at most the lock timeout.
+func (a *attempt) renameOnce(ctx context.Context, what, from, to string) error {
 	stmt := fmt.Sprintf("RENAME TABLE %s TO %s", from, to)
-	var last error
-	for i := 0; i < 3; i++ {
-		if i > 0 {
-			if err := sleep(ctx, a.cfg.PollInterval*10); err != nil {
-				break
-			}
-		}
-		s, err := openSession(ctx, a.cfg.DB, what)
-		if err != nil {
-			last = err
-			continue
-		}
-		last = s.exec(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()), stmt)
-		s.discard()
-		if last == nil {
-			a.log.Warn().Str("statement", stmt).Msgf("%s done", what)
-			return nil
-		}
+	s, err := openSession(ctx, a.cfg.DB, what)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return fmt.Errorf("%s: %w", what, last)
+	defer s.discard()
+	if err := s.exec(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()), stmt); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	a.log.Warn().Str("statement", stmt).Msgf("%s done", what)
+	return nil
 }

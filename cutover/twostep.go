@@ -85,37 +85,23 @@ func (a *attempt) runTwoStep(ctx context.Context) error {
 // confirmed applied in this attempt (the ghost holds every write), and back otherwise.
 func (a *attempt) recoverTwoStep(ctx context.Context, cause error) error {
 	t := a.cfg.Tables
-	rctx, cancel, st, err := a.settle(ctx, cause)
-	defer cancel()
-	if err != nil {
-		return err
-	}
-	desc := st.describe(t)
-	qOrig, qOld, qGhost := table.Qualify(t.Schema, t.Original), table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Ghost)
-	switch {
-	case a.originalInPlace(st) && !st.old.exists:
-		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
-		return cause
-	case !st.original.exists && st.old.exists && st.ghost.exists && sameTable(st.old.id, a.before.original) &&
-		sameTable(st.ghost.id, a.before.ghost):
-		if a.sentinelOK {
+	return a.recoverWith(ctx, cause, func(st state) remedy {
+		desc := st.describe(t)
+		switch {
+		case a.originalInPlace(st) && !st.old.exists:
+			a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
+			return final(cause)
+		case a.onlyRenamedAway(st) && a.sentinelOK:
 			a.log.Warn().Str("state", desc).Msgf("%s is missing after the sentinel was applied: rolling forward", t.Original)
-			if err := a.renameRetry(rctx, "roll forward", qGhost, qOrig); err != nil {
-				return fmt.Errorf("%w: %s is missing and rolling forward failed (%v); run RENAME TABLE %s TO %s by hand (attempt failed: %v)",
-					ErrUnknownState, t.Original, err, qGhost, qOrig, cause)
-			}
-			return nil
+			return a.renameRemedy("roll forward", t.Ghost, t.Original, nil)
+		case a.onlyRenamedAway(st):
+			a.log.Error().Str("state", desc).Msgf("%s is missing and the sentinel was not confirmed: rolling back", t.Original)
+			return a.renameRemedy("roll back", t.Old, t.Original, fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause))
+		case a.swapCompleted(st):
+			a.log.Warn().Str("state", desc).Err(cause).Msg("both renames ran despite the failure: the swap is complete, rolling forward")
+			return final(nil)
+		default:
+			return final(a.unknownState(st, cause))
 		}
-		a.log.Error().Str("state", desc).Msgf("%s is missing and the sentinel was not confirmed: rolling back", t.Original)
-		if err := a.renameRetry(rctx, "roll back", qOld, qOrig); err != nil {
-			return fmt.Errorf("%w: %s is missing and rolling back failed (%v); run RENAME TABLE %s TO %s by hand (attempt failed: %v)",
-				ErrUnknownState, t.Original, err, qOld, qOrig, cause)
-		}
-		return fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause)
-	case a.swapCompleted(st):
-		a.log.Warn().Str("state", desc).Err(cause).Msg("both renames ran despite the failure: the swap is complete, rolling forward")
-		return nil
-	default:
-		return a.unknownState(st, cause)
-	}
+	})
 }

@@ -25,6 +25,8 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 	if err := m.createChangelog(ctx, s); err != nil {
 		return err
 	}
+	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
+	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
 	swapped := false
 	defer func() {
 		if err != nil && !swapped {
@@ -112,7 +114,7 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 		}
 	}
 
-	sent := &sentinel{db: s.primary, plan: p, applier: applier}
+	sent := &sentinel{db: s.primary, plan: p, applier: applier, mutex: s.checkMutex}
 	// Prove the stream works before copying anything.
 	if err := sent.awaitWithin(runCtx, 30*time.Second); err != nil {
 		return fail(fmt.Errorf("binlog stream from %s does not deliver changelog events: %w", p.Inspected.Addr(), err))
@@ -144,6 +146,10 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 	cutStart := time.Now()
 	if err := m.beforeCutOver(runCtx, s, sent); err != nil { // replica modes (replica.go)
 		return fail(err)
+	}
+	// The cut-over renames the tables under the helper names: only while they are this run's.
+	if err := s.checkMutex(runCtx); err != nil {
+		return fmt.Errorf("before the cut-over: %w", err)
 	}
 	err = cutover.Run(runCtx, m.cfg.CutOver, cutover.Config{
 		DB:                 s.primary,
@@ -220,33 +226,43 @@ func (m *Migrator) heartbeat(ctx context.Context, s *session) {
 	}
 }
 
-// finish drops the changelog and, with --ok-to-drop-table, the old table. The migration has
-// already succeeded: failures here are reported, not fatal.
+// finish drops the changelog and, with --ok-to-drop-table, the old table, each only while this
+// run holds its lock and the table is the one it created (or migrated). The migration has already
+// succeeded: failures here are reported, not fatal.
 func (m *Migrator) finish(ctx context.Context, s *session) {
 	p := s.plan
 	drop := []string{p.ChangelogTable}
 	if m.cfg.OkToDropTable {
 		drop = append(drop, p.OldTable)
 	}
+	if err := s.checkMutex(ctx); err != nil {
+		m.log.Error().Err(err).Strs("tables", drop).Msg("the migration is complete, but its lock was lost: not dropping its helper tables; drop them by hand once no other migration of the table runs")
+		return
+	}
 	for _, name := range drop {
-		if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(p.Original.Schema, name)); err != nil {
+		if err := s.dropOwned(ctx, name); err != nil {
 			m.log.Warn().Err(err).Str("table", name).Msg("could not drop table after the migration; drop it by hand")
 		}
 	}
 }
 
 // cleanupAfterFailure drops the changelog and the ghost, but only while the original is still in
-// place under its name (the cut-over restores it on failure; if it is not there we touch nothing).
+// place under its name (the cut-over restores it on failure; if it is not there we touch nothing),
+// this run still holds its lock, and each table is the one this run created.
 func (m *Migrator) cleanupAfterFailure(s *session) {
 	p := s.plan
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if err := s.checkMutex(ctx); err != nil {
+		m.log.Error().Err(err).Msgf("leaving %s and %s: they may belong to another migration now", p.GhostTable, p.ChangelogTable)
+		return
+	}
 	if _, err := table.Inspect(ctx, s.primary, p.Original.Schema, p.Original.Name); err != nil {
 		m.log.Error().Err(err).Msgf("the original table %s is not in place; leaving %s and %s for inspection", p.Original.Name, p.GhostTable, p.ChangelogTable)
 		return
 	}
 	for _, name := range []string{p.GhostTable, p.ChangelogTable} {
-		if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(p.Original.Schema, name)); err != nil {
+		if err := s.dropOwned(ctx, name); err != nil {
 			m.log.Warn().Err(err).Str("table", name).Msg("could not drop helper table after failure; drop it by hand")
 		}
 	}
@@ -258,6 +274,9 @@ type sentinel struct {
 	db      *sql.DB
 	plan    *Plan
 	applier *binlogapply.Applier
+	// mutex checks the run still holds its migration lock (nil: not checked). Await checks it
+	// under every cut-over attempt's lock, before any rename: the tables must still be ours.
+	mutex func(context.Context) error
 }
 
 // Await is the cut-over's proof that the ghost is in sync. It fails, as unsafe so the cut-over
@@ -265,6 +284,11 @@ type sentinel struct {
 // not be put back once everything up to the sentinel was applied: the cut-over calls it while the
 // original is locked, so those rows of the original clash for good and the ALTER would drop them.
 func (s *sentinel) Await(ctx context.Context) error {
+	if s.mutex != nil {
+		if err := s.mutex(ctx); err != nil {
+			return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
+		}
+	}
 	if err := s.awaitApplied(ctx); err != nil {
 		return err
 	}

@@ -7,12 +7,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // The per-table mutex is a named user lock (GET_LOCK) held on a dedicated connection to the
 // primary for the whole run. The server frees it with the connection, so a migration that dies
 // never leaves it behind; two migrations of one table, even started through different replicas,
-// meet on the primary and the second one refuses.
+// meet on the primary and the second one refuses. The connection can still die under a live run
+// (an idle-connection killer): the lock is then free and a second run may start. So the run
+// checks it still holds the lock before every destructive step and stops when it does not, and
+// it drops only tables it created itself (owned.go).
 
 // maxLockNameLength is the longest user-lock name MySQL accepts.
 const maxLockNameLength = 64
@@ -76,18 +80,31 @@ func releaseMutex(ctx context.Context, conn *sql.Conn, name string) error {
 	return nil
 }
 
-// checkMutex returns an error unless the session still holds its migration lock: call it before
-// any step that relies on being the only migration of the table (the cut-over).
+// checkMutex returns an error wrapping ErrMutexLost unless the session still holds its
+// migration lock, checked on the lock's own connection: call it before every destructive step
+// (the cut-over, dropping a table). A dead connection means the lock is gone with it.
 func (s *session) checkMutex(ctx context.Context) error {
 	if s.mutex == nil {
-		return errors.New("the migration lock is not held")
+		return fmt.Errorf("%w: it is not held", ErrMutexLost)
 	}
+	cctx, cancel := context.WithTimeout(ctx, mutexCheckTimeout)
+	defer cancel()
 	var mine sql.NullBool
-	if err := s.mutex.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?) = CONNECTION_ID()", s.mutexName).Scan(&mine); err != nil {
-		return fmt.Errorf("check the migration lock %q: %w", s.mutexName, err)
+	err := s.mutex.QueryRowContext(cctx, "SELECT IS_USED_LOCK(?) = CONNECTION_ID()", s.mutexName).Scan(&mine)
+	if err == nil && mine.Valid && mine.Bool {
+		return nil
 	}
-	if !mine.Valid || !mine.Bool {
-		return fmt.Errorf("the migration lock %q is no longer held by this migration", s.mutexName)
+	why := "another session holds it or it was released"
+	if err != nil {
+		why = fmt.Sprintf("its connection is gone: %v", err)
 	}
-	return nil
+	return fmt.Errorf("%w: %q is no longer held by this run (%s); another migration may be working on the table now, so this run stops and drops nothing",
+		ErrMutexLost, s.mutexName, why)
 }
+
+// mutexCheckTimeout bounds one check of the lock (a silently cut connection would hang).
+const mutexCheckTimeout = 10 * time.Second
+
+// ErrMutexLost is returned (wrapped) when the run no longer holds its migration lock at a
+// destructive step: another migration may own the table's helper tables by now.
+var ErrMutexLost = errors.New("the migration lock was lost")

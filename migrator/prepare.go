@@ -25,6 +25,7 @@ type session struct {
 	primary   *sql.DB   // pool on the primary: tables are created and written there (may be inspected)
 	mutex     *sql.Conn // dedicated connection to the primary holding the per-table GET_LOCK
 	mutexName string
+	owned     map[string]string // table name -> identity of the table this run created (owned.go)
 
 	columns      columnMapping // for the plan print-out: dropped, added, generated columns
 	foreignKeys  []string      // the original's own foreign keys (not carried to the ghost)
@@ -61,13 +62,14 @@ func (s *session) close() {
 	s.primary, s.inspected = nil, nil
 }
 
-// dropGhost drops the ghost table on the primary.
+// dropGhost drops the ghost table on the primary, if it is still the one this run created and
+// this run still holds its lock.
 func (m *Migrator) dropGhost(ctx context.Context, s *session) error {
 	if s.primary == nil || s.plan == nil || s.plan.GhostTable == "" {
 		return nil
 	}
-	if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(m.cfg.Database, s.plan.GhostTable)); err != nil {
-		return fmt.Errorf("drop the ghost table %s.%s: %w", m.cfg.Database, s.plan.GhostTable, err)
+	if err := s.dropOwned(ctx, s.plan.GhostTable); err != nil {
+		return fmt.Errorf("drop the ghost table: %w", err)
 	}
 	return nil
 }
@@ -184,6 +186,9 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	p.TimeZone = ddl.TimeZone
 	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
 	ghostCreated, err = createGhost(ctx, s.primary, ddl, schema, tbl, p.GhostTable, spec, cfg.DiscardForeignKeys)
+	if ghostCreated {
+		s.own(ctx, p.GhostTable, p.GhostTable) // the ALTER, failed or not, is done: its final identity
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,258 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/cutover"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+const mutexDB = "gl_mutex"
+
+// mutexRun starts a migration of mutexDB.t that postpones its cut-over while postpone exists.
+func mutexRun(t *testing.T, postpone string, serverID uint32, dropGhost bool, opts ...func(*Config)) <-chan error {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Conn = testenv.PrimaryConfig()
+	cfg.Database, cfg.Table, cfg.Alter = mutexDB, "t", "ADD COLUMN c INT NULL"
+	cfg.AllowOnMaster, cfg.Execute = true, true
+	cfg.ReplicaServerID = serverID
+	cfg.InitiallyDropGhostTable = dropGhost
+	cfg.PostponeCutOverFlagFile = postpone
+	cfg.FlagFileInterval = 10 * time.Millisecond
+	cfg.CutOverLockTimeout = time.Second
+	cfg.DefaultRetries = 2
+	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).With().Uint32("server_id", serverID).Logger()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(context.Background()) }()
+	return done
+}
+
+// innodbID is the InnoDB table id of mutexDB.name, 0 when it does not exist.
+func innodbID(t *testing.T, db *sql.DB, name string) int64 {
+	t.Helper()
+	var id int64
+	err := db.QueryRow("SELECT TABLE_ID FROM information_schema.INNODB_SYS_TABLES WHERE NAME = ?", mutexDB+"/"+name).Scan(&id)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// waitPostponedOwn waits until the changelog says "postponed" and is not the table notID.
+func waitPostponedOwn(t *testing.T, db *sql.DB, done <-chan error, notID int64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var state string
+		err := db.QueryRow("SELECT value FROM "+table.QuoteIdent(table.ChangelogName("t"))+" WHERE hint = ?", table.HintState).Scan(&state)
+		if err == nil && state == "postponed" && innodbID(t, db, table.ChangelogName("t")) != notID {
+			return
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run ended before postponing: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("cut-over never postponed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A migration whose mutex connection is killed (an idle-connection killer) loses its lock; a
+// second run then starts on the same table and, told to, drops the first run's ghost and
+// changelog and creates its own. The first run must notice at its next destructive step (the
+// cut-over), stop with a clear error, and drop nothing: the tables under the helper names are
+// the second run's now. The second run then completes.
+func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
+	db := testenv.Database(t, mutexDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
+		"INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
+	dir := t.TempDir()
+	postponeA, postponeB := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, p := range []string{postponeA, postponeB} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ghost, changelog := table.GhostName("t"), table.ChangelogName("t")
+
+	doneA := mutexRun(t, postponeA, 78001, false)
+	waitPostponedOwn(t, db, doneA, 0)
+	ghostA, changelogA := innodbID(t, db, ghost), innodbID(t, db, changelog)
+
+	// Kill A's mutex connection, as an idle-connection killer would.
+	var holder sql.NullInt64
+	if err := db.QueryRow("SELECT IS_USED_LOCK(?)", mutexName(mutexDB, "t")).Scan(&holder); err != nil || !holder.Valid {
+		t.Fatalf("find the mutex holder: %v (held: %v)", err, holder.Valid)
+	}
+	testenv.Exec(t, db, fmt.Sprintf("KILL CONNECTION %d", holder.Int64))
+
+	// B takes the free lock and, told to, replaces A's helper tables with its own.
+	doneB := mutexRun(t, postponeB, 78002, true)
+	waitPostponedOwn(t, db, doneB, changelogA)
+	ghostB, changelogB := innodbID(t, db, ghost), innodbID(t, db, changelog)
+	if ghostB == 0 || ghostB == ghostA || changelogB == 0 {
+		t.Fatalf("B did not create its own helper tables (ghost %d -> %d, changelog %d -> %d)", ghostA, ghostB, changelogA, changelogB)
+	}
+
+	// A goes on to its cut-over.
+	if err := os.Remove(postponeA); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-doneA:
+		if !errors.Is(err, ErrMutexLost) || !strings.Contains(err.Error(), "migration lock") {
+			t.Fatalf("run A ended with %v, want ErrMutexLost", err)
+		}
+		t.Logf("run A stopped: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("run A did not stop")
+	}
+	if got := innodbID(t, db, ghost); got != ghostB {
+		t.Fatalf("B's ghost table was touched by A: id %d, want %d", got, ghostB)
+	}
+	if got := innodbID(t, db, changelog); got != changelogB {
+		t.Fatalf("B's changelog table was touched by A: id %d, want %d", got, changelogB)
+	}
+	if hasColumnC(t, db) {
+		t.Fatal("run A cut over although it had lost its lock")
+	}
+
+	// B, the lock holder, finishes.
+	if err := os.Remove(postponeB); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-doneB:
+		if err != nil {
+			t.Fatalf("run B: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("run B did not finish")
+	}
+	if !hasColumnC(t, db) {
+		t.Fatal("run B did not migrate t")
+	}
+}
+
+// hasColumnC reports whether mutexDB.t has the column the migrations add.
+func hasColumnC(t *testing.T, db *sql.DB) bool {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't' AND COLUMN_NAME = 'c'`, mutexDB).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// killMutexHolder kills the connection holding the migration lock of mutexDB.t.
+func killMutexHolder(ctx context.Context, db *sql.DB) error {
+	var holder sql.NullInt64
+	if err := db.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", mutexName(mutexDB, "t")).Scan(&holder); err != nil || !holder.Valid {
+		return fmt.Errorf("find the mutex holder: %v (held: %v)", err, holder.Valid)
+	}
+	_, err := db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", holder.Int64))
+	return err
+}
+
+// The lock can also be lost between cut-over attempts: every attempt checks it under its lock,
+// before any rename, and the cut-over stops without retrying. With the lock gone the run cannot
+// tell whose the helper tables are: it leaves them.
+func TestLostMutexStopsCutOverAttempt(t *testing.T) {
+	db := testenv.Database(t, mutexDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
+		"INSERT INTO t SELECT seq, seq FROM seq_1_to_500")
+	killed := false
+	hooks := cutover.Hooks{BeforeStep: func(ctx context.Context, step cutover.Step, info cutover.HookInfo) error {
+		if info.Attempt == 1 && step == cutover.StepSentinel {
+			killed = true
+			return killMutexHolder(ctx, db)
+		}
+		return nil
+	}}
+	done := mutexRun(t, "", 78003, false, func(c *Config) { c.CutOverHooks = hooks })
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	if !killed {
+		t.Fatal("the cut-over never reached the sentinel")
+	}
+	if !errors.Is(err, ErrMutexLost) || !errors.Is(err, cutover.ErrUnsafe) {
+		t.Fatalf("run ended with %v, want ErrMutexLost stopping the cut-over", err)
+	}
+	if hasColumnC(t, db) {
+		t.Fatal("cut over without the lock")
+	}
+	left := testenv.TableNames(t, db, mutexDB, "_t_")
+	if len(left) != 2 {
+		t.Fatalf("helper tables %v; want the ghost and the changelog left in place", left)
+	}
+}
+
+// A table under a helper name that this run did not create is never dropped, even with the lock
+// held: here the ghost is replaced behind the run's back.
+func TestDropOnlyTablesThisRunCreated(t *testing.T) {
+	db := testenv.Database(t, mutexDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
+	cfg := DefaultConfig()
+	cfg.Conn = testenv.PrimaryConfig()
+	cfg.Database, cfg.Table, cfg.Alter = mutexDB, "t", "ADD COLUMN c INT NULL"
+	cfg.AllowOnMaster = true
+	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t))
+	m := mustNew(t, cfg)
+	ctx := context.Background()
+	s, err := m.prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	ghost := table.GhostName("t")
+	testenv.Exec(t, db, "DROP TABLE "+table.QuoteIdent(ghost), "CREATE TABLE "+table.QuoteIdent(ghost)+" (other INT)")
+	err = m.dropGhost(ctx, s)
+	if err == nil || !strings.Contains(err.Error(), "not the table this run created") {
+		t.Fatalf("dropGhost: %v, want a refusal", err)
+	}
+	if got := testenv.TableNames(t, db, mutexDB, ghost); len(got) != 1 {
+		t.Fatalf("the other table under the ghost's name was dropped: %v", got)
+	}
+	// The run's own ghost is dropped as before.
+	testenv.Exec(t, db, "DROP TABLE "+table.QuoteIdent(ghost))
+	s.close()
+	m2 := mustNew(t, cfg)
+	s3, err := m2.prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.close()
+	if err := m2.dropGhost(ctx, s3); err != nil {
+		t.Fatalf("drop own ghost: %v", err)
+	}
+	if got := testenv.TableNames(t, db, mutexDB, ghost); len(got) != 0 {
+		t.Fatalf("own ghost not dropped: %v", got)
+	}
+}

@@ -1,0 +1,84 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// A run drops only tables it created (the ghost, the changelog) or migrated (the original, as the
+// old table after the swap). It records each one's identity when it creates it (or before the
+// cut-over, for the original) and, before dropping a name, checks both that it still holds the
+// migration lock and that the table under the name is still the one it recorded. A second run
+// that took the lock after this one lost it may have replaced the tables under the same names.
+
+// tableIdentity identifies the table schema.name: its InnoDB table id when the server shows it
+// (it survives RENAME and changes when the table is re-created), else its creation time. It is
+// "" when the table does not exist.
+func tableIdentity(ctx context.Context, db *sql.DB, schema, name string) (string, error) {
+	var created sql.NullString
+	err := db.QueryRowContext(ctx, `SELECT CAST(CREATE_TIME AS CHAR) FROM information_schema.TABLES
+		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`, schema, name).Scan(&created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read identity of %s.%s: %w", schema, name, err)
+	}
+	for _, src := range []string{"INNODB_SYS_TABLES", "INNODB_TABLES"} {
+		var id int64
+		// NAME is schema/table in the server's file-name encoding: plain names match; others
+		// fall back to the creation time.
+		err := db.QueryRowContext(ctx, "SELECT TABLE_ID FROM information_schema."+src+" WHERE NAME = ?", schema+"/"+name).Scan(&id)
+		if err == nil {
+			return fmt.Sprintf("table id %d", id), nil
+		}
+	}
+	return "created " + created.String, nil
+}
+
+// own records the identity of the table under name as this run's, under the key as (the name
+// the table will have when it is dropped: the old table's name for the original).
+func (s *session) own(ctx context.Context, as, name string) {
+	id, err := tableIdentity(ctx, s.primary, s.plan.Original.Schema, name)
+	if err != nil || id == "" {
+		s.log.Warn().Err(err).Str("table", name).Msg("could not record the table's identity: it will not be dropped automatically")
+		return
+	}
+	if s.owned == nil {
+		s.owned = map[string]string{}
+	}
+	s.owned[as] = id
+}
+
+// dropOwned drops schema.name when this run still holds its lock and the table under the name is
+// the one it recorded; a missing table is not an error. Anything else is an error and nothing is
+// dropped.
+func (s *session) dropOwned(ctx context.Context, name string) error {
+	schema := s.plan.Original.Schema
+	if err := s.checkMutex(ctx); err != nil {
+		return fmt.Errorf("not dropping %s.%s: %w", schema, name, err)
+	}
+	want, ok := s.owned[name]
+	got, err := tableIdentity(ctx, s.primary, schema, name)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not dropping %s.%s: %w", schema, name, err)
+	case got == "":
+		return nil
+	case !ok:
+		return fmt.Errorf("not dropping %s.%s: this run did not record creating it", schema, name)
+	case got != want:
+		return fmt.Errorf("not dropping %s.%s: it is not the table this run created (%s, this run's was %s)", schema, name, got, want)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := s.primary.ExecContext(dctx, "DROP TABLE IF EXISTS "+table.Qualify(schema, name)); err != nil {
+		return fmt.Errorf("drop %s.%s: %w", schema, name, err)
+	}
+	return nil
+}
