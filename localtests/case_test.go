@@ -14,17 +14,23 @@ import (
 
 // testCase is one folder under cases/: see README.md for the layout.
 type testCase struct {
-	Name           string
-	Dir            string
-	Create         []string          // create.sql, split into statements
-	Load           []string          // load.sql, split into statements (nil: no load)
-	Alter          string            // alter, one line
-	Flags          []string          // flags, one per line
-	ExpectFailure  string            // expect_failure: substring of the error line ("" : must succeed)
-	ExpectExit     int               // expect_exit: exit code of a refusal (default 1)
-	CompareColumns map[string]string // compare_columns: original name -> new name
-	Verify         []string          // verify.sql: queries that must each return the single value 1
+	Name          string
+	Dir           string
+	Create        []string // create.sql, split into statements
+	Load          []string // load.sql, split into statements (nil: no load)
+	Alter         string   // alter, one line
+	Flags         []string // flags, one per line
+	Globals       []global // globals: server globals set for the case
+	ExpectFailure string   // expect_failure: substring of the error line ("" : must succeed)
+	ExpectExit    int      // expect_exit: exit code of a refusal (default 1)
+	Verify        []string // verify.sql: queries that must each return the single value 1
 }
+
+// global is one line of a case's globals file: name=value.
+type global struct{ Name, Value string }
+
+// settableGlobals are the server globals a case may set.
+var settableGlobals = map[string]bool{"time_zone": true, "sql_mode": true}
 
 // Table is the table the binary is asked to migrate: gl_test unless the flags override --table.
 func (c *testCase) Table() string {
@@ -53,85 +59,86 @@ func listCases(dir string) ([]string, error) {
 	return names, nil
 }
 
+// readFile reads a case's file: ok is false when it does not exist.
+func readFile(dir, name string) (s string, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return string(b), true, nil
+}
+
 // loadCase reads the case folder dir.
 func loadCase(dir string) (*testCase, error) {
 	c := &testCase{Name: filepath.Base(dir), Dir: dir, ExpectExit: 1}
-	read := func(name string, required bool) (string, bool, error) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			if required {
-				return "", false, fmt.Errorf("case %s: %s is required", c.Name, name)
-			}
-			return "", false, nil
-		}
+	files := map[string]string{}
+	for _, name := range []string{"create.sql", "load.sql", "alter", "flags", "globals", "expect_failure", "expect_exit", "verify.sql", "compare_columns"} {
+		s, ok, err := readFile(dir, name)
 		if err != nil {
-			return "", false, err
+			return nil, fmt.Errorf("case %s: %w", c.Name, err)
 		}
-		return string(b), true, nil
-	}
-
-	s, _, err := read("create.sql", true)
-	if err != nil {
-		return nil, err
-	}
-	if c.Create = splitSQL(s); len(c.Create) == 0 {
-		return nil, fmt.Errorf("case %s: create.sql has no statement", c.Name)
-	}
-	if s, ok, err := read("load.sql", false); err != nil {
-		return nil, err
-	} else if ok {
-		if c.Load = splitSQL(s); len(c.Load) == 0 {
-			return nil, fmt.Errorf("case %s: load.sql has no statement", c.Name)
+		if ok {
+			files[name] = s
 		}
 	}
-	if s, _, err = read("alter", true); err != nil {
-		return nil, err
-	}
-	lines := nonEmptyLines(s)
-	if len(lines) != 1 {
-		return nil, fmt.Errorf("case %s: alter must be one line (got %d)", c.Name, len(lines))
-	}
-	c.Alter = lines[0]
-	if s, _, err = read("flags", false); err != nil {
-		return nil, err
-	}
-	c.Flags = nonEmptyLines(s)
-	if s, ok, err := read("expect_failure", false); err != nil {
-		return nil, err
-	} else if ok {
-		if c.ExpectFailure = strings.TrimSpace(s); c.ExpectFailure == "" {
-			return nil, fmt.Errorf("case %s: expect_failure is empty", c.Name)
-		}
-	}
-	if s, ok, err := read("expect_exit", false); err != nil {
-		return nil, err
-	} else if ok {
-		if _, err := fmt.Sscanf(strings.TrimSpace(s), "%d", &c.ExpectExit); err != nil {
-			return nil, fmt.Errorf("case %s: expect_exit: %v", c.Name, err)
-		}
-		if c.ExpectFailure == "" {
-			return nil, fmt.Errorf("case %s: expect_exit without expect_failure", c.Name)
-		}
-	}
-	if s, _, err = read("compare_columns", false); err != nil {
-		return nil, err
-	}
-	c.CompareColumns = map[string]string{}
-	for _, l := range nonEmptyLines(s) {
-		f := strings.Fields(l)
-		if len(f) != 2 {
-			return nil, fmt.Errorf("case %s: compare_columns: want \"orig_name new_name\", got %q", c.Name, l)
-		}
-		c.CompareColumns[strings.ToLower(f[0])] = f[1]
-	}
-	if s, _, err = read("verify.sql", false); err != nil {
-		return nil, err
-	}
-	c.Verify = splitSQL(s)
-	if c.ExpectFailure != "" && (c.Load != nil || c.Verify != nil || len(c.CompareColumns) > 0) {
-		return nil, fmt.Errorf("case %s: a refusal case has no load.sql, verify.sql or compare_columns", c.Name)
+	if err := c.parse(files); err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.Name, err)
 	}
 	return c, nil
+}
+
+// parse fills the case from its files (name -> content; a missing file has no entry).
+func (c *testCase) parse(files map[string]string) error {
+	for _, req := range []string{"create.sql", "alter"} {
+		if _, ok := files[req]; !ok {
+			return fmt.Errorf("%s is required", req)
+		}
+	}
+	if _, ok := files["compare_columns"]; ok {
+		return errors.New("compare_columns is gone: the server's own ALTER is the reference, renames included")
+	}
+	if c.Create = splitSQL(files["create.sql"]); len(c.Create) == 0 {
+		return errors.New("create.sql has no statement")
+	}
+	if s, ok := files["load.sql"]; ok {
+		if c.Load = splitSQL(s); len(c.Load) == 0 {
+			return errors.New("load.sql has no statement")
+		}
+	}
+	lines := nonEmptyLines(files["alter"])
+	if len(lines) != 1 {
+		return fmt.Errorf("alter must be one line (got %d)", len(lines))
+	}
+	c.Alter = lines[0]
+	c.Flags = nonEmptyLines(files["flags"])
+	for _, l := range nonEmptyLines(files["globals"]) {
+		name, value, ok := strings.Cut(l, "=")
+		if name = strings.TrimSpace(name); !ok || !settableGlobals[name] {
+			return fmt.Errorf("globals: want time_zone=... or sql_mode=..., got %q", l)
+		}
+		c.Globals = append(c.Globals, global{name, strings.TrimSpace(value)})
+	}
+	if s, ok := files["expect_failure"]; ok {
+		if c.ExpectFailure = strings.TrimSpace(s); c.ExpectFailure == "" {
+			return errors.New("expect_failure is empty")
+		}
+	}
+	if s, ok := files["expect_exit"]; ok {
+		if _, err := fmt.Sscanf(strings.TrimSpace(s), "%d", &c.ExpectExit); err != nil {
+			return fmt.Errorf("expect_exit: %w", err)
+		}
+		if c.ExpectFailure == "" {
+			return errors.New("expect_exit without expect_failure")
+		}
+	}
+	c.Verify = splitSQL(files["verify.sql"])
+	if c.ExpectFailure != "" && (c.Load != nil || c.Verify != nil) {
+		return errors.New("a refusal case has no load.sql or verify.sql")
+	}
+	return nil
 }
 
 // nonEmptyLines returns the trimmed lines of s that are neither empty nor '#' comments.
@@ -187,30 +194,64 @@ func TestSplitSQL(t *testing.T) {
 	}
 }
 
-// TestCasesParse reads every case folder without a server: a malformed case fails here first.
+// TestCasesParse reads every case folder, pending ones included, without a server: a malformed
+// case fails here first.
 func TestCasesParse(t *testing.T) {
 	names, err := listCases("cases")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(names) < 40 {
-		t.Errorf("only %d cases, want at least 40", len(names))
+	if len(names) < 80 {
+		t.Errorf("only %d cases, want at least 80", len(names))
 	}
+	pending, err := listCases("pending")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inCases := map[string]bool{}
 	for _, n := range names {
-		c, err := loadCase(filepath.Join("cases", n))
-		if err != nil {
-			t.Error(err)
-			continue
+		inCases[n] = true
+	}
+	for _, n := range pending {
+		if inCases[n] {
+			t.Errorf("case %s is in both cases/ and pending/", n)
 		}
-		if c.ExpectFailure == "" && c.Load == nil && !noLoadOK[n] {
-			t.Errorf("case %s: a successful case needs a load.sql", n)
+	}
+	for _, dir := range []string{"cases", "pending"} {
+		list := names
+		if dir == "pending" {
+			list = pending
 		}
-		if !strings.HasPrefix(n, "refuse_") && c.ExpectFailure != "" {
-			t.Errorf("case %s: refusal cases are named refuse_*", n)
+		for _, n := range list {
+			checkCase(t, dir, n)
 		}
-		if strings.HasPrefix(n, "refuse_") && c.ExpectFailure == "" {
-			t.Errorf("case %s: a refuse_* case needs expect_failure", n)
-		}
+	}
+}
+
+// checkCase checks one case folder's files and naming.
+func checkCase(t *testing.T, dir, n string) {
+	c, err := loadCase(filepath.Join(dir, n))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if c.ExpectFailure == "" && c.Load == nil && !noLoadOK[n] {
+		t.Errorf("case %s: a successful case needs a load.sql", n)
+	}
+	if !strings.HasPrefix(n, "refuse_") && c.ExpectFailure != "" {
+		t.Errorf("case %s: refusal cases are named refuse_*", n)
+	}
+	if strings.HasPrefix(n, "refuse_") && c.ExpectFailure == "" {
+		t.Errorf("case %s: a refuse_* case needs expect_failure", n)
+	}
+	s, ok, err := readFile(filepath.Join(dir, n), "pending")
+	switch {
+	case err != nil:
+		t.Error(err)
+	case dir == "pending" && (!ok || strings.TrimSpace(s) == ""):
+		t.Errorf("pending case %s: a pending file must say which defect of the tool it waits for", n)
+	case dir != "pending" && ok:
+		t.Errorf("case %s: a case with a pending file belongs in pending/", n)
 	}
 }
 

@@ -88,8 +88,9 @@ func (r *runner) orderBy(tbl string, cols []string) string {
 	return strings.Join(q, ", ")
 }
 
-// compare checks a finished migration: helper tables gone, the migrated table equal to the
-// original as of the cut-over (converted by the server as the ALTER did), and verify.sql.
+// compare checks a finished migration: helper tables gone, and the migrated table equal, in its
+// definition and its rows, to what the server's own ALTER makes of the original as of the cut-over
+// (see oracle_test.go); then verify.sql.
 func (r *runner) compare() {
 	t := r.t
 	for _, n := range []string{"_gl_test_gho", "_gl_test_ghc"} {
@@ -100,100 +101,67 @@ func (r *runner) compare() {
 	if !r.exists("_gl_test_del") || !r.exists("gl_test") {
 		t.Fatalf("after the migration want gl_test and _gl_test_del, have %v", testenv.TableNames(t, r.admin, r.schema, ""))
 	}
-
-	orig := r.columns("_gl_test_del")
-	migrated := r.columns("gl_test")
-	byName := map[string]column{}
-	for _, c := range migrated {
-		byName[strings.ToLower(c.name)] = c
-	}
-	var from, to []string       // compared columns: original names, new names
-	var exact []string          // new names of float/double/decimal columns, compared exactly too
-	mapped := map[string]bool{} // new names already compared
-	for _, c := range orig {
-		if c.generated {
-			continue
-		}
-		newName, renamed := r.c.CompareColumns[strings.ToLower(c.name)]
-		if !renamed {
-			newName = c.name
-		}
-		nc, ok := byName[strings.ToLower(newName)]
-		if !ok {
-			if renamed {
-				t.Fatalf("compare_columns: %s -> %s, but gl_test has no column %s", c.name, newName, newName)
-			}
-			continue // dropped by the ALTER
-		}
-		if nc.generated {
-			continue
-		}
-		if mapped[strings.ToLower(nc.name)] {
-			t.Fatalf("compare_columns: column %s of gl_test is compared twice", nc.name)
-		}
-		mapped[strings.ToLower(nc.name)] = true
-		from = append(from, quote(c.name))
-		to = append(to, nc.name)
-		switch nc.dataType {
-		case "float", "double", "decimal":
-			exact = append(exact, nc.name)
-		}
-	}
-	if len(to) == 0 {
-		t.Fatal("no column to compare")
-	}
-	quotedTo := make([]string, len(to))
-	for i, c := range to {
-		quotedTo[i] = quote(c)
-	}
-
-	// The expected table: the original's rows, converted by the server into the new structure.
-	r.exec("DROP TABLE IF EXISTS expected", "CREATE TABLE expected LIKE gl_test")
+	r.buildExpected()
+	r.compareDefinitions()
+	r.compareRows()
 	ctx := context.Background()
 	conn, err := r.admin.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	ins := fmt.Sprintf("INSERT INTO %s.expected (%s) SELECT %s FROM %s.`_gl_test_del`",
-		quote(r.schema), strings.Join(quotedTo, ", "), strings.Join(from, ", "), quote(r.schema))
-	if _, err := conn.ExecContext(ctx, ins); err != nil {
-		t.Fatalf("build the expected table: %s: %v", ins, err)
-	}
-
-	order := r.orderBy("gl_test", to)
-	wantRows, wantSum := testenv.Checksum(t, r.admin, r.schema, "expected", to, order)
-	gotRows, gotSum := testenv.Checksum(t, r.admin, r.schema, "gl_test", to, order)
-	if gotRows != wantRows || gotSum != wantSum {
-		t.Errorf("gl_test differs from the original as of the cut-over over columns %v: rows %d, want %d; checksum %s, want %s",
-			to, gotRows, wantRows, gotSum, wantSum)
-		r.logDiff(to)
-	} else {
-		t.Logf("gl_test matches the original: %d rows, columns %v", gotRows, to)
-	}
-
-	// HEX() of a FLOAT, DOUBLE or DECIMAL rounds it to an integer: compare those exactly, row by row.
-	if len(exact) > 0 {
-		var cond []string
-		for _, k := range r.keyColumns("gl_test") {
-			cond = append(cond, fmt.Sprintf("g.%s <=> e.%s", quote(k), quote(k)))
-		}
-		for _, c := range exact {
-			cond = append(cond, fmt.Sprintf("g.%s <=> e.%s", quote(c), quote(c)))
-		}
-		var bad int
-		q := fmt.Sprintf("SELECT COUNT(*) FROM %[1]s.expected e WHERE NOT EXISTS (SELECT 1 FROM %[1]s.gl_test g WHERE %[2]s)",
-			quote(r.schema), strings.Join(cond, " AND "))
-		if err := r.admin.QueryRow(q).Scan(&bad); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		if bad != 0 {
-			t.Errorf("%d rows differ in the exact values of %v", bad, exact)
-		}
-	}
-
 	for _, q := range r.c.Verify {
 		r.verify(conn, q)
+	}
+}
+
+// compareRows compares every row of gl_test with expected over the columns they share by name:
+// a checksum of the values' bytes, and FLOAT/DOUBLE/DECIMAL exactly with <=> (HEX rounds them).
+func (r *runner) compareRows() {
+	t := r.t
+	have := map[string]bool{}
+	for _, c := range r.columns("gl_test") {
+		have[strings.ToLower(c.name)] = true
+	}
+	var cols, exact []string
+	for _, c := range r.columns("expected") {
+		if !have[strings.ToLower(c.name)] {
+			continue // reported by compareDefinitions
+		}
+		cols = append(cols, c.name)
+		switch c.dataType {
+		case "float", "double", "decimal":
+			exact = append(exact, c.name)
+		}
+	}
+	if len(cols) == 0 {
+		t.Fatal("no column to compare")
+	}
+	order := r.orderBy("expected", cols)
+	wantRows, wantSum := testenv.Checksum(t, r.admin, r.schema, "expected", cols, order)
+	gotRows, gotSum := testenv.Checksum(t, r.admin, r.schema, "gl_test", cols, order)
+	if gotRows != wantRows || gotSum != wantSum {
+		t.Errorf("gl_test's rows differ from the server's own ALTER over columns %v: rows %d, want %d; checksum %s, want %s",
+			cols, gotRows, wantRows, gotSum, wantSum)
+		r.logDiff(cols)
+	} else {
+		t.Logf("gl_test matches the server's own ALTER: %d rows, columns %v", gotRows, cols)
+	}
+	if len(exact) == 0 {
+		return
+	}
+	var cond []string
+	for _, c := range append(r.keyColumns("expected"), exact...) {
+		cond = append(cond, fmt.Sprintf("g.%s <=> e.%s", quote(c), quote(c)))
+	}
+	var bad int
+	q := fmt.Sprintf("SELECT COUNT(*) FROM %[1]s.expected e WHERE NOT EXISTS (SELECT 1 FROM %[1]s.gl_test g WHERE %[2]s)",
+		quote(r.schema), strings.Join(cond, " AND "))
+	if err := r.admin.QueryRow(q).Scan(&bad); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	if bad != 0 {
+		t.Errorf("%d rows differ in the exact values of %v", bad, exact)
 	}
 }
 

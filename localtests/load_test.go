@@ -35,11 +35,14 @@ type load struct {
 	mu      sync.Mutex
 	err     error // the first error that fails the case
 	tick    chan struct{}
+	runs    []atomic.Int64 // per statement: times it succeeded
+	changed []atomic.Int64 // per statement: rows it changed, summed
 }
 
 // startLoad starts the workers on db (a pool of the case's database).
 func startLoad(db *sql.DB, stmts []string) *load {
-	l := &load{stmts: stmts, db: db, stop: make(chan struct{}), tick: make(chan struct{}, 1)}
+	l := &load{stmts: stmts, db: db, stop: make(chan struct{}), tick: make(chan struct{}, 1),
+		runs: make([]atomic.Int64, len(stmts)), changed: make([]atomic.Int64, len(stmts))}
 	for i := 0; i < loadWorkers; i++ {
 		l.wg.Add(1)
 		go l.work()
@@ -64,8 +67,10 @@ func (l *load) work() {
 			return
 		case <-ticker.C:
 		}
-		q := l.stmts[rand.IntN(len(l.stmts))]
-		if _, err := conn.ExecContext(ctx, q); err != nil {
+		i := rand.IntN(len(l.stmts))
+		q := l.stmts[i]
+		res, err := conn.ExecContext(ctx, q)
+		if err != nil {
 			var me *mysql.MySQLError
 			if errors.As(err, &me) && ignorableLoadErrors[me.Number] {
 				l.ignored.Add(1)
@@ -74,6 +79,10 @@ func (l *load) work() {
 			l.fail(fmt.Errorf("load statement %q: %w", q, err))
 			return
 		}
+		if n, err := res.RowsAffected(); err == nil {
+			l.changed[i].Add(n)
+		}
+		l.runs[i].Add(1)
 		l.ok.Add(1)
 		select {
 		case l.tick <- struct{}{}:
@@ -117,6 +126,23 @@ func (l *load) Stop() {
 		close(l.stop)
 	}
 	l.wg.Wait()
+}
+
+// idleRuns is how many times a statement may run without changing any row before the load is
+// judged broken (a WHERE that never finds its row writes nothing, and the case tests nothing).
+const idleRuns = 20
+
+// Idle lists the statements that ran at least idleRuns times and never changed a row. A WHERE
+// with RAND() in a subquery (id = (SELECT FLOOR(RAND() * n))) is one: the server evaluates RAND()
+// again for every row it checks; a one-row derived table (JOIN (SELECT ... AS r1) x) is not.
+func (l *load) Idle() []string {
+	var out []string
+	for i, q := range l.stmts {
+		if l.runs[i].Load() >= idleRuns && l.changed[i].Load() == 0 {
+			out = append(out, fmt.Sprintf("%q (ran %d times)", q, l.runs[i].Load()))
+		}
+	}
+	return out
 }
 
 // Err is the first error that fails the case, if any.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -39,17 +40,18 @@ func (r *recorder) Logf(string, ...any) {}
 
 // TestCompareCatchesDifferences migrates a small table with the server's own ALTER, then changes
 // one value in the migrated table in ways HEX() alone could miss or a case-insensitive collation
-// hides, and checks that compare reports each of them.
+// hides, or its definition (the AUTO_INCREMENT counter included), and checks that compare reports
+// each of them.
 func TestCompareCatchesDifferences(t *testing.T) {
 	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
 	c := &testCase{
 		Name: "selfcheck",
 		Create: []string{
-			"CREATE TABLE gl_test (id INT PRIMARY KEY, d DOUBLE, m DECIMAL(10,4), s VARCHAR(10) COLLATE utf8mb4_general_ci, b VARBINARY(8))",
+			"CREATE TABLE gl_test (id INT AUTO_INCREMENT PRIMARY KEY, d DOUBLE, m DECIMAL(10,4), s VARCHAR(10) COLLATE utf8mb4_general_ci, b VARBINARY(8))",
 			"INSERT INTO gl_test SELECT seq, seq / 3, seq / 7, CONCAT('s', seq), UNHEX('0000') FROM seq_1_to_100",
+			"DELETE FROM gl_test WHERE id > 90",
 		},
-		Alter:          "ADD COLUMN x INT NULL",
-		CompareColumns: map[string]string{},
+		Alter: "ADD COLUMN x INT NULL",
 	}
 	for _, change := range []string{
 		"", // no change: must pass
@@ -59,6 +61,9 @@ func TestCompareCatchesDifferences(t *testing.T) {
 		"UPDATE gl_test SET b = UNHEX('00') WHERE id = 50",
 		"DELETE FROM gl_test WHERE id = 50",
 		"INSERT INTO gl_test (id) VALUES (1000)",
+		"ALTER TABLE gl_test AUTO_INCREMENT = 91",    // the original's counter (101) not continued
+		"ALTER TABLE gl_test MODIFY x BIGINT NULL",   // another definition
+		"ALTER TABLE gl_test COMMENT 'not the same'", // a table option
 	} {
 		rec := &recorder{TB: t}
 		r := &runner{t: rec, c: c, admin: admin, schema: "glt_selfcheck"}
@@ -82,4 +87,34 @@ func TestCompareCatchesDifferences(t *testing.T) {
 		}
 	}
 	testenv.Exec(t, admin, "DROP DATABASE IF EXISTS glt_selfcheck")
+}
+
+// TestLoadRandomRowInSubqueryIsIdle: a load statement whose WHERE compares the key with a
+// subquery on RAND() almost never changes a row (the server evaluates RAND() again per row); the
+// load reports it as idle, and the derived-table form used by the cases is not.
+func TestLoadRandomRowInSubqueryIsIdle(t *testing.T) {
+	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
+	r := &runner{t: t, c: &testCase{Create: []string{
+		"CREATE TABLE gl_test (id INT PRIMARY KEY, v INT NOT NULL DEFAULT 0)",
+		"INSERT INTO gl_test (id) SELECT seq FROM seq_1_to_2000",
+	}}, admin: admin, schema: "glt_loadcheck"}
+	r.setup()
+	defer testenv.Exec(t, admin, "DROP DATABASE IF EXISTS glt_loadcheck")
+	for _, tc := range []struct {
+		stmt string
+		idle bool
+	}{
+		{"UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000))", true},
+		{"UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1", false},
+	} {
+		l := startLoad(r.db, []string{tc.stmt})
+		ran := l.waitMore(idleRuns+10, 30*time.Second)
+		l.Stop()
+		if err := l.Err(); err != nil || !ran {
+			t.Fatalf("%s: ran %v, %v (%s)", tc.stmt, ran, err, l)
+		}
+		if idle := len(l.Idle()) > 0; idle != tc.idle {
+			t.Errorf("%s: reported idle %v, want %v (%s)", tc.stmt, idle, tc.idle, l)
+		}
+	}
 }

@@ -1,3 +1,3 @@
-UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1;
 INSERT INTO gl_test (name) VALUES (CONCAT('auto', FLOOR(RAND() * 1000)));
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1;

@@ -1,4 +1,4 @@
-UPDATE gl_test SET name = CONCAT('Größe ', FLOOR(RAND() * 1000)), v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
-UPDATE gl_test SET descr = 'naïve façade', code = 'éüß' WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET name = CONCAT('Größe ', FLOOR(RAND() * 1000)), v = v + 1;
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET descr = 'naïve façade', code = 'éüß';
 INSERT INTO gl_test (id, name, descr, code) VALUES (FLOOR(2001 + RAND() * 1000), 'Àà', '¿¡', 'abc');
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 3000));
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 3000) AS r1) x ON gl_test.id = x.r1;

@@ -1,3 +1,3 @@
 INSERT INTO gl_test (a) VALUES (CONCAT('row', FLOOR(RAND() * 1000)));
-UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 50));
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 100));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 50) AS r1) x ON gl_test.id = x.r1 SET v = v + 1;
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 100) AS r1) x ON gl_test.id = x.r1;

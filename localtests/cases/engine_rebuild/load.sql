@@ -1,3 +1,3 @@
-UPDATE gl_test SET a = a + 1, v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET a = a + 1, v = v + 1;
 INSERT INTO gl_test (a, b) VALUES (FLOOR(RAND() * 97), 'ins');
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1;

@@ -1,4 +1,4 @@
-UPDATE gl_test SET v = v + 1, c = CONCAT('u', FLOOR(RAND() * 100)) WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
-UPDATE gl_test SET b = b + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1, c = CONCAT('u', FLOOR(RAND() * 100));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET b = b + 1;
 INSERT INTO gl_test (id, b, c) VALUES (FLOOR(2001 + RAND() * 1000), 3, NULL);
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 3000));
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 3000) AS r1) x ON gl_test.id = x.r1;

@@ -1,4 +1,4 @@
-UPDATE gl_test SET v = v + 1 WHERE id = (SELECT POW(FLOOR(1 + RAND() * 1500), 2) * 1000003);
+UPDATE gl_test JOIN (SELECT POW(FLOOR(1 + RAND() * 1500), 2) * 1000003 AS r1) x ON gl_test.id = x.r1 SET v = v + 1;
 UPDATE gl_test SET a = a + 1 WHERE id IN (0, 18446744073709551615, 9223372036854775808);
 INSERT INTO gl_test (id, a) VALUES (FLOOR(RAND() * 2000000000000), 9);
-DELETE FROM gl_test WHERE id = (SELECT POW(FLOOR(1 + RAND() * 1500), 2) * 1000003);
+DELETE gl_test FROM gl_test JOIN (SELECT POW(FLOOR(1 + RAND() * 1500), 2) * 1000003 AS r1) x ON gl_test.id = x.r1;

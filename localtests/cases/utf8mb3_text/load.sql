@@ -1,4 +1,4 @@
-UPDATE gl_test SET vc = CONCAT('中文 ', FLOOR(RAND() * 1000)), v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
-UPDATE gl_test SET t = CONCAT(COALESCE(t, ''), ' €™'), c = 'ЖЖЖ' WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET vc = CONCAT('中文 ', FLOOR(RAND() * 1000)), v = v + 1;
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET t = CONCAT(COALESCE(t, ''), ' €™'), c = 'ЖЖЖ';
 INSERT INTO gl_test (id, c, vc, t) VALUES (FLOOR(2001 + RAND() * 1000), 'ü', 'ﬁﬂ', '☂☃');
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 3000));
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 3000) AS r1) x ON gl_test.id = x.r1;

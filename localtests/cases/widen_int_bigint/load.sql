@@ -1,4 +1,4 @@
-UPDATE gl_test SET n = FLOOR(-2147483648 + RAND() * 4294967295), v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
-UPDATE gl_test SET u = FLOOR(RAND() * 65535) WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET n = FLOOR(-2147483648 + RAND() * 4294967295), v = v + 1;
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET u = FLOOR(RAND() * 65535);
 INSERT INTO gl_test (n, u) VALUES (-1, 0);
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 3000));
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 3000) AS r1) x ON gl_test.id = x.r1;

@@ -1,3 +1,3 @@
-UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
-UPDATE gl_test SET d = '2022-02-22', ts = '2022-02-22 22:22:22' WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
-DELETE FROM gl_test WHERE id = (SELECT FLOOR(1 + RAND() * 2000));
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1;
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET d = '2022-02-22', ts = '2022-02-22 22:22:22';
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1;

@@ -1,0 +1,4 @@
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET s = CONCAT('ABC', FLOOR(RAND() * 100)), v = v + 1;
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET s = CONCAT(_utf8mb4'été ', FLOOR(RAND() * 100));
+INSERT INTO gl_test (id, s) VALUES (FLOOR(2001 + RAND() * 1000), 'MiXeD');
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 3000) AS r1) x ON gl_test.id = x.r1;

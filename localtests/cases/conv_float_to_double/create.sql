@@ -1,0 +1,3 @@
+CREATE TABLE gl_test (id INT NOT NULL PRIMARY KEY, f FLOAT NULL, fu FLOAT(7,3) NULL, v INT NOT NULL DEFAULT 0) ENGINE=InnoDB;
+INSERT INTO gl_test (id, f, fu) SELECT seq, IF(seq % 7 = 0, NULL, seq / 7), seq / 9 FROM seq_1_to_2000;
+INSERT INTO gl_test (id, f, fu) VALUES (3001, 3.4028234e38, 9999.999), (3002, -1.17549435e-38, -9999.999);

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = 1 FROM gl_test WHERE n = '-2147483648';

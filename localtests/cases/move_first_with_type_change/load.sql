@@ -1,0 +1,3 @@
+UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET n = FLOOR(RAND() * 60000) - 30000, v = v + 1;
+INSERT INTO gl_test (id, a, n) VALUES (FLOOR(2001 + RAND() * 1000), 'new', -32768);
+DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * 3000) AS r1) x ON gl_test.id = x.r1;

@@ -1,0 +1,2 @@
+CREATE TABLE gl_test (id INT NOT NULL PRIMARY KEY, s VARCHAR(20) NULL, v INT NOT NULL DEFAULT 0) ENGINE=InnoDB;
+INSERT INTO gl_test (id, s) SELECT seq, IF(seq = 150, 'abc', CAST(seq AS CHAR)) FROM seq_1_to_200;

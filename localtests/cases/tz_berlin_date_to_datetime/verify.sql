@@ -1,0 +1,1 @@
+SELECT COUNT(*) = SUM(x = 3) FROM gl_test;

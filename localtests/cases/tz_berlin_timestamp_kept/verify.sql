@@ -1,0 +1,2 @@
+SELECT COUNT(*) = 0 FROM gl_test g JOIN `_gl_test_del` d USING (id) WHERE g.ts <> d.ts;
+SELECT COUNT(*) > 0 FROM gl_test WHERE UNIX_TIMESTAMP(ts) BETWEEN 1635638400 AND 1635645599;

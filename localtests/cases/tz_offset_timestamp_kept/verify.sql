@@ -1,0 +1,1 @@
+SELECT COUNT(*) = 0 FROM gl_test g JOIN `_gl_test_del` d USING (id) WHERE NOT (g.ts <=> d.ts);

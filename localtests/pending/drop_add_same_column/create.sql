@@ -1,0 +1,2 @@
+CREATE TABLE gl_test (id INT NOT NULL PRIMARY KEY, c INT NULL, s VARCHAR(10) NOT NULL, v INT NOT NULL DEFAULT 0) ENGINE=InnoDB;
+INSERT INTO gl_test (id, c, s) SELECT seq, seq * 3, CONCAT('s', seq) FROM seq_1_to_2000;

@@ -1,0 +1,2 @@
+CREATE TABLE gl_test (id INT NOT NULL PRIMARY KEY, c CHAR(8) NOT NULL, k CHAR(4) NULL, v INT NOT NULL DEFAULT 0) ENGINE=InnoDB;
+INSERT INTO gl_test (id, c, k) SELECT seq, CONCAT('c', seq), IF(seq % 3, 'ab', NULL) FROM seq_1_to_2000;
