@@ -60,7 +60,7 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 		Ghost:        p.Ghost,
 		ColumnMap:    columnMap(p.Columns),
 		TimeZone:     p.TimeZone,
-		SharedKey:    p.OriginalKey.Columns,
+		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
 		DMLBatchSize: m.cfg.DMLBatchSize,
 		Logger:       m.cfg.Logger,

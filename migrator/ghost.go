@@ -182,7 +182,8 @@ func describeKey(k table.Key) string {
 // chooseSharedKey picks the unique key that orders the copy and addresses rows: present in both
 // tables over the same columns (through the column mapping), with no column prefix, every column
 // NOT NULL and not FLOAT/DOUBLE in both tables. The primary key is preferred, then the original's
-// other unique keys in order.
+// other unique keys in order. When no key is in both, a unique key of the ghost that extends one
+// of the original's is used (extendedSharedKey).
 func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, error) {
 	if len(orig.UniqueKeys) == 0 {
 		return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s.%s has no PRIMARY or UNIQUE key, and go-ghostlite needs one to copy by: add one with a plain ALTER TABLE first",
@@ -203,6 +204,9 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 		if strings.Contains(why, "may be equal in the altered table") {
 			fix = "keep a unique NOT NULL key in both whose columns keep their type and collation, or run this ALTER with the server's own ALTER TABLE"
 		}
+	}
+	if ok, gk, found := extendedSharedKey(orig, ghost, pairs); found {
+		return ok, gk, nil
 	}
 	return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s; %s", strings.Join(reasons, "; "), fix)
 }

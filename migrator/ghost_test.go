@@ -83,11 +83,64 @@ func TestChooseSharedKey(t *testing.T) {
 		{mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"f"}}), mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"f"}}), "has FLOAT/DOUBLE column f"},
 		{mk(cols, table.Key{Name: "uk_p", Columns: []string{"u"}, HasPrefix: true}), mk(cols, table.Key{Name: "uk_p", Columns: []string{"u"}, HasPrefix: true}), "indexes a column prefix"},
 		{mk(cols, uk), mk([]table.Column{testColumn("id", "bigint", false), testColumn("u", "varchar", true)}, uk), "has nullable column u in the altered table"},
-		{mk(cols, table.Key{Name: "uk_iu", Columns: []string{"id", "u"}}), mk(cols, table.Key{Name: "uk_ui", Columns: []string{"u", "id"}}), "uk_iu (id, u) is not in the altered table"},
+		{mk(cols, table.Key{Name: "uk_iu", Columns: []string{"id", "u", "n"}}), mk(cols, table.Key{Name: "uk_ui", Columns: []string{"u", "id"}}), "uk_iu (id, u, n) has nullable column n"},
 	}
 	for _, r := range refusals {
 		if _, _, err := chooseSharedKey(r.orig, r.ghost, pairs); err == nil || !strings.Contains(err.Error(), r.phrase) {
 			t.Errorf("got %v, want %q", err, r.phrase)
+		}
+	}
+}
+
+// A unique key of the ghost whose columns include an original unique key addresses rows when no
+// key is in both tables (DROP PRIMARY KEY, ADD PRIMARY KEY (grp, id)); the copy walks the original's.
+func TestChooseSharedKeyExtendingOriginal(t *testing.T) {
+	mk := func(cols []table.Column, keys ...table.Key) *table.Table {
+		return &table.Table{Schema: "gl", Name: "t", Columns: cols, UniqueKeys: keys}
+	}
+	pk := table.Key{Name: "PRIMARY", Columns: []string{"id"}, Primary: true}
+	key := func(name string, cols ...string) table.Key {
+		return table.Key{Name: name, Columns: cols, Primary: name == "PRIMARY"}
+	}
+	cols := []table.Column{testColumn("id", "bigint", false), testColumn("u", "varchar", false), testColumn("n", "int", true), testColumn("f", "double", false)}
+	pairs := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "u", Ghost: "u"}, {Original: "n", Ghost: "n"}, {Original: "f", Ghost: "f"}}
+	notNullN := append([]table.Column(nil), cols...)
+	notNullN[2].Nullable = false
+	ciU := append([]table.Column(nil), cols...)
+	ciU[1].Collation, ciU[1].Charset = "utf8mb4_general_ci", "utf8mb4"
+	withA := append(append([]table.Column(nil), cols...), testColumn("a", "int", false))
+
+	accepted := []struct {
+		name        string
+		orig, ghost *table.Table
+		okey, gkey  string
+	}{
+		{"primary key extended", mk(cols, pk), mk(cols, key("PRIMARY", "u", "id")), "PRIMARY (id)", "PRIMARY (u, id)"},
+		{"key columns reordered", mk(cols, key("uk_iu", "id", "u")), mk(cols, key("uk_ui", "u", "id")), "uk_iu (id, u)", "uk_ui (u, id)"},
+		{"a key in both is preferred", mk(cols, pk, key("uk_u", "u")), mk(cols, key("PRIMARY", "u", "id"), key("uk_u", "u")), "uk_u (u)", "uk_u (u)"},
+		{"unique key extended", mk(cols, key("uk_u", "u")), mk(cols, key("uk_uid", "u", "id")), "uk_u (u)", "uk_uid (u, id)"},
+	}
+	for _, c := range accepted {
+		o, g, err := chooseSharedKey(c.orig, c.ghost, pairs)
+		if err != nil || describeKey(o) != c.okey || describeKey(g) != c.gkey {
+			t.Errorf("%s: got %s / %s / %v, want %s / %s", c.name, describeKey(o), describeKey(g), err, c.okey, c.gkey)
+		}
+	}
+
+	refused := []struct {
+		name        string
+		orig, ghost *table.Table
+	}{
+		{"column nullable in the original", mk(cols, pk), mk(notNullN, key("PRIMARY", "n", "id"))},
+		{"FLOAT column", mk(cols, pk), mk(cols, key("PRIMARY", "f", "id"))},
+		{"column not copied", mk(cols, pk), mk(withA, key("PRIMARY", "a", "id"))},
+		{"column changes collation", mk(cols, pk), mk(ciU, key("PRIMARY", "u", "id"))},
+		{"no original key included", mk(cols, key("uk_u", "u")), mk(cols, key("PRIMARY", "id", "f"))},
+		{"column prefix", mk(cols, pk), mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"u", "id"}, HasPrefix: true})},
+	}
+	for _, c := range refused {
+		if o, g, err := chooseSharedKey(c.orig, c.ghost, pairs); err == nil || !strings.Contains(err.Error(), "no shared unique key") {
+			t.Errorf("%s: got %s / %s / %v, want a refusal", c.name, describeKey(o), describeKey(g), err)
 		}
 	}
 }

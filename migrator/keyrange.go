@@ -14,13 +14,15 @@ import (
 // keyRange builds the SQL that walks the original table in shared-key order. Key values read from
 // the server travel back to it typed as the column is, so comparisons follow the index's order:
 // integers as numbers, character strings re-read in the column's charset and collation, binary
-// strings as bytes, decimals cast to the column's type, temporal values as the server's text.
+// strings as bytes, decimals cast to the column's type, temporal values as the server's text,
+// ENUM and SET by their number (keyrange_enum.go).
 type keyRange struct {
 	plan    *Plan
 	cols    []*table.Column
 	quoted  []string // quoted key column names
 	from    string   // `schema`.`tbl` FORCE INDEX (`key`)
 	orderBy string
+	read    string // the SELECT list reading a key: ENUM and SET columns as numbers
 }
 
 func newKeyRange(p *Plan) (*keyRange, error) {
@@ -31,7 +33,7 @@ func newKeyRange(p *Plan) (*keyRange, error) {
 			return nil, fmt.Errorf("shared key column %s is not in %s", name, p.Original.Name)
 		}
 		switch col.DataType {
-		case "enum", "set", "bit", "float", "double", "json", "geometry", "point", "linestring", "polygon":
+		case "bit", "float", "double", "json", "geometry", "point", "linestring", "polygon":
 			return nil, fmt.Errorf("shared key %s: column %s is %s, which cannot be used to copy in key order: keep a unique key over other types in both tables",
 				p.OriginalKey.Name, col.Name, strings.ToUpper(col.DataType))
 		}
@@ -43,6 +45,14 @@ func newKeyRange(p *Plan) (*keyRange, error) {
 	}
 	k.from = fmt.Sprintf("%s FORCE INDEX (%s)", p.Original.QualifiedName(), table.QuoteIdent(p.OriginalKey.Name))
 	k.orderBy = strings.Join(k.quoted, ", ")
+	read := make([]string, len(k.cols))
+	for i, c := range k.cols {
+		read[i] = k.quoted[i]
+		if c.DataType == "enum" || c.DataType == "set" {
+			read[i] += "+0"
+		}
+	}
+	k.read = strings.Join(read, ", ")
 	return k, nil
 }
 
@@ -52,11 +62,11 @@ func (k *keyRange) bounds(ctx context.Context, conn *sql.Conn) (min, max []sql.R
 	for i, q := range k.quoted {
 		desc[i] = q + " DESC"
 	}
-	min, err = k.readKey(ctx, conn, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT 1", k.orderBy, k.from, k.orderBy))
+	min, err = k.readKey(ctx, conn, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT 1", k.read, k.from, k.orderBy))
 	if err != nil || min == nil {
 		return nil, nil, err
 	}
-	max, err = k.readKey(ctx, conn, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT 1", k.orderBy, k.from, strings.Join(desc, ", ")))
+	max, err = k.readKey(ctx, conn, fmt.Sprintf("SELECT %s FROM %s ORDER BY %s LIMIT 1", k.read, k.from, strings.Join(desc, ", ")))
 	return min, max, err
 }
 
@@ -65,7 +75,7 @@ func (k *keyRange) chunkEnd(ctx context.Context, conn *sql.Conn, lower []sql.Raw
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(max, true, false)
 	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) AND (%s) ORDER BY %s LIMIT 1 OFFSET %d",
-		k.orderBy, k.from, lo, hi, k.orderBy, chunkSize-1)
+		k.read, k.from, lo, hi, k.orderBy, chunkSize-1)
 	end, err := k.readKey(ctx, conn, q, append(loArgs, hiArgs...)...)
 	if err != nil {
 		return nil, err
@@ -94,19 +104,20 @@ func (k *keyRange) countSQL(lower []sql.RawBytes, inclusive bool, upper []sql.Ra
 	return fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s)", k.from, lo, hi), append(loArgs, hiArgs...)
 }
 
-// missingSQL counts the chunk's rows of the original that have no row with the same shared key
-// in the ghost: rows a copy would have lost.
+// missingSQL counts the chunk's rows of the original that have no row with the same ghost key
+// in the ghost: rows a copy would have lost. The ghost's key is matched through its own index,
+// with each of its columns read from the original as the copy converts it.
 func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(upper, true, false)
 	p := k.plan
-	match := make([]string, len(k.quoted))
-	for i, q := range k.quoted {
-		orig := p.Original.QualifiedName() + "." + q
-		if pair, ok := p.pairOf(p.OriginalKey.Columns[i]); ok {
+	match := make([]string, len(p.GhostKey.Columns))
+	for i, g := range p.GhostKey.Columns {
+		orig := p.Original.QualifiedName() + "." + table.QuoteIdent(g)
+		if pair, ok := p.pairOfGhost(g); ok {
 			orig = p.selectExpr(pair, p.Original.QualifiedName())
 		}
-		match[i] = fmt.Sprintf("g.%s = %s", table.QuoteIdent(p.GhostKey.Columns[i]), orig)
+		match[i] = fmt.Sprintf("g.%s = %s", table.QuoteIdent(g), orig)
 	}
 	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s) AND NOT EXISTS (SELECT 1 FROM %s AS g WHERE %s)",
 		k.from, lo, hi, table.Qualify(p.Original.Schema, p.GhostTable), strings.Join(match, " AND "))
@@ -162,20 +173,29 @@ func (k *keyRange) compare(vals []sql.RawBytes, inclusive, greater bool) (string
 	for i := range k.cols {
 		var parts []string
 		for j := 0; j < i; j++ {
-			expr, arg := k.value(j, vals[j])
-			parts = append(parts, fmt.Sprintf("%s = %s", k.quoted[j], expr))
-			args = append(args, arg)
+			expr, a := k.term(j, "=", vals[j])
+			parts = append(parts, expr)
+			args = append(args, a...)
 		}
 		op := strict
 		if i == len(k.cols)-1 {
 			op = last
 		}
-		expr, arg := k.value(i, vals[i])
-		parts = append(parts, fmt.Sprintf("%s %s %s", k.quoted[i], op, expr))
-		args = append(args, arg)
+		expr, a := k.term(i, op, vals[i])
+		parts = append(parts, expr)
+		args = append(args, a...)
 		terms = append(terms, "("+strings.Join(parts, " AND ")+")")
 	}
 	return strings.Join(terms, " OR "), args
+}
+
+// term is "column op value" for key column i holding raw, with its arguments.
+func (k *keyRange) term(i int, op string, raw sql.RawBytes) (string, []any) {
+	if t := k.cols[i].DataType; t == "enum" || t == "set" {
+		return k.memberTerm(i, op, raw)
+	}
+	expr, arg := k.value(i, raw)
+	return fmt.Sprintf("%s %s %s", k.quoted[i], op, expr), []any{arg}
 }
 
 // value is the placeholder expression and argument for key column i holding raw.

@@ -30,8 +30,10 @@ type Plan struct {
 	Original *table.Table // the table being migrated, as inspected
 	Ghost    *table.Table // the ghost table after the ALTER, as inspected from the server
 
-	// SharedKey is the unique key used to chunk the copy and to address rows when applying events:
-	// OriginalKey names its columns in the original, GhostKey the same key in the ghost.
+	// The shared key: the copy walks the original in OriginalKey's order; the ghost's rows are
+	// addressed by GhostKey (applied events, the copy's duplicate and missing-row checks). Both are
+	// the same key over the same columns, or GhostKey is a unique key of the ghost whose columns all
+	// come from the original and include OriginalKey's (chooseSharedKey).
 	OriginalKey table.Key
 	GhostKey    table.Key
 
@@ -93,12 +95,25 @@ func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
 	return table.ZoneExpr(col, c.Shift, p.TimeZone)
 }
 
-// pairOf returns the column pair whose original column is name.
-func (p *Plan) pairOf(name string) (ColumnPair, bool) {
+// pairOfGhost returns the column pair whose ghost column is name.
+func (p *Plan) pairOfGhost(name string) (ColumnPair, bool) {
 	for _, c := range p.Columns {
-		if strings.EqualFold(c.Original, name) {
+		if strings.EqualFold(c.Ghost, name) {
 			return c, true
 		}
 	}
 	return ColumnPair{}, false
+}
+
+// GhostKeyOriginalColumns names the original's columns copied into the columns of GhostKey, in
+// its order: the applier reads them from each row image to address the row in the ghost.
+func (p *Plan) GhostKeyOriginalColumns() []string {
+	out := make([]string, len(p.GhostKey.Columns))
+	for i, g := range p.GhostKey.Columns {
+		out[i] = g
+		if pair, ok := p.pairOfGhost(g); ok {
+			out[i] = pair.Original
+		}
+	}
+	return out
 }

@@ -15,7 +15,10 @@ import (
 // to DATETIME) or changes type ('1' and '01' as INT) would merge rows silently, where the server's
 // own ALTER fails with a duplicate-key error. So a key column is accepted only when its conversion
 // is proven injective: the same type, charset and collation, or a widening of the same kind
-// (a larger integer, a longer string, more decimal or fractional digits). Anything else is refused.
+// (a larger integer, a longer string, more decimal or fractional digits), an ENUM that keeps every
+// member (the copy converts by text: members may be added or reordered, so numbers change, but two
+// distinct values stay distinct), or a SET that keeps every member in the same relative order (so
+// each value keeps its text). Anything else is refused.
 
 // sharedKeyComparable says why the original's key ok and the ghost's key gk (the same columns,
 // in order, after renames) may not compare alike, or "" when every column converts injectively.
@@ -34,6 +37,76 @@ func sharedKeyComparable(orig, ghost *table.Table, ok, gk table.Key) string {
 		}
 	}
 	return ""
+}
+
+// extendedSharedKey finds a unique key gk of the ghost that extends a unique key ok of the
+// original: gk has no column prefix, each of its columns is copied from a column of the original,
+// usable as a key column in both tables and converting injectively, and those columns include
+// every column of ok. Two rows of the original differ on ok, so they differ on gk in the ghost:
+// gk identifies rows there as ok does in the original (DROP PRIMARY KEY, ADD PRIMARY KEY (grp, id)
+// over a primary key (id)). The copy walks ok; the ghost's rows are addressed by gk, whose values
+// every row image holds. The ghost's primary key is preferred, then its other unique keys, each
+// with the original's first key it extends.
+func extendedSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, bool) {
+	toOrig := map[string]string{}
+	for _, p := range pairs {
+		toOrig[strings.ToLower(p.Ghost)] = p.Original
+	}
+	for _, gk := range ghost.UniqueKeys {
+		origCols, usable := extendedKeyColumns(orig, ghost, gk, toOrig)
+		if !usable {
+			continue
+		}
+		for _, ok := range orig.UniqueKeys {
+			if !ok.HasPrefix && containsColumns(origCols, ok.Columns) {
+				return ok, gk, true
+			}
+		}
+	}
+	return table.Key{}, table.Key{}, false
+}
+
+// extendedKeyColumns names the original's columns copied into the columns of ghost key gk, and
+// says whether gk can address rows: no prefix, every column copied, usable in both tables and
+// converting injectively.
+func extendedKeyColumns(orig, ghost *table.Table, gk table.Key, toOrig map[string]string) ([]string, bool) {
+	if gk.HasPrefix {
+		return nil, false
+	}
+	cols := make([]string, len(gk.Columns))
+	for i, g := range gk.Columns {
+		o, found := toOrig[strings.ToLower(g)]
+		if !found {
+			return nil, false
+		}
+		oc, found := orig.Column(o)
+		if !found || unusableKeyColumn(oc) != "" {
+			return nil, false
+		}
+		gc, found := ghost.Column(g)
+		if !found || unusableKeyColumn(gc) != "" {
+			return nil, false
+		}
+		cols[i] = o
+	}
+	if sharedKeyComparable(orig, ghost, table.Key{Columns: cols}, gk) != "" {
+		return nil, false
+	}
+	return cols, true
+}
+
+// containsColumns says every column of sub is in cols.
+func containsColumns(cols, sub []string) bool {
+	for _, s := range sub {
+		found := false
+		for _, c := range cols {
+			found = found || strings.EqualFold(c, s)
+		}
+		if !found {
+			return false
+		}
+	}
+	return len(sub) > 0
 }
 
 // keyColumnConversion says why converting a key column from o to g may make two distinct values
@@ -61,11 +134,41 @@ func keyColumnConversion(o, g *table.Column) string {
 		ok = gl >= ol
 	case o.DataType == "datetime" || o.DataType == "time" || o.DataType == "timestamp":
 		ok = g.FracDigits >= o.FracDigits
+	case o.DataType == "enum" || o.DataType == "set":
+		if !keepsMembers(o, g) {
+			return merges + " (a member is dropped or respelled, or a SET's members are reordered)"
+		}
+		return ""
 	}
 	if ok {
 		return ""
 	}
 	return merges
+}
+
+// keepsMembers says every member of ENUM or SET column o is a member of g, spelled alike. A SET's
+// members must also keep their relative order: a SET value's text lists its members in declaration
+// order, so 'x,z' of SET('x','y','z') would be 'z,x' in SET('z','y','x') and not match by text.
+func keepsMembers(o, g *table.Column) bool {
+	if o.DataType == "set" {
+		next := 0
+		for _, m := range g.EnumValues {
+			if next < len(o.EnumValues) && o.EnumValues[next] == m {
+				next++
+			}
+		}
+		return next == len(o.EnumValues) && next > 0
+	}
+	have := map[string]bool{}
+	for _, m := range g.EnumValues {
+		have[m] = true
+	}
+	for _, m := range o.EnumValues {
+		if !have[m] {
+			return false
+		}
+	}
+	return len(o.EnumValues) > 0
 }
 
 // integerBits is the width of each integer type.

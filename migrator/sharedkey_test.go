@@ -18,6 +18,9 @@ func TestKeyColumnConversion(t *testing.T) {
 		if collation != "" {
 			c.Collation, c.Charset = collation, strings.SplitN(collation, "_", 2)[0]
 		}
+		if c.DataType == "enum" || c.DataType == "set" {
+			c.EnumValues = table.ParseEnumValues(columnType)
+		}
 		if i := strings.IndexByte(columnType, '('); i >= 0 && (c.DataType == "datetime" || c.DataType == "time" || c.DataType == "timestamp") {
 			c.FracDigits, _ = typeArgs(columnType)
 		}
@@ -51,7 +54,17 @@ func TestKeyColumnConversion(t *testing.T) {
 		{"datetime", "", "datetime(3)", "", true},
 		{"datetime(6)", "", "timestamp(6)", "", false},
 		{"date", "", "datetime", "", false},
-		{"enum('a','b')", "utf8mb4_general_ci", "enum('b','a')", "utf8mb4_general_ci", false},
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('b','a')", "utf8mb4_general_ci", true},
+		{"enum('b','c')", "utf8mb4_general_ci", "enum('a','b','c')", "utf8mb4_general_ci", true},
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('a')", "utf8mb4_general_ci", false},
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('A','b')", "utf8mb4_general_ci", true}, // one member under the collation
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('c','b')", "utf8mb4_general_ci", false},
+		{"enum('a','b')", "utf8mb4_bin", "enum('a','b')", "utf8mb4_general_ci", false},
+		{"set('x','y')", "utf8mb4_general_ci", "set('w','x','z','y')", "utf8mb4_general_ci", true},
+		{"set('x','y')", "utf8mb4_general_ci", "set('y','x')", "utf8mb4_general_ci", false}, // 'x,y' would become 'y,x'
+		{"set('x','y')", "utf8mb4_general_ci", "set('w','y','x')", "utf8mb4_general_ci", false},
+		{"set('x','y')", "utf8mb4_general_ci", "set('x')", "utf8mb4_general_ci", false},
+		{"enum('1','2')", "utf8mb4_general_ci", "set('1','2')", "utf8mb4_general_ci", false},
 	}
 	for _, c := range cases {
 		why := keyColumnConversion(col(c.from, c.fromColl), col(c.to, c.toColl))
