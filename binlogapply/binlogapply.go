@@ -144,7 +144,11 @@ type Config struct {
 	// TimeZone is the server's global time_zone: a column changed between TIMESTAMP and
 	// DATETIME/DATE is converted in it, as the server's own ALTER does (table.ZoneShiftOf).
 	// Empty means '+00:00'.
-	TimeZone  string
+	TimeZone string
+	// PadChar is true when the server's global sql_mode has PAD_CHAR_TO_FULL_LENGTH: a CHAR value
+	// written to a ghost column of another type is padded to its length, as the server's own ALTER
+	// reads it (the binlog carries it unpadded; table.PadChar).
+	PadChar   bool
 	Changelog string // the changelog table's name in Schema
 
 	DMLBatchSize int // events per applying transaction (--dml-batch-size)

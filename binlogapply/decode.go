@@ -69,6 +69,15 @@ func newPlan(cfg *Config) (*plan, error) {
 				zone = "+00:00"
 			}
 			expr = table.ZoneValueExpr(shift, zone)
+		} else if expr == "?" {
+			expr = table.BindAsOriginal(c, gc)
+		}
+		if cfg.PadChar {
+			pad, err := table.PadCharOf(c, gc)
+			if err != nil {
+				return nil, fmt.Errorf("column map: %w", err)
+			}
+			expr = pad.Expr(expr)
 		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
 			ghostEnum: gc.DataType == "enum"}

@@ -1,9 +1,6 @@
 package binlogapply
 
 import (
-	"context"
-	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -52,35 +49,6 @@ func (p *plan) insertRelaxedSQL(row []any) (string, []any) {
 		return "SET STATEMENT sql_mode='" + relaxedSQLMode + "' FOR " + q, args
 	}
 	return strings.Replace(q, "INSERT INTO", "INSERT /*+ SET_VAR(sql_mode='"+relaxedSQLMode+"') */ INTO", 1), args
-}
-
-// checkWarningsAllowing is checkWarnings accepting the truncation warning (1265) of the named
-// ghost columns: the ENUM error value written on purpose.
-func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []string) error {
-	rows, err := tx.QueryContext(ctx, "SHOW WARNINGS")
-	if err != nil {
-		return fmt.Errorf("check warnings of %s: %w", what, err)
-	}
-	defer rows.Close()
-	var msgs []string
-	for rows.Next() {
-		var level, msg string
-		var code int
-		if err := rows.Scan(&level, &code, &msg); err != nil {
-			return fmt.Errorf("check warnings of %s: %w", what, err)
-		}
-		if code == 1265 && level == "Warning" && namesOneOf(msg, cols) {
-			continue
-		}
-		msgs = append(msgs, fmt.Sprintf("%s %d: %s", level, code, msg))
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("check warnings of %s: %w", what, err)
-	}
-	if len(msgs) > 0 {
-		return fmt.Errorf("%s raised warnings (nothing may be changed silently): %s", what, strings.Join(msgs, "; "))
-	}
-	return nil
 }
 
 // namesOneOf reports whether a "Data truncated for column 'c' at row 1" message names one of cols.

@@ -14,10 +14,13 @@ import (
 // than the writes themselves. When Target accepts several statements per round trip, a batch is
 // sent as one script:
 //
-//	START TRANSACTION; DELETE ...; SELECT @@warning_count; INSERT ...; SELECT @@warning_count; COMMIT
+//	START TRANSACTION; DELETE ...; SELECT @@warning_count; SHOW WARNINGS;
+//	                   INSERT ...; SELECT @@warning_count; SHOW WARNINGS; COMMIT
 //
-// A SELECT that uses no table keeps the previous statement's warnings, so each count belongs to
-// the statement before it. The server stops at the first statement that fails, leaving the
+// A SELECT that uses no table keeps the previous statement's warnings, and SHOW WARNINGS does
+// not clear them, so each count and list belongs to the statement before them. The batch is done
+// when every warning listed is a Note (which the server's own ALTER lets through, see
+// checkWarnings) and the lists hold every warning counted. The server stops at the first statement that fails, leaving the
 // transaction open: it is rolled back and the batch applied again statement by statement
 // (writeChanges), which displaces rows on a unique-key clash and retries after a deadlock. A
 // warning is seen only once the script has committed; the batch is applied again the same way,
@@ -54,7 +57,7 @@ func (s *script) sql() string {
 	for _, q := range s.stmts {
 		b.WriteString("; ")
 		b.WriteString(q)
-		b.WriteString("; SELECT @@warning_count")
+		b.WriteString("; SELECT @@warning_count; SHOW WARNINGS")
 	}
 	b.WriteString("; COMMIT")
 	return b.String()
@@ -87,26 +90,44 @@ func (a *Applier) writeChangesOneTrip(ctx context.Context, conn *sql.Conn, batch
 	return false, nil
 }
 
-// runScript sends the script and reports whether every statement ran without a warning and the
-// transaction committed.
+// runScript sends the script and reports whether every statement ran with no warning but Notes,
+// all of them listed, and the transaction committed. Counts come as one-column result sets,
+// listed warnings as three-column ones.
 func runScript(ctx context.Context, conn *sql.Conn, s *script) bool {
 	rows, err := conn.QueryContext(ctx, s.sql(), s.args...)
 	if err != nil {
 		return false
 	}
 	defer rows.Close()
-	counts := 0
+	counts, warnings, notes := 0, int64(0), int64(0)
 	for {
+		cols, err := rows.Columns()
+		if err != nil {
+			return false
+		}
 		for rows.Next() {
-			var warnings int64
-			if rows.Scan(&warnings) != nil || warnings != 0 {
+			switch len(cols) {
+			case 1:
+				var n int64
+				if rows.Scan(&n) != nil {
+					return false
+				}
+				counts++
+				warnings += n
+			case 3:
+				var level, msg string
+				var code int
+				if rows.Scan(&level, &code, &msg) != nil || level != "Note" {
+					return false
+				}
+				notes++
+			default:
 				return false
 			}
-			counts++
 		}
 		if !rows.NextResultSet() {
 			break
 		}
 	}
-	return rows.Err() == nil && counts == len(s.stmts)
+	return rows.Err() == nil && counts == len(s.stmts) && notes == warnings
 }

@@ -205,7 +205,7 @@ func TestCasesParse(t *testing.T) {
 		t.Errorf("only %d cases, want at least 80", len(names))
 	}
 	pending, err := listCases("pending")
-	if err != nil {
+	if err != nil && !os.IsNotExist(err) { // git keeps no empty folder: no pending/ is no pending case
 		t.Fatal(err)
 	}
 	inCases := map[string]bool{}

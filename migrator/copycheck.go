@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // How a chunk is proven complete. The copy of a chunk is
@@ -18,19 +20,22 @@ import (
 //  1. the INSERT left no warning at all: every row of the range was inserted as the ALTER
 //     converts it; or
 //  2. the server listed every warning (SHOW WARNINGS returned @@warning_count rows, with
-//     max_error_count raised for the copy session), none of them is anything but a duplicate
-//     key, and every row of the range has its shared key in the ghost (counted after the INSERT,
-//     and again after the applier caught up when some are missing).
+//     max_error_count raised for the copy session), every one of them is a Note or a duplicate
+//     on the shared key, and every row of the range has its shared key in the ghost (counted
+//     after the INSERT, and again after the applier caught up when some are missing).
 //
-// A warning other than a duplicate key fails the migration: the server's own ALTER would refuse
-// that row, or change it. A list shorter than the count is never trusted: the range is copied
+// A Note is what the server's own ALTER lets through even in strict mode (strict mode turns
+// Warnings into errors, never Notes): DECIMAL rounding of fractional digits, DATETIME to DATE
+// (Note 1265). IGNORE leaves Notes as they are, so a Note here is a Note in the server's ALTER
+// too, and the value stored is the one the ALTER stores. Any Warning or Error other than a
+// duplicate key fails the migration: the server's own ALTER would refuse that row. A list shorter than the count is never trusted: the range is copied
 // again in two halves, each re-raising its rows' warnings (conversion and CHECK warnings are
 // raised before the duplicate-key check, so they come back for rows already in the ghost). Rows
 // still missing after a few rounds fail the migration. The shared key compares alike in both
 // tables (sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
 
 // maxWarningsListed is the largest max_error_count of MariaDB and MySQL.
-const maxWarningsListed = 65535
+const maxWarningsListed = dbconn.MaxErrorCount
 
 // verifyRounds is how many times a chunk with rows missing from the ghost is copied and counted
 // again (after the applier caught up) before the migration fails.
@@ -149,7 +154,7 @@ func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any) (insert
 // copyWarnings is what SHOW WARNINGS listed after a chunk's INSERT.
 type copyWarnings struct {
 	listed    int64  // how many warnings were listed (at most max_error_count)
-	changed   string // the first warning that is not a duplicate key: a row changed or skipped
+	changed   string // the first Warning or Error that is not a duplicate key: a row refused or skipped
 	duplicate string // the first duplicate on a key other than the shared key
 }
 
@@ -169,6 +174,7 @@ func readWarnings(ctx context.Context, conn *sql.Conn, sharedKey string) (copyWa
 		}
 		w.listed++
 		switch {
+		case level == "Note":
 		case code == 1062 && strings.EqualFold(duplicateKeyName(msg), sharedKey):
 		case code == 1062:
 			if w.duplicate == "" {

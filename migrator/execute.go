@@ -60,6 +60,7 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 		Ghost:        p.Ghost,
 		ColumnMap:    columnMap(p.Columns),
 		TimeZone:     p.TimeZone,
+		PadChar:      p.PadChar,
 		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
 		DMLBatchSize: m.cfg.DMLBatchSize,

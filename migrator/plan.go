@@ -1,6 +1,7 @@
 package migrator
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -14,6 +15,9 @@ type ColumnPair struct {
 	// Shift is the time zone conversion between them (TIMESTAMP <-> DATETIME/DATE), done in
 	// Plan.TimeZone as the server's own ALTER would.
 	Shift table.ZoneShift
+	// Pad is the padding of a CHAR value going to a column of another type when the server's
+	// sql_mode has PAD_CHAR_TO_FULL_LENGTH (Plan.PadChar), as the server's own ALTER reads it.
+	Pad table.PadChar
 }
 
 // Plan is what the preparation phase decided; execution follows it and never re-decides.
@@ -51,6 +55,9 @@ type Plan struct {
 	// TimeZone is the primary's global time_zone: the zone of the server's own ALTER, in which
 	// ColumnPair.Shift conversions are made.
 	TimeZone string
+	// PadChar is true when the primary's global sql_mode has PAD_CHAR_TO_FULL_LENGTH: the server's
+	// own ALTER then reads CHAR values padded to their length (ColumnPair.Pad).
+	PadChar bool
 
 	EstimatedRows int64 // optimizer estimate, or exact with --exact-rowcount
 
@@ -92,7 +99,27 @@ func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
 	if qualifier != "" {
 		col = qualifier + "." + col
 	}
-	return table.ZoneExpr(col, c.Shift, p.TimeZone)
+	return c.Pad.Expr(table.ZoneExpr(col, c.Shift, p.TimeZone))
+}
+
+// setPadding sets ColumnPair.Pad of every column when the server pads CHAR values.
+func (p *Plan) setPadding() error {
+	if !p.PadChar {
+		return nil
+	}
+	for i, c := range p.Columns {
+		oc, ok := p.Original.Column(c.Original)
+		gc, ok2 := p.Ghost.Column(c.Ghost)
+		if !ok || !ok2 {
+			return fmt.Errorf("column %s: not in both tables", c.Original)
+		}
+		pad, err := table.PadCharOf(oc, gc)
+		if err != nil {
+			return err
+		}
+		p.Columns[i].Pad = pad
+	}
+	return nil
 }
 
 // pairOfGhost returns the column pair whose ghost column is name.

@@ -204,6 +204,10 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames
+	p.PadChar = table.HasPadChar(ddl.SQLMode)
+	if err := p.setPadding(); err != nil {
+		return nil, err
+	}
 	if p.OriginalKey, p.GhostKey, err = chooseSharedKey(p.Original, p.Ghost, p.Columns); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ func (c Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.P
 // WriterSQLMode is the sql_mode of every session that writes to the ghost table.
 const WriterSQLMode = "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO"
 
+// MaxErrorCount is the writer sessions' max_error_count, the largest MariaDB and MySQL accept.
+const MaxErrorCount = 65535
+
 // DSN builds a go-sql-driver DSN for schema (may be empty) with the session settings of a writer:
 // UTC session time zone, binary character set, strict sql_mode, temporal values as strings.
 func (c Config) DSN(schema string) string {
@@ -59,6 +62,9 @@ func (c Config) DSN(schema string) string {
 		"charset":   "binary",
 		"time_zone": "'+00:00'",
 		"sql_mode":  "'" + WriterSQLMode + "'",
+		// SHOW WARNINGS lists every warning of a statement (the largest value of both servers),
+		// so a list of Notes can be told complete by comparing it with @@warning_count.
+		"max_error_count": strconv.Itoa(MaxErrorCount),
 	}
 	return mc.FormatDSN()
 }

@@ -9,7 +9,9 @@ import (
 // UTC epoch and a DATETIME as its wall clock, both unchanged, whatever the server's zone. A column
 // that the ALTER turns from DATETIME/DATE into TIMESTAMP (or back) is different: the server's own
 // ALTER reads the wall clock in its session's time zone, the global one. ZoneShift says when such a
-// conversion is needed and ZoneExpr builds the SQL that performs it the way the server does.
+// conversion is needed and ZoneExpr builds the SQL that performs it the way the server does. A TIME
+// that becomes a DATETIME or DATE depends on the zone too: the server puts it on the current date
+// of its session's zone (ZoneTimeToDate).
 
 // ZoneShift is the time zone conversion a value needs on its way from an original column to the
 // ghost column it is copied into.
@@ -22,12 +24,18 @@ const (
 	ZoneToUTC
 	// ZoneFromUTC: a TIMESTAMP (UTC in the writer session) becomes a DATETIME/DATE wall clock.
 	ZoneFromUTC
+	// ZoneTimeToDate: a TIME becomes a DATETIME/DATE on the current date of the server's zone
+	// (the server adds the TIME, negative or beyond 24 hours, to that date's midnight).
+	ZoneTimeToDate
 )
 
 // ZoneShiftOf says how values of original column o reach ghost column g. A TIMESTAMP on one side
 // and a type other than DATETIME or DATE on the other depends on the time zone in ways the tool
 // does not reproduce: that is an error naming the column and the way out.
 func ZoneShiftOf(o, g *Column) (ZoneShift, error) {
+	if o.DataType == "time" && (g.DataType == "datetime" || g.DataType == "date") {
+		return ZoneTimeToDate, nil
+	}
 	ots, gts := o.DataType == "timestamp", g.DataType == "timestamp"
 	if ots == gts {
 		return ZoneNone, nil
@@ -63,17 +71,47 @@ func ZoneExpr(v string, shift ZoneShift, zone string) string {
 			v, v, v, back, v, conv, QuoteString(ZoneRefusal))
 	case ZoneFromUTC:
 		return fmt.Sprintf("IF(%s = 0, %s, CONVERT_TZ(%s, '+00:00', %s))", v, v, v, z)
+	case ZoneTimeToDate:
+		// The writer session's CURRENT_DATE is UTC's; the server's ALTER takes its own zone's.
+		return fmt.Sprintf("ADDTIME(CAST(DATE(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00', %s)) AS DATETIME(6)), %s)", z, v)
 	}
 	return v
 }
 
-// ZoneValueExpr is ZoneExpr for a single placeholder: the value is bound once, as a DATETIME(6),
-// in a derived table the expression reads.
+// ZoneValueExpr is ZoneExpr for a single placeholder: the value is bound once, as a DATETIME(6)
+// (a TIME(6) for ZoneTimeToDate), in a derived table the expression reads.
 func ZoneValueExpr(shift ZoneShift, zone string) string {
-	if shift == ZoneNone {
+	switch shift {
+	case ZoneNone:
 		return "?"
+	case ZoneTimeToDate:
+		return ZoneExpr("CAST(? AS TIME(6))", shift, zone) // v appears once
 	}
 	return fmt.Sprintf("(SELECT %s FROM (SELECT CAST(? AS DATETIME(6)) AS v) AS z)", ZoneExpr("z.v", shift, zone))
+}
+
+// BindAsOriginal is how the text of a temporal value of original column o (DATE, DATETIME, TIME:
+// the binlog's text form) is bound for ghost column g of another type: typed as o, so that the
+// server converts it exactly as INSERT ... SELECT (and its own ALTER) converts the column, not
+// as a string. Other columns, and a column keeping its type, bind "?".
+func BindAsOriginal(o, g *Column) string {
+	switch o.DataType {
+	case "date", "datetime", "time":
+		if g.DataType != o.DataType && safeColumnType(o.ColumnType) {
+			return "CAST(? AS " + o.ColumnType + ")"
+		}
+	}
+	return "?"
+}
+
+// safeColumnType is true for a type like "datetime(6)": letters, digits and parentheses only.
+func safeColumnType(t string) bool {
+	for _, r := range t {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '(' && r != ')' {
+			return false
+		}
+	}
+	return t != ""
 }
 
 // QuoteString quotes s as an SQL string literal (backslashes and quotes escaped, valid in any

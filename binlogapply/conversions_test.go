@@ -1,0 +1,73 @@
+package binlogapply
+
+import (
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Conversions the server's own ALTER makes with only a Note (DECIMAL fractional rounding, Note
+// 1265, even in strict mode) are applied the same way, on both apply paths: the run goes on and
+// the ghost holds the rounded values. Fails on the applier that refused every Note.
+func TestNoteRoundingAppliedAsServerALTER(t *testing.T) {
+	for _, path := range []struct {
+		name     string
+		stmtOnly bool
+		serverID uint32
+	}{{"onetrip", false, 71081}, {"statements", true, 71082}} {
+		t.Run(path.name, func(t *testing.T) {
+			orig := `CREATE TABLE %s (id INT PRIMARY KEY, d DECIMAL(10,4) NULL, dt DATETIME NULL)`
+			ghost := `CREATE TABLE %s (id INT PRIMARY KEY, d DECIMAL(10,2) NULL, dt DATE NULL)`
+			f := newFixture(t, "note_round_"+path.name, orig, fixtureOpts{ghostDDL: ghost, serverID: path.serverID,
+				statementByStatement: path.stmtOnly})
+			f.exec(`INSERT INTO {T} VALUES (1, 0.0050, '2020-01-01 10:00:00'), (2, -0.0050, NULL), (3, 1.2350, '2021-02-03 23:59:59'), (4, 999999.9949, NULL)`,
+				`INSERT INTO {T} SELECT seq, seq / 7 - 100, '2020-01-01' + INTERVAL seq HOUR FROM seq_10_to_200`,
+				`UPDATE {T} SET d = 1.2450 WHERE id = 10`,
+				`DELETE FROM {T} WHERE id = 11`)
+			f.sentinel(20 * time.Second)
+			var total, same int
+			q := fmt.Sprintf("SELECT COUNT(*), SUM(CAST(o.d AS DECIMAL(10,2)) <=> g.d AND CAST(o.dt AS DATE) <=> g.dt) FROM `%s`.`%s` o LEFT JOIN `%s`.`%s` g USING (id)",
+				testSchema, f.orig, testSchema, f.ghost)
+			if err := f.db.QueryRow(q).Scan(&total, &same); err != nil {
+				t.Fatal(err)
+			}
+			if total != 194 || same != total {
+				t.Errorf("%d of %d rows (want 194) converted as the server does", same, total)
+			}
+		})
+	}
+}
+
+// With PAD_CHAR_TO_FULL_LENGTH in the server's sql_mode, the server's own ALTER keeps a CHAR(n)
+// value's padding when the column becomes VARCHAR; the binlog carries it unpadded, so the applier
+// pads it (in characters, not bytes). A column staying CHAR is not padded. Fails on the applier
+// that wrote the binlog's value as it is.
+func TestPadCharAppliedAsServerALTER(t *testing.T) {
+	orig := `CREATE TABLE %s (id INT PRIMARY KEY, c CHAR(8) CHARACTER SET utf8mb4 NULL, k CHAR(4) NULL)`
+	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, c VARCHAR(8) CHARACTER SET utf8mb4 NULL, k CHAR(6) NULL)`
+	f := newFixture(t, "pad_char", orig, fixtureOpts{ghostDDL: ghost, serverID: 71083, noStart: true})
+	f.cfg.PadChar = true
+	f.start()
+	f.exec(`INSERT INTO {T} VALUES (1, 'ab', 'x'), (2, 'é', NULL), (3, NULL, 'y'), (4, '', ''), (5, 'abcdefgh', 'abcd')`,
+		`UPDATE {T} SET c = 'z ' WHERE id = 4`)
+	f.sentinel(20 * time.Second)
+	rows, err := f.db.Query(fmt.Sprintf("SELECT id, HEX(c), HEX(k) FROM `%s`.`%s` ORDER BY id", testSchema, f.ghost))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := []string{"1 6162202020202020 78", "2 C3A920202020202020 ", "3  79", "4 7A20202020202020 ", "5 6162636465666768 61626364"}
+	var got []string
+	for rows.Next() {
+		var id int
+		var c, k sql.NullString
+		if err := rows.Scan(&id, &c, &k); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %s", id, c.String, k.String))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ghost rows (id, hex c, hex k):\n got %q\nwant %q", got, want)
+	}
+}

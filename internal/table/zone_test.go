@@ -1,0 +1,49 @@
+package table
+
+import "testing"
+
+// A TIME going to DATETIME/DATE is put on the current date of the server's zone, on the copy
+// (column expression) and the applier (a bound TIME): the writer session's own CURRENT_DATE is
+// UTC's. Fails on the code that bound the TIME's text to the DATETIME column (refused, 1292).
+func TestZoneTimeToDateExpr(t *testing.T) {
+	o := &Column{Name: "t", DataType: "time", ColumnType: "time(3)"}
+	for _, g := range []string{"datetime", "date"} {
+		shift, err := ZoneShiftOf(o, &Column{Name: "t", DataType: g})
+		if err != nil || shift != ZoneTimeToDate {
+			t.Fatalf("TIME -> %s: shift %v, %v", g, shift, err)
+		}
+	}
+	if _, err := ZoneShiftOf(o, &Column{Name: "t", DataType: "timestamp"}); err == nil {
+		t.Error("TIME -> TIMESTAMP is accepted")
+	}
+	want := "ADDTIME(CAST(DATE(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00', '+05:30')) AS DATETIME(6)), `t`)"
+	if got := ZoneExpr("`t`", ZoneTimeToDate, "+05:30"); got != want {
+		t.Errorf("copy expression:\n got %s\nwant %s", got, want)
+	}
+	want = "ADDTIME(CAST(DATE(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00', '+05:30')) AS DATETIME(6)), CAST(? AS TIME(6)))"
+	if got := ZoneValueExpr(ZoneTimeToDate, "+05:30"); got != want {
+		t.Errorf("applier expression:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A temporal value bound for a ghost column of another type is typed as the original column, so
+// the server converts it as INSERT ... SELECT would; same-type and non-temporal columns bind "?".
+func TestBindAsOriginal(t *testing.T) {
+	cases := []struct {
+		o, oType, g, want string
+	}{
+		{"datetime", "datetime(6)", "time", "CAST(? AS datetime(6))"},
+		{"datetime", "datetime", "varchar", "CAST(? AS datetime)"},
+		{"date", "date", "datetime", "CAST(? AS date)"},
+		{"time", "time(2)", "varchar", "CAST(? AS time(2))"},
+		{"datetime", "datetime(6)", "datetime", "?"},
+		{"decimal", "decimal(10,4)", "int", "?"},
+		{"time", "time) x", "varchar", "?"},
+	}
+	for _, c := range cases {
+		got := BindAsOriginal(&Column{DataType: c.o, ColumnType: c.oType}, &Column{DataType: c.g})
+		if got != c.want {
+			t.Errorf("%s -> %s: got %s, want %s", c.oType, c.g, got, c.want)
+		}
+	}
+}
