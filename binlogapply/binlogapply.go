@@ -16,7 +16,8 @@
 //   - An insert or update is applied as "delete by shared key, then plain INSERT of the full after
 //     image" — never REPLACE or INSERT IGNORE. A clash on another unique key of the ghost moves
 //     the clashing ghost rows aside ("displaced rows", displaced.go) until a repair can put them
-//     back; Displaced reports those that stay. Any warning on an applied statement stops Run.
+//     back; Displaced reports those that stay. Any warning on an applied statement stops Run,
+//     and so does one with more warnings than SHOW WARNINGS lists (checkWarnings).
 //     Rows are never dropped or altered silently.
 //   - The original table is never read; values come only from row images, decoded with the
 //     original's column model (signedness, charset, ENUM/SET members) and written over a session

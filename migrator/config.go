@@ -92,7 +92,8 @@ type Config struct {
 
 	Logger zerolog.Logger
 
-	// copyTest lets the package's tests act before a chunk and shrink the warning list.
+	// copyTest lets the package's tests act before a chunk or the binlog stream, and shrink the
+	// warning list.
 	copyTest copyTestHooks
 }
 
@@ -100,6 +101,7 @@ type Config struct {
 type copyTestHooks struct {
 	beforeChunk   func(ctx context.Context, n int64) error // runs before each planned chunk
 	maxErrorCount int                                      // the copy session's max_error_count (0: the largest)
+	beforeStream  func(ctx context.Context) error          // runs after preparation, before the binlog position is read
 }
 
 // DefaultConfig returns gh-ost's defaults.

@@ -34,10 +34,22 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 		}
 	}()
 
-	// The binlog position is recorded before the first row is copied.
+	if hook := m.cfg.copyTest.beforeStream; hook != nil {
+		if err := hook(ctx); err != nil {
+			return err
+		}
+	}
+	// The binlog position is recorded before the first row is copied. What happened before it is
+	// not in the stream: the original and the XA transactions are checked again (startcheck.go).
 	pos, err := binlogapply.CurrentPosition(ctx, s.inspected, p.Flavor)
 	if err != nil {
 		return fmt.Errorf("read binlog position: %w", err)
+	}
+	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
+		return err
+	}
+	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+		return err
 	}
 	// The applier sends each batch in one round trip: its pool accepts several statements at once.
 	ac := p.Primary

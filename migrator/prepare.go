@@ -37,6 +37,8 @@ type session struct {
 	// CHECKSUM HOOK: when --checksum exists, a run with this list non-empty must require the
 	// checksum to pass before the cut-over (refuse to start without --checksum, or turn it on).
 	cascadingForeignKeys []string
+	// original is the original's definition and triggers as preparation saw them (startcheck.go).
+	original originalSnapshot
 
 	log zerolog.Logger
 }
@@ -144,6 +146,9 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	if err := checkBinlog(cfg.Conn.Addr(), vars, p.InspectedIsReplica, cfg.AssumeRBR); err != nil {
 		return nil, err
 	}
+	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+		return nil, err
+	}
 
 	// 5. Plugins that write around LOCK TABLES on the primary.
 	plugins, err := readPlugins(ctx, s.primary)
@@ -234,6 +239,11 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 	if err := checkTableKind(ctx, s.primary, primaryAddr, schema, tbl); err != nil {
 		return err
 	}
+	snap, err := readOriginalSnapshot(ctx, s.primary, schema, tbl)
+	if err != nil {
+		return err
+	}
+	s.original = snap
 	if err := checkTriggers(ctx, s.primary, schema, tbl); err != nil {
 		return err
 	}

@@ -1,0 +1,148 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// startCheckConfig is an executing migration of prepareDB.t adding a column, with hook run after
+// preparation and before the binlog position is read.
+func startCheckConfig(t *testing.T, serverID uint32, hook func(ctx context.Context) error) Config {
+	cfg := prepareConfig(t, "t", "ADD COLUMN c INT NULL", nil)
+	cfg.Execute = true
+	cfg.ReplicaServerID = serverID
+	cfg.copyTest.beforeStream = hook
+	return cfg
+}
+
+// assertOriginalOnly checks that prepareDB holds only t and the other tables named, that t has
+// the columns want and 500 rows, and that the migration lock is free.
+func assertOriginalOnly(t *testing.T, db *sql.DB, want []string, others ...string) {
+	t.Helper()
+	if names := testenv.TableNames(t, db, prepareDB, ""); strings.Join(names, ",") != strings.Join(append(others, "t"), ",") {
+		t.Errorf("tables left: %v", names)
+	}
+	if cols := tableColumnNames(t, db, "t"); strings.Join(cols, ",") != strings.Join(want, ",") {
+		t.Errorf("the original has columns %v, want %v", cols, want)
+	}
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM t").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 500 {
+		t.Errorf("the original has %d rows, want 500", n)
+	}
+	assertLockFree(t, db, "t")
+}
+
+// TestDDLBeforeStreamStartStopsMigration: a change of the original's definition or triggers made
+// after preparation read it and before the binlog stream's start position is not in the stream,
+// so the DDL watcher cannot see it; the migration stops with ErrOriginalAltered and the fix hint
+// instead of swapping in a ghost built from the stale definition. The original keeps its
+// definition as changed and every row; no helper table is left and the lock is free.
+func TestDDLBeforeStreamStartStopsMigration(t *testing.T) {
+	cases := []struct {
+		name, ddl, what string
+		cols            []string
+		serverID        uint32
+	}{
+		{"alter", "ALTER TABLE t MODIFY e ENUM('c','b','a') NOT NULL", "definition", []string{"id", "e", "v"}, 77401},
+		{"add column", "ALTER TABLE t ADD COLUMN w INT NOT NULL DEFAULT 7", "definition", []string{"id", "e", "v", "w"}, 77402},
+		{"create trigger", "CREATE TRIGGER trg_t AFTER INSERT ON t FOR EACH ROW SET @x = 1", "triggers", []string{"id", "e", "v"}, 77403},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := testenv.Database(t, prepareDB)
+			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
+				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_500")
+			ran := false
+			cfg := startCheckConfig(t, c.serverID, func(ctx context.Context) error {
+				ran = true
+				_, err := db.ExecContext(ctx, c.ddl)
+				return err
+			})
+			err := mustNew(t, cfg).Run(context.Background())
+			if !ran {
+				t.Fatal("the hook did not run")
+			}
+			t.Logf("the migration failed: %v", err)
+			if !errors.Is(err, binlogapply.ErrOriginalAltered) {
+				t.Fatalf("want ErrOriginalAltered, got %v", err)
+			}
+			for _, want := range []string{"gl_prepare.t was changed between the preparation and the start of the binlog stream", c.what, "restart the migration"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q", want)
+				}
+			}
+			assertOriginalOnly(t, db, c.cols)
+		})
+	}
+}
+
+// prepareXA leaves an XA transaction prepared on the primary (it outlives its connection on
+// MariaDB 10.5+) and rolls it back at the end of the test.
+func prepareXA(t *testing.T, db *sql.DB, gtrid string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xid := "'" + gtrid + "','b',7"
+	for _, q := range []string{"XA START " + xid, "INSERT INTO other VALUES (1)", "XA END " + xid, "XA PREPARE " + xid} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		if _, err := conn.ExecContext(ctx, "XA ROLLBACK "+xid); err != nil {
+			t.Errorf("XA ROLLBACK %s: %v", xid, err)
+		}
+		conn.Close()
+	})
+}
+
+// TestPreparedXARefusesMigration: an XA transaction prepared before the binlog stream starts
+// would stop the run mid-way when it commits (the stream never saw its rows), so the migration
+// refuses to start, naming how many there are and the fix, and leaves nothing behind: as a
+// pre-flight check, and again right after the start position when one was prepared in between.
+func TestPreparedXARefusesMigration(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		before   bool // prepared before the run, else between preparation and the stream start
+		serverID uint32
+	}{{"before the run", true, 77411}, {"before the stream", false, 77412}} {
+		t.Run(c.name, func(t *testing.T) {
+			db := testenv.Database(t, prepareDB)
+			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
+				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_500",
+				"CREATE TABLE other (id INT PRIMARY KEY)")
+			if c.before {
+				prepareXA(t, db, "gl-xa-1")
+			}
+			cfg := startCheckConfig(t, c.serverID, func(context.Context) error {
+				if !c.before {
+					prepareXA(t, db, "gl-xa-2")
+				}
+				return nil
+			})
+			err := mustNew(t, cfg).Run(context.Background())
+			t.Logf("the migration failed: %v", err)
+			if err == nil {
+				t.Fatal("the migration ran with a prepared XA transaction")
+			}
+			for _, want := range []string{"holds 1 prepared XA transaction(s)", "XA COMMIT <xid> / XA ROLLBACK <xid>", "and retry", ",X'62',7"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q", want)
+				}
+			}
+			assertOriginalOnly(t, db, []string{"id", "e", "v"}, "other")
+		})
+	}
+}
