@@ -34,53 +34,15 @@ func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
 		}
 	}()
 
-	if hook := m.cfg.copyTest.beforeStream; hook != nil {
-		if err := hook(ctx); err != nil {
-			return err
-		}
-	}
-	// The binlog position is recorded before the first row is copied. What happened before it is
-	// not in the stream: the original and the XA transactions are checked again (startcheck.go).
-	pos, err := binlogapply.CurrentPosition(ctx, s.inspected, p.Flavor)
+	pos, err := m.startPosition(ctx, s)
 	if err != nil {
-		return fmt.Errorf("read binlog position: %w", err)
-	}
-	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
 		return err
 	}
-	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
-		return err
-	}
-	// The applier sends each batch in one round trip: its pool accepts several statements at once.
-	ac := p.Primary
-	ac.MultiStatements = true
-	applierDB, err := dbconn.Open(ctx, ac, p.Original.Schema) // a multi-table DELETE needs a default schema
+	applier, applierDB, err := m.newApplier(ctx, p, pos)
 	if err != nil {
-		return fmt.Errorf("connect binlog applier: %w", err)
+		return err
 	}
 	defer applierDB.Close()
-	applier, err := binlogapply.New(binlogapply.Config{
-		Source:       p.Inspected,
-		Flavor:       p.Flavor,
-		ServerID:     m.cfg.ReplicaServerID,
-		UseGTID:      m.cfg.UseGTID,
-		Start:        pos,
-		Target:       applierDB,
-		OneTrip:      true,
-		Schema:       p.Original.Schema,
-		Original:     p.Original,
-		Ghost:        p.Ghost,
-		ColumnMap:    columnMap(p.Columns),
-		TimeZone:     p.TimeZone,
-		PadChar:      p.PadChar,
-		SharedKey:    p.GhostKeyOriginalColumns(),
-		Changelog:    p.ChangelogTable,
-		DMLBatchSize: m.cfg.DMLBatchSize,
-		Logger:       m.cfg.Logger,
-	})
-	if err != nil {
-		return fmt.Errorf("set up binlog applier: %w", err)
-	}
 
 	runCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -374,4 +336,61 @@ func (s *sentinel) awaitDisplacedBack(ctx context.Context, patience time.Duratio
 			return fmt.Errorf("wait for the binlog applier to put displaced rows back: %w", err)
 		}
 	}
+}
+
+// startPosition records the binlog position the applier starts from, before the first row is
+// copied. What happened before it is not in the stream, so the original and the prepared XA
+// transactions are checked again right after it (startcheck.go).
+func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.Position, error) {
+	if hook := m.cfg.copyTest.beforeStream; hook != nil {
+		if err := hook(ctx); err != nil {
+			return binlogapply.Position{}, err
+		}
+	}
+	pos, err := binlogapply.CurrentPosition(ctx, s.inspected, s.plan.Flavor)
+	if err != nil {
+		return binlogapply.Position{}, fmt.Errorf("read binlog position: %w", err)
+	}
+	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
+		return binlogapply.Position{}, err
+	}
+	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+		return binlogapply.Position{}, err
+	}
+	return pos, nil
+}
+
+// newApplier opens the applier's pool and sets up the binlog applier from pos.
+func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Position) (*binlogapply.Applier, *sql.DB, error) {
+	// The applier sends each batch in one round trip: its pool accepts several statements at once.
+	ac := p.Primary
+	ac.MultiStatements = true
+	applierDB, err := dbconn.Open(ctx, ac, p.Original.Schema) // a multi-table DELETE needs a default schema
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect binlog applier: %w", err)
+	}
+	applier, err := binlogapply.New(binlogapply.Config{
+		Source:       p.Inspected,
+		Flavor:       p.Flavor,
+		ServerID:     m.cfg.ReplicaServerID,
+		UseGTID:      m.cfg.UseGTID,
+		Start:        pos,
+		Target:       applierDB,
+		OneTrip:      true,
+		Schema:       p.Original.Schema,
+		Original:     p.Original,
+		Ghost:        p.Ghost,
+		ColumnMap:    columnMap(p.Columns),
+		TimeZone:     p.TimeZone,
+		PadChar:      p.PadChar,
+		SharedKey:    p.GhostKeyOriginalColumns(),
+		Changelog:    p.ChangelogTable,
+		DMLBatchSize: m.cfg.DMLBatchSize,
+		Logger:       m.cfg.Logger,
+	})
+	if err != nil {
+		applierDB.Close()
+		return nil, nil, fmt.Errorf("set up binlog applier: %w", err)
+	}
+	return applier, applierDB, nil
 }
