@@ -3,7 +3,8 @@
 // Invariants: settings come from the GHOSTLITE_TEST_* variables printed by `script/sandbox env`
 // (defaults: the sandbox's own ports and user). When the sandbox does not answer, a test is
 // skipped when run by hand, and fails under CI=true: CI never passes on skipped integration tests.
-// Each test package works in its own database, so packages can run in parallel.
+// Each test package works in its own database. Packages still run one at a time (script/test
+// passes -p 1): some tests change server-wide state (globals, prepared XA transactions).
 package testenv
 
 import (
