@@ -32,8 +32,9 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 	}
 	defer conn.Close()
 	defer a.discardSession(conn)
-	batch := make([]item, 0, a.cfg.DMLBatchSize+16)
+	var batch []item
 	for {
+		size := a.DMLBatchSize()
 		batch = batch[:0]
 		select {
 		case <-ctx.Done():
@@ -43,7 +44,7 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 		}
 		n := countChanges(batch[:1])
 	fill:
-		for n < a.cfg.DMLBatchSize && len(batch) < maxBatchItems && batch[len(batch)-1].kind != itemFatal {
+		for n < size && len(batch) < maxBatchItems && batch[len(batch)-1].kind != itemFatal {
 			select {
 			case it := <-q:
 				batch = append(batch, it)

@@ -198,6 +198,7 @@ type Applier struct {
 	backlog     atomic.Int64
 	dumpConnID  atomic.Uint32 // server connection id of the current binlog dump (diagnostics, tests)
 	skippedRows atomic.Int64  // rows re-read after a reconnect and skipped (already queued)
+	batchSize   atomic.Int64  // row changes per applying transaction (SetDMLBatchSize)
 	cutOver     atomic.Bool   // the tool's own RENAMEs of the original are expected (cutover.go)
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
 
@@ -269,8 +270,16 @@ func New(cfg Config) (*Applier, error) {
 		seen:      map[string]bool{},
 	}
 	a.stats.Applied = cfg.Start
+	a.SetDMLBatchSize(cfg.DMLBatchSize)
 	return a, nil
 }
+
+// DMLBatchSize is the most row changes applied in one transaction on the ghost.
+func (a *Applier) DMLBatchSize() int { return int(a.batchSize.Load()) }
+
+// SetDMLBatchSize changes the most row changes per applying transaction from the next batch on
+// (an operator's dml-batch-size=); values below 1 are taken as 1.
+func (a *Applier) SetDMLBatchSize(n int) { a.batchSize.Store(int64(max(n, 1))) }
 
 // Run streams from cfg.Start and applies until ctx ends (returns nil) or an error that cannot be
 // retried (returns it). A dropped binlog connection is re-established at the last applied position.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -222,7 +223,7 @@ func (a *Applier) settleDisplaced(ctx context.Context, conn *sql.Conn, batch []i
 		}
 		took := time.Since(began)
 		d.nextRepair = time.Now().Add(max(a.cfg.RepairInterval, 10*took))
-		a.log.Debug().Int("displaced", report.Count).Dur("took", took).Msg("repaired displaced rows")
+		a.log.Debug().Int("displaced", report.Count).Str("took", logfmt.Duration(took)).Msg("repaired displaced rows")
 	}
 	a.mu.Lock()
 	a.displacedRows = report

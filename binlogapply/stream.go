@@ -51,11 +51,10 @@ type reader struct {
 	txnSent  int           // rows of interest of the current transaction already queued (any connection)
 	txn      txnBuf        // what the open transaction holds until its end (txnbuf.go)
 	prepared map[string]*preparedXA
-	xaBytes  int           // bytes held by prepared
-	lastPos  uint32        // end of the last event read (0 inside transactions on MariaDB 11.4+)
-	slogger  *slog.Logger  // go-mysql's logger
-	flavor   string        // go-mysql flavor name
-	lastConn func() uint32 // connection id of the current dump thread
+	xaBytes  int          // bytes held by prepared
+	lastPos  uint32       // end of the last event read (0 inside transactions on MariaDB 11.4+)
+	slogger  *slog.Logger // go-mysql's logger
+	flavor   string       // go-mysql flavor name
 }
 
 func (a *Applier) read(ctx context.Context, q chan<- item) error {

@@ -144,105 +144,23 @@ func ktPool(t *testing.T, schema string) *sql.DB {
 	return db
 }
 
-// ktWriters is a write load on schema.t that records every acknowledged write and the times at
-// which writes failed because the table was missing (error 1146).
-type ktWriters struct {
-	next     atomic.Int64 // update values, increasing
-	mu       sync.Mutex
-	inserted []int64
-	updated  map[int64]int64 // id -> highest acknowledged value
-	missing  []time.Time     // when a write failed with 1146
-	other    []error         // other failed writes (counted, reported)
-	stop     context.CancelFunc
-	done     chan loadgen.Stats
-	once     sync.Once
-	stats    loadgen.Stats
+// ktStartWriters writes about rate writes per second on t, whose ids 1..rows exist: inserts
+// (AUTO_INCREMENT ids) and updates that raise v. Stop it and tally its journal.
+func ktStartWriters(db *sql.DB, rows int, rate float64) *loadgen.Load {
+	var next atomic.Int64 // update values, increasing
+	return startLoad(db, rate, 4, false,
+		func(r *rand.Rand) (string, []any) { return "INSERT INTO t (v, pad) VALUES (0, 'load')", nil },
+		func(r *rand.Rand) (string, []any) {
+			v, id := next.Add(1), int64(1+r.Intn(rows))
+			return "UPDATE t SET v = ? WHERE id = ? AND v < ?", []any{v, id, v}
+		})
 }
 
-// ktStartWriters writes about rate writes per second on t, whose ids 1..rows exist.
-func ktStartWriters(db *sql.DB, rows int, rate float64) *ktWriters {
-	w := &ktWriters{updated: map[int64]int64{}, done: make(chan loadgen.Stats, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	w.stop = cancel
-	cfg := loadgen.Config{
-		DB: db, Rate: rate, Workers: 4,
-		Ops: []loadgen.Op{
-			func(r *rand.Rand) (string, []any) { return "INSERT INTO t (v, pad) VALUES (0, 'load')", nil },
-			func(r *rand.Rand) (string, []any) {
-				v, id := w.next.Add(1), int64(1+r.Intn(rows))
-				return "UPDATE t SET v = ? WHERE id = ? AND v < ?", []any{v, id, v}
-			},
-		},
-		OnAck: func(op int, res sql.Result, args []any) {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			if op == 0 {
-				if id, err := res.LastInsertId(); err == nil {
-					w.inserted = append(w.inserted, id)
-				}
-				return
-			}
-			v, id := args[0].(int64), args[1].(int64)
-			if v > w.updated[id] {
-				w.updated[id] = v
-			}
-		},
-		OnError: func(op int, err error) bool {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			var me *mysql.MySQLError
-			if errors.As(err, &me) && me.Number == 1146 {
-				w.missing = append(w.missing, time.Now())
-				return true
-			}
-			w.other = append(w.other, err)
-			return true
-		},
-	}
-	go func() { w.done <- loadgen.Run(ctx, cfg) }()
-	return w
-}
-
-// finish stops the load and returns its stats; it may be called more than once.
-func (w *ktWriters) finish() loadgen.Stats {
-	w.once.Do(func() {
-		w.stop()
-		w.stats = <-w.done
-	})
-	return w.stats
-}
-
-// outage returns how many writes failed with 1146 and the window from the first to the last.
-func (w *ktWriters) outage() (int, time.Time, time.Time) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.missing) == 0 {
-		return 0, time.Time{}, time.Time{}
-	}
-	return len(w.missing), w.missing[0], w.missing[len(w.missing)-1]
-}
-
-// verify checks every acknowledged write is in schema.t.
-func (w *ktWriters) verify(t *testing.T, db *sql.DB) {
+// ktVerify checks every write w acknowledged is in schema.t: each inserted id, and each updated
+// row with the value of its last acknowledged update.
+func ktVerify(t *testing.T, db *sql.DB, schema string, w *ledger) {
 	t.Helper()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	final := map[int64]int64{}
-	rows, err := db.Query("SELECT id, v FROM t")
-	if err != nil {
-		t.Fatalf("read the final table: %v", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, v int64
-		if err := rows.Scan(&id, &v); err != nil {
-			t.Fatal(err)
-		}
-		final[id] = v
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	final := testenv.Int64s(t, db, schema, "t", "id", "v")
 	lost := 0
 	for _, id := range w.inserted {
 		if _, ok := final[id]; !ok {
@@ -265,24 +183,6 @@ func (w *ktWriters) verify(t *testing.T, db *sql.DB) {
 	if len(w.inserted) == 0 || len(w.updated) == 0 {
 		t.Errorf("the load acknowledged %d inserts and %d updates: it did not run", len(w.inserted), len(w.updated))
 	}
-}
-
-// ktNames lists the tables of schema, sorted by name.
-func ktNames(ctx context.Context, db *sql.DB, schema string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY BINARY TABLE_NAME", schema)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
 }
 
 // ktRenames counts sessions running a RENAME TABLE in schema (the dead run's, queued).

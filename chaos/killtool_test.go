@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -43,14 +44,12 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 			testenv.Exec(t, db, "DROP DATABASE IF EXISTS `"+schema+"`")
 		}
 	})
-	ctx := context.Background()
 	testenv.Exec(t, db, "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v BIGINT NOT NULL DEFAULT 0, pad VARCHAR(32)) ENGINE=InnoDB")
 	for i := 0; i < ktRows; i += 500 {
 		testenv.Exec(t, db, "INSERT INTO t (v, pad) VALUES "+strings.Repeat("(0, 'seed'),", 499)+"(0, 'seed')")
 	}
-	load := ktPool(t, schema)
-	w := ktStartWriters(load, ktRows, 300)
-	defer w.finish()
+	w := ktStartWriters(ktPool(t, schema), ktRows, 300)
+	defer w.Stop()
 	sid := 74000 + 10*int(step)
 
 	// 1. A migration paused before the step, then killed.
@@ -79,11 +78,8 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 	// 2. (a) Once the server has noticed the death (the dead run's renames ran or were aborted,
 	// its mutex is free), is t under its name?
 	settled := ktSettle(t, db, schema, killed, 2*time.Second)
-	present, err := ktExists(ctx, db, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	namesAfterKill, _ := ktNames(ctx, db, schema)
+	present := testenv.Existing(t, db, schema, "t")["t"]
+	namesAfterKill := testenv.TableNames(t, db, schema, "")
 	account := fmt.Sprintf("settled %s after the kill: t %s; tables %v", settled.Round(time.Millisecond), map[bool]string{true: "present", false: "missing"}[present], namesAfterKill)
 
 	// (b) A new run without the recovery flag: refuses with the died-cut-over message, or with
@@ -117,7 +113,7 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 		t.Fatalf("--recover-cut-over: exit %d\n%s", code, out)
 	}
 	restored := time.Now()
-	if ok, _ := ktExists(ctx, db, schema); !ok {
+	if !testenv.Existing(t, db, schema, "t")["t"] {
 		t.Fatalf("t is missing after --recover-cut-over\n%s", out)
 	}
 	switch rolledBack := strings.Contains(out, "restored: "); {
@@ -129,7 +125,7 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 	default:
 		t.Errorf("--recover-cut-over: rolled back %v while t present %v after the kill\n%s", rolledBack, present, out)
 	}
-	if n, first, last := w.outage(); n > 0 {
+	if n, first, last := loadgen.Failures(w.Writes(), 1146); n > 0 {
 		account += fmt.Sprintf("; writers saw 1146 %d time(s), from %s to %s after the kill",
 			n, first.Sub(killed).Round(time.Millisecond), last.Sub(killed).Round(time.Millisecond))
 	} else {
@@ -142,16 +138,17 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 		t.Fatalf("final migration: exit %d\n%s", code, out)
 	}
 	time.Sleep(200 * time.Millisecond) // a few writes on the migrated table
-	st := w.finish()
-	cols := ktColumns(t, db, schema)
+	st := w.Stop()
+	cols := testenv.Columns(t, db, schema, "t")
 	if !slices.Contains(cols, "c2") {
 		t.Errorf("the final table has columns %v, want c2 added", cols)
 	}
 
 	// (d) Every acknowledged write is in the final table.
-	w.verify(t, db)
-	if len(w.other) > 0 {
-		t.Errorf("%d writes failed with errors other than 1146 (table missing), first: %v", len(w.other), w.other[0])
+	acked := tally(w.Writes())
+	ktVerify(t, db, schema, acked)
+	if len(acked.other) > 0 {
+		t.Errorf("%d writes failed with errors other than 1146 (table missing), first: %v", len(acked.other), acked.other[0])
 	}
 	account += fmt.Sprintf("; final table has %v; load acked %d, tolerated %d, max latency %s",
 		cols, st.Acked, st.Tolerated, st.MaxLatency.Round(time.Millisecond))
@@ -165,19 +162,15 @@ func ktWaitRenames(t *testing.T, db *sql.DB, schema string, n int) {
 	if n == 0 {
 		return
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, err := ktRenames(context.Background(), db, schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d RENAME(s) queued, want %d", got, n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx := context.Background()
+	var got int
+	err := testenv.Poll(ctx, 5*time.Second, 5*time.Millisecond, "RENAMEs queued", func() (bool, error) {
+		var err error
+		got, err = ktRenames(ctx, db, schema)
+		return got >= n, err
+	})
+	if err != nil {
+		t.Fatalf("%d RENAME(s) queued, want %d (%v)", got, n, err)
 	}
 }
 
@@ -185,45 +178,21 @@ func ktWaitRenames(t *testing.T, db *sql.DB, schema string, n int) {
 // its migration mutex is free. It fails the test after d; it returns when, after start, that was.
 func ktSettle(t *testing.T, db *sql.DB, schema string, start time.Time, d time.Duration) time.Duration {
 	t.Helper()
-	for {
-		queued, err := ktRenames(context.Background(), db, schema)
-		if err != nil {
-			t.Fatal(err)
+	ctx := context.Background()
+	var queued int
+	var holder sql.NullInt64
+	err := testenv.Poll(ctx, d-time.Since(start), 2*time.Millisecond, "the dead run settled", func() (bool, error) {
+		var err error
+		if queued, err = ktRenames(ctx, db, schema); err != nil {
+			return false, err
 		}
-		var holder sql.NullInt64
-		if err := db.QueryRow("SELECT IS_USED_LOCK(?)", "go-ghostlite."+schema+".t").Scan(&holder); err != nil {
-			t.Fatal(err)
+		if err := db.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", "go-ghostlite."+schema+".t").Scan(&holder); err != nil {
+			return false, err
 		}
-		if queued == 0 && !holder.Valid {
-			return time.Since(start)
-		}
-		if time.Since(start) > d {
-			t.Fatalf("%s after the kill: %d RENAME(s) of the dead run still queued, mutex held by %v", d, queued, holder)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-func ktExists(ctx context.Context, db *sql.DB, schema string) (bool, error) {
-	var n int
-	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't'", schema).Scan(&n)
-	return n > 0, err
-}
-
-func ktColumns(t *testing.T, db *sql.DB, schema string) []string {
-	t.Helper()
-	rows, err := db.Query("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't' ORDER BY ORDINAL_POSITION", schema)
+		return queued == 0 && !holder.Valid, nil
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s after the kill: %d RENAME(s) of the dead run still queued, mutex held by %v (%v)", d, queued, holder, err)
 	}
-	defer rows.Close()
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			t.Fatal(err)
-		}
-		cols = append(cols, c)
-	}
-	return cols
+	return time.Since(start)
 }

@@ -2,11 +2,11 @@ package chaos
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"net"
 	"strings"
 	"sync"
@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -55,7 +56,7 @@ func newCutPath(t *testing.T, upstream string) *cutPath {
 	t.Cleanup(func() {
 		c.mu.Lock()
 		for _, conn := range c.viaCut {
-			conn.Close()
+			_ = conn.Close()
 		}
 		c.mu.Unlock()
 		p.Stop()
@@ -106,53 +107,20 @@ func (c *cutPath) openPool(t *testing.T, schema string) *sql.DB {
 	return db
 }
 
-// insertLoad is writers inserting unique ids, each write with its start time and outcome.
-type insertLoad struct {
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	acks   map[int64]time.Time // id -> start of the acknowledged INSERT
-	errs   map[uint16]int
-	failed int
-}
-
-func startInserts(t *testing.T, db *sql.DB, q string, writers int) *insertLoad {
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &insertLoad{stop: cancel, acks: map[int64]time.Time{}, errs: map[uint16]int{}}
-	for w := 1; w <= writers; w++ {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for seq := int64(1); ctx.Err() == nil; seq++ {
-				id := int64(w)*1_000_000 + seq
-				start := time.Now()
-				_, err := db.ExecContext(context.WithoutCancel(ctx), "INSERT INTO "+q+" (id, w) VALUES (?, ?)", id, w)
-				l.mu.Lock()
-				if err == nil {
-					l.acks[id] = start
-				} else {
-					l.errs[mysqlErrno(err)]++
-				}
-				l.mu.Unlock()
-				time.Sleep(2 * time.Millisecond)
-			}
-		}()
+// startInserts starts writers inserting unique ids (1,000,001 up) into q, each at most one write
+// every 2 ms, and returns once 30 were acknowledged.
+func startInserts(t *testing.T, db *sql.DB, q string, writers int) *loadgen.Load {
+	t.Helper()
+	var next atomic.Int64
+	next.Store(1_000_000)
+	l := startLoad(db, float64(writers)*500, writers, true, func(r *rand.Rand) (string, []any) {
+		return "INSERT INTO " + q + " (id, w) VALUES (?, ?)", []any{next.Add(1), r.Intn(1000)}
+	})
+	t.Cleanup(func() { l.Stop() })
+	if !l.WaitAcked(30, 5*time.Second) {
+		t.Fatal("the write load did not start")
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		l.mu.Lock()
-		n := len(l.acks)
-		l.mu.Unlock()
-		if n >= 30 {
-			return l
-		}
-	}
-	t.Fatal("the write load did not start")
-	return nil
-}
-
-func (l *insertLoad) finish() {
-	l.stop()
-	l.wg.Wait()
+	return l
 }
 
 // sentinelAt is a cutover.Sentinel that proves nothing (the ghost gets no copies in this test)
@@ -201,7 +169,7 @@ func TestProxy(t *testing.T) {
 		cutover.AlgorithmAtomic:    {{cutover.StepSentinel, 0}, {cutover.StepAtomicObserve, 1}, {cutover.StepDropSentry, 1}},
 		cutover.AlgorithmTwoStep:   {{cutover.StepSentinel, 0}, {cutover.StepRenameAway, 0}, {cutover.StepRenameIn, 0}},
 	}
-	algos := availableCutOverAlgorithms()
+	algos := cutover.Algorithms()
 	for _, algo := range algos {
 		for i, c := range cases[algo] {
 			t.Run(fmt.Sprintf("%s/cut before %s", algo, c.step), func(t *testing.T) {
@@ -210,20 +178,6 @@ func TestProxy(t *testing.T) {
 			})
 		}
 	}
-}
-
-// availableCutOverAlgorithms are the algorithms cutover.Run accepts (an unknown one is refused
-// before anything is touched).
-func availableCutOverAlgorithms() []string {
-	var out []string
-	for _, a := range []string{cutover.AlgorithmThreeStep, cutover.AlgorithmAtomic, cutover.AlgorithmTwoStep} {
-		err := cutover.Run(context.Background(), a, cutover.Config{}, nil)
-		if err != nil && strings.Contains(err.Error(), "is not available") {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.Step, renames int) {
@@ -238,9 +192,9 @@ func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.St
 	db := path.openPool(t, proxyDB)
 	writers := testenv.Open(t, testenv.PrimaryConfig(), proxyDB)
 
-	var logs syncBuffer
-	var severed cutover.HookInfo
-	hook := func(ctx context.Context, s cutover.Step, info cutover.HookInfo) error {
+	var logs testenv.LogBuffer
+	var severed cutover.StepInfo
+	hook := func(ctx context.Context, s cutover.Step, info cutover.StepInfo) error {
 		if info.Attempt != 1 || s != step {
 			return nil
 		}
@@ -258,11 +212,19 @@ func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.St
 		DB: db, Tables: tables, LockTimeout: time.Second, Retries: 3,
 		RetryBackoff: 100 * time.Millisecond,
 		Logger:       zerolog.New(&logs).Level(zerolog.DebugLevel).With().Timestamp().Logger(),
-		Hooks:        cutover.Hooks{BeforeStep: hook},
+		Seams:        cutover.TestSeams{BeforeStep: hook},
 	}, sent)
 	took := time.Since(start)
 	time.Sleep(100 * time.Millisecond)
-	load.finish()
+	load.Stop()
+	acks, errs := map[int64]time.Time{}, map[uint16]int{} // id -> start of the acknowledged INSERT
+	for _, w := range load.Writes() {
+		if w.Acked() {
+			acks[w.Args[0].(int64)] = w.Start
+		} else {
+			errs[w.Errno()]++
+		}
+	}
 	defer func() {
 		if t.Failed() {
 			t.Logf("cut-over log:\n%s", logs.String())
@@ -278,7 +240,7 @@ func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.St
 		// Keep checking: whether the table is under its name and no write was lost matters most.
 		t.Errorf("cut-over after a silent cut before %s: %v", step, cutErr)
 	}
-	t.Logf("cut before %s: cut-over took %s; writes acked %d, errors %v", step, took.Round(time.Millisecond), len(load.acks), load.errs)
+	t.Logf("cut before %s: cut-over took %s; writes acked %d, errors %v", step, took.Round(time.Millisecond), len(acks), errs)
 
 	// Not one session of the severed path is left on the server (the C1 session may only be
 	// gone because of its own wait_timeout, but the renames must have been killed, by id).
@@ -290,7 +252,7 @@ func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.St
 		if s.id == 0 {
 			continue
 		}
-		if alive, err := inProcesslist(ctx, admin, s.id); err != nil || alive {
+		if alive, err := testenv.InProcesslist(ctx, admin, s.id); err != nil || alive {
 			t.Errorf("%s (connection %d) of the severed path is still on the server (%v)", s.name, s.id, err)
 		}
 	}
@@ -301,10 +263,7 @@ func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.St
 	}
 
 	// The table is under its name, swapped; no acknowledged write lost.
-	names, err := tableNames(ctx, admin, proxyDB, tables.Original, tables.Old, tables.Ghost)
-	if err != nil {
-		t.Fatal(err)
-	}
+	names := testenv.Existing(t, admin, proxyDB, tables.Original, tables.Old, tables.Ghost)
 	if !names[tables.Original] {
 		t.Fatalf("after the cut-over %s is missing (%v): the application's writes fail until someone restores it", tables.Original, names)
 	}
@@ -314,16 +273,18 @@ func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.St
 	if ok, cerr := hasColumn(ctx, admin, proxyDB, tables.Original, "marker"); cerr != nil || (cutErr == nil && !ok) {
 		t.Errorf("%s is not the former ghost (%v)", tables.Original, cerr)
 	}
-	inNew, inOld := ids(t, admin, q), map[int64]bool{}
+	inNew, inOld := testenv.Int64s(t, admin, proxyDB, tables.Original, "id", "id"), map[int64]int64{}
 	if names[tables.Old] {
-		inOld = ids(t, admin, table.Qualify(proxyDB, tables.Old))
+		inOld = testenv.Int64s(t, admin, proxyDB, tables.Old, "id", "id")
 	}
 	lost := 0
-	for id, started := range load.acks {
+	for id, started := range acks {
+		_, old := inOld[id]
+		_, cur := inNew[id]
 		switch {
-		case inOld[id] && started.UnixNano() > sent.at.Load():
+		case old && started.UnixNano() > sent.at.Load():
 			t.Errorf("write %d issued after the sentinel landed in %s: the ghost would miss it", id, tables.Old)
-		case inOld[id] || inNew[id]:
+		case old || cur:
 		default:
 			lost++
 		}
@@ -331,40 +292,4 @@ func runProxyCase(t *testing.T, admin *sql.DB, algo, tbl string, step cutover.St
 	if lost > 0 {
 		t.Fatalf("%d acknowledged writes lost", lost)
 	}
-}
-
-func ids(t *testing.T, db *sql.DB, q string) map[int64]bool {
-	t.Helper()
-	rows, err := db.Query("SELECT id FROM " + q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = true
-	}
-	return out
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -39,7 +38,7 @@ type trialResult struct {
 	kills      []string // "step:victim"
 	attempts   int      // highest attempt the hook saw
 	secondRun  bool     // the first run failed (legitimately) and a second run completed
-	w          *writes
+	w          *ledger
 	lost       int
 	lostDesc   []string
 	firstError error
@@ -89,7 +88,7 @@ func TestTrials(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			logs := &bytes.Buffer{}
+			logs := &testenv.LogBuffer{}
 			res, err := runTrial(admin, tr, logs)
 			sum.record(tr, res, err)
 			if err != nil {
@@ -169,44 +168,32 @@ func (s *summary) record(tr trial, res trialResult, err error) {
 				a.worstTrial = fmt.Sprintf("t%d %v", tr.n, res.kills)
 			}
 		}
-		for _, c := range res.w.otherErrs {
-			a.otherErrs += c
-		}
+		a.otherErrs += len(res.w.other)
 	}
 }
 
 // migrationConfig is a fast, executing migration of gl_chaos_trials.tbl on the sandbox primary.
-func migrationConfig(tbl, algo string, serverID uint32, logs *bytes.Buffer, mu *sync.Mutex) migrator.Config {
+// (It stays here: a builder shared with migrator's own tests would have to import migrator from
+// a non-test package, which only the main package may do.)
+func migrationConfig(tbl, algo string, serverID uint32, logs *testenv.LogBuffer) migrator.Config {
 	cfg := migrator.DefaultConfig()
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table = trialsDB, tbl
 	cfg.Alter = "ADD COLUMN note VARCHAR(16) NULL"
 	cfg.Execute, cfg.AllowOnMaster = true, true
 	cfg.ChunkSize = 100
-	cfg.CutOver = algo
 	cfg.CutOverLockTimeout = time.Second
+	cfg.CutOver = algo
 	cfg.DefaultRetries = 5
 	cfg.ReplicaServerID = serverID
-	cfg.Logger = zerolog.New(lockedWriter{mu, logs}).Level(zerolog.InfoLevel).With().Timestamp().Logger()
+	cfg.Logger = zerolog.New(logs).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	return cfg
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
 // runTrial runs one trial; logs receives the migration's log.
-func runTrial(admin *sql.DB, tr trial, logs *bytes.Buffer) (res trialResult, err error) {
+func runTrial(admin *sql.DB, tr trial, logs *testenv.LogBuffer) (res trialResult, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	var logMu sync.Mutex
 	tbl := fmt.Sprintf("t%d", tr.n)
 	old, ghost := table.OldName(tbl, ""), table.GhostName(tbl)
 	q := table.Qualify(trialsDB, tbl)
@@ -225,28 +212,20 @@ func runTrial(admin *sql.DB, tr trial, logs *bytes.Buffer) (res trialResult, err
 		return res, err
 	}
 	defer pool.Close()
-	stop := startWriter(pool, trialsDB, tbl, 1_000_000)
+	load := startWriter(pool, trialsDB, tbl, 1_000_000)
 	stopped := false
 	defer func() {
 		if !stopped {
-			res.w = stop()
+			load.Stop()
+			res.w = tally(load.Writes())
 		}
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		// Let the load run before the migration starts.
-		var n int
-		if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q+" WHERE id > 1000000 OR v > 0").Scan(&n); err != nil {
-			return res, err
-		}
-		if n >= 10 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return res, errors.New("the write load did not start")
-		}
+	// Let the load run before the migration starts.
+	if !load.WaitAcked(10, 10*time.Second) {
+		return res, errors.New("the write load did not start")
 	}
 
-	hook := func(ctx context.Context, step cutover.Step, info cutover.HookInfo) error {
+	hook := func(ctx context.Context, step cutover.Step, info cutover.StepInfo) error {
 		res.attempts = max(res.attempts, info.Attempt)
 		if step != tr.step || !tr.attempts[info.Attempt] {
 			return nil
@@ -272,8 +251,8 @@ func runTrial(admin *sql.DB, tr trial, logs *bytes.Buffer) (res trialResult, err
 		return nil
 	}
 
-	cfg := migrationConfig(tbl, tr.algo, uint32(75000+tr.n%500), logs, &logMu)
-	cfg.CutOverHooks = cutover.Hooks{BeforeStep: hook}
+	cfg := migrationConfig(tbl, tr.algo, uint32(75000+tr.n%500), logs)
+	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: hook}
 	m, err := migrator.New(cfg)
 	if err != nil {
 		return res, err
@@ -286,7 +265,7 @@ func runTrial(admin *sql.DB, tr trial, logs *bytes.Buffer) (res trialResult, err
 		}
 		// A legitimate failure: the original must be in place, untouched, and a second run must
 		// complete.
-		names, err := tableNames(ctx, admin, trialsDB, tbl, old)
+		names, err := testenv.ReadExisting(ctx, admin, trialsDB, tbl, old)
 		if err != nil {
 			return res, err
 		}
@@ -296,7 +275,7 @@ func runTrial(admin *sql.DB, tr trial, logs *bytes.Buffer) (res trialResult, err
 		if migrated, err := hasColumn(ctx, admin, trialsDB, tbl, "note"); err != nil || migrated {
 			return res, fmt.Errorf("migration failed (%v) but %s is the migrated table (%v)", runErr, tbl, err)
 		}
-		cfg2 := migrationConfig(tbl, tr.algo, uint32(75500+tr.n%500), logs, &logMu)
+		cfg2 := migrationConfig(tbl, tr.algo, uint32(75500+tr.n%500), logs)
 		m2, err := migrator.New(cfg2)
 		if err != nil {
 			return res, err
@@ -308,9 +287,10 @@ func runTrial(admin *sql.DB, tr trial, logs *bytes.Buffer) (res trialResult, err
 	}
 	// Writes after the cut-over go to the migrated table.
 	time.Sleep(100 * time.Millisecond)
-	res.w, stopped = stop(), true
+	load.Stop()
+	res.w, stopped = tally(load.Writes()), true
 
-	names, err := tableNames(ctx, admin, trialsDB, tbl, old, ghost)
+	names, err := testenv.ReadExisting(ctx, admin, trialsDB, tbl, old, ghost)
 	if err != nil {
 		return res, err
 	}

@@ -36,6 +36,8 @@ func (f *fixture) assertConsistent(err error) {
 // cutWhenWaiting waits (in the background) until the rename session id waits on a metadata lock,
 // closes its client side, then releases the test's metadata lock once another RENAME (the
 // recovery's) waits too, or when done closes.
+//
+//nolint:contextcheck // its own context: the watcher outlives the hook that starts it
 func (f *fixture) cutWhenWaiting(cc *clientCut, id int64, release func(), done <-chan struct{}) (cut <-chan struct{}, result <-chan error) {
 	out := make(chan error, 1)
 	cutc := make(chan struct{})
@@ -43,7 +45,7 @@ func (f *fixture) cutWhenWaiting(cc *clientCut, id int64, release func(), done <
 		defer release()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		err := f.waitFor(ctx, func() (bool, error) {
+		err := f.waitFor(ctx, "rename waiting on a metadata lock", func() (bool, error) {
 			var n int
 			err := f.admin.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND STATE = ?`, id, mdlWaitState).Scan(&n)
 			return n == 1, err
@@ -72,28 +74,41 @@ func (f *fixture) cutWhenWaiting(cc *clientCut, id int64, release func(), done <
 	return cutc, out
 }
 
-// Two-step: the rename-in session fails on the client while the server still renames the ghost
-// in. The old recovery read "original missing", rolled forward, got "_t_gho doesn't exist" and
-// told the user to rename it in by hand, while the swap was complete.
-func TestTwoStepRenameInAmbiguous(t *testing.T) {
-	f := newFixture(t, "t_amb")
+// ambiguousRename runs algo (one attempt) on a pool whose connections the test can cut on the
+// client side. Before step of attempt 1 the hook holds a metadata lock on the ghost, so the
+// rename session victim picks waits; once it waits its client side is cut and, when the recovery's
+// own rename waits too, the lock is released (the server completes both in order). With
+// cutBeforeStep the hook returns only once the cut is done. It returns the cut-over's error,
+// checked consistent with the tables.
+func (f *fixture) ambiguousRename(algo algoRunner, step Step, victim func(StepInfo) int64, cutBeforeStep bool) error {
+	t := f.t
+	t.Helper()
 	cc := &clientCut{}
 	done := make(chan struct{})
 	var bg <-chan error
-	hook := func(ctx context.Context, step Step, info HookInfo) error {
-		if info.Attempt != 1 || step != StepRenameIn {
+	hook := func(ctx context.Context, s Step, info StepInfo) error {
+		if info.Attempt != 1 || s != step {
 			return nil
 		}
 		release, err := f.holdMDL(ctx, f.tables.Ghost)
 		if err != nil {
 			return err
 		}
-		_, bg = f.cutWhenWaiting(cc, info.Rename1, release, done)
-		return nil
+		var cut <-chan struct{}
+		cut, bg = f.cutWhenWaiting(cc, victim(info), release, done)
+		if !cutBeforeStep {
+			return nil
+		}
+		select {
+		case <-cut:
+			return nil
+		case <-time.After(10 * time.Second):
+			return errors.New("the rename was not cut")
+		}
 	}
 	cfg := f.config(1, hook)
 	cfg.DB = f.cuttablePool(cc)
-	err := TwoStep(context.Background(), cfg, f.noop())
+	err := algo.run(context.Background(), cfg, f.noop())
 	close(done)
 	if bg == nil {
 		t.Fatal("the hook never ran")
@@ -102,7 +117,15 @@ func TestTwoStepRenameInAmbiguous(t *testing.T) {
 		t.Fatal(berr)
 	}
 	f.assertConsistent(err)
-	if err != nil {
+	return err
+}
+
+// Two-step: the rename-in session fails on the client while the server still renames the ghost
+// in. The old recovery read "original missing", rolled forward, got "_t_gho doesn't exist" and
+// told the user to rename it in by hand, while the swap was complete.
+func TestTwoStepRenameInAmbiguous(t *testing.T) {
+	f := newFixture(t, "t_amb")
+	if err := f.ambiguousRename(twoStep, StepRenameIn, rename1Session, false); err != nil {
 		t.Fatalf("TwoStep: %v (the sentinel was applied: the recovery must roll forward)", err)
 	}
 }
@@ -111,42 +134,11 @@ func TestTwoStepRenameInAmbiguous(t *testing.T) {
 // completes it. The old recovery read "original missing", rolled back, got "Table already
 // exists" and told the user to rename the old table back by hand, while the swap was complete.
 // The original's name sorts before the ghost's (upper case < '_'), so rename 2 takes the
-// original's name first and then waits on the ghost, which the test holds.
+// original's name first and then waits on the ghost, which the test holds. Rename 2 already
+// waits (observed) before the unlock: it is cut before the unlock.
 func TestThreeStepRename2Ambiguous(t *testing.T) {
 	f := newFixture(t, "Amb3")
-	cc := &clientCut{}
-	done := make(chan struct{})
-	var bg <-chan error
-	hook := func(ctx context.Context, step Step, info HookInfo) error {
-		if info.Attempt != 1 || step != StepUnlock {
-			return nil
-		}
-		release, err := f.holdMDL(ctx, f.tables.Ghost)
-		if err != nil {
-			return err
-		}
-		var cut <-chan struct{}
-		cut, bg = f.cutWhenWaiting(cc, info.Rename2, release, done)
-		// Rename 2 already waits (observed): cut it before the unlock.
-		select {
-		case <-cut:
-			return nil
-		case <-time.After(10 * time.Second):
-			return errors.New("rename 2 was not cut")
-		}
-	}
-	cfg := f.config(1, hook)
-	cfg.DB = f.cuttablePool(cc)
-	err := ThreeStep(context.Background(), cfg, f.noop())
-	close(done)
-	if bg == nil {
-		t.Fatal("the hook never ran")
-	}
-	if berr := <-bg; berr != nil {
-		t.Fatal(berr)
-	}
-	f.assertConsistent(err)
-	if err != nil {
+	if err := f.ambiguousRename(threeStep, StepUnlock, rename2Session, true); err != nil {
 		// Rolled back: a retry must finish the migration.
 		if err := ThreeStep(context.Background(), f.config(1, nil), f.noop()); err != nil {
 			t.Fatalf("retry: %v", err)
@@ -164,7 +156,7 @@ func TestRecoveryRereadsStateAfterRenameError(t *testing.T) {
 	var bg <-chan error
 	done := make(chan struct{})
 	other := make(chan error, 1)
-	hook := func(ctx context.Context, step Step, info HookInfo) error {
+	hook := func(ctx context.Context, step Step, info StepInfo) error {
 		if info.Attempt != 1 || step != StepRenameIn {
 			return nil
 		}
@@ -182,7 +174,7 @@ func TestRecoveryRereadsStateAfterRenameError(t *testing.T) {
 			release()
 			return err
 		}
-		go func() {
+		go func() { //nolint:contextcheck // the other session's rename outlives the hook
 			defer conn.Close()
 			_, err := conn.ExecContext(context.Background(), f.rename(f.tables.Ghost, f.tables.Original))
 			other <- err
@@ -192,7 +184,7 @@ func TestRecoveryRereadsStateAfterRenameError(t *testing.T) {
 		bg = out
 		go func() {
 			defer release()
-			out <- f.waitFor(ctx, func() (bool, error) {
+			out <- f.waitFor(ctx, "the recovery's rename waiting", func() (bool, error) {
 				select {
 				case <-done:
 					return true, nil
@@ -220,7 +212,7 @@ func TestRecoveryRereadsStateAfterRenameError(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TwoStep: %v (the swap was completed by the other session: the recovery must see it)", err)
 	}
-	if !f.logs.contains("reading the tables' state again") {
+	if !f.logs.Contains("reading the tables' state again") {
 		t.Fatal("the recovery's rename did not fail: the test did not provoke the race")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/rs/zerolog"
 )
@@ -17,13 +18,6 @@ const minMaxWriteLockCount = 1000
 
 // mdlWaitState is the processlist STATE of a statement waiting on a metadata lock.
 const mdlWaitState = "Waiting for table metadata lock"
-
-// querier is what the checks need: *sql.DB and *sql.Conn both satisfy it.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
 
 // capabilities are the checks the server lets us make, probed once per cut-over.
 type capabilities struct {
@@ -65,6 +59,28 @@ func probe(ctx context.Context, db *sql.DB, log zerolog.Logger) (capabilities, e
 	return c, nil
 }
 
+// MetadataLocksVisible reports whether performance_schema.metadata_locks shows metadata locks on
+// the server of db (the cut-over's checks that a rename waits on the right table need them), and
+// when not, why.
+func MetadataLocksVisible(ctx context.Context, db *sql.DB) (visible bool, why string) {
+	return mdlUsable(ctx, db)
+}
+
+// EnableMetadataLockInstruments turns on the instrument and the consumer that make metadata locks
+// visible (gh-ost's --allow-setup-metadata-lock-instruments). It changes the server until its next
+// restart; it cannot turn performance_schema itself on.
+func EnableMetadataLockInstruments(ctx context.Context, db *sql.DB) error {
+	for _, q := range []string{
+		"UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES' WHERE NAME = 'wait/lock/metadata/sql/mdl'",
+		"UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'global_instrumentation'",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
 // mdlUsable reports whether performance_schema.metadata_locks shows metadata locks.
 func mdlUsable(ctx context.Context, db *sql.DB) (bool, string) {
 	var on int
@@ -103,7 +119,7 @@ func (l mdlLock) String() string {
 }
 
 // tableLocks lists the metadata locks on schema.name.
-func tableLocks(ctx context.Context, q querier, schema, name string) ([]mdlLock, error) {
+func tableLocks(ctx context.Context, q dbconn.Querier, schema, name string) ([]mdlLock, error) {
 	return queryLocks(ctx, q, `SELECT COALESCE(t.PROCESSLIST_ID, 0), m.OBJECT_TYPE, COALESCE(m.OBJECT_SCHEMA, ''),
 		COALESCE(m.OBJECT_NAME, ''), m.LOCK_TYPE, m.LOCK_STATUS
 		FROM performance_schema.metadata_locks m LEFT JOIN performance_schema.threads t ON t.THREAD_ID = m.OWNER_THREAD_ID
@@ -111,7 +127,7 @@ func tableLocks(ctx context.Context, q querier, schema, name string) ([]mdlLock,
 }
 
 // pendingLocks lists the metadata locks the given connections are waiting for.
-func pendingLocks(ctx context.Context, q querier, conns ...int64) ([]mdlLock, error) {
+func pendingLocks(ctx context.Context, q dbconn.Querier, conns ...int64) ([]mdlLock, error) {
 	args := make([]any, len(conns))
 	for i, c := range conns {
 		args[i] = c
@@ -122,7 +138,7 @@ func pendingLocks(ctx context.Context, q querier, conns ...int64) ([]mdlLock, er
 		WHERE m.LOCK_STATUS = 'PENDING' AND t.PROCESSLIST_ID IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(conns)), ", ")+`)`, args...)
 }
 
-func queryLocks(ctx context.Context, q querier, query string, args ...any) ([]mdlLock, error) {
+func queryLocks(ctx context.Context, q dbconn.Querier, query string, args ...any) ([]mdlLock, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read performance_schema.metadata_locks: %w", err)
@@ -145,7 +161,7 @@ func queryLocks(ctx context.Context, q querier, query string, args ...any) ([]md
 // check passes as soon as one poll sees the ghost free, and refuses after a whole LockTimeout.
 // Without performance_schema it falls back to SHOW OPEN TABLES, which sees LOCK TABLES and
 // running statements but not an idle transaction's metadata lock.
-func (a *attempt) checkGhostUnlocked(ctx context.Context, q querier) error {
+func (a *attempt) checkGhostUnlocked(ctx context.Context, q dbconn.Querier) error {
 	t := a.cfg.Tables
 	deadline := time.Now().Add(a.cfg.LockTimeout)
 	for {
@@ -167,7 +183,7 @@ func (a *attempt) checkGhostUnlocked(ctx context.Context, q querier) error {
 }
 
 // ghostHolders describes who holds the ghost now (empty: nobody we can see).
-func (a *attempt) ghostHolders(ctx context.Context, q querier) ([]string, error) {
+func (a *attempt) ghostHolders(ctx context.Context, q dbconn.Querier) ([]string, error) {
 	t := a.cfg.Tables
 	var held []string
 	if a.caps.mdl {
@@ -217,7 +233,7 @@ func (a *attempt) lockAlive(ctx context.Context) error {
 
 // processState reads STATE and INFO of the given connections; a missing connection is absent
 // from the map.
-func processState(ctx context.Context, q querier, conns ...int64) (map[int64][2]string, error) {
+func processState(ctx context.Context, q dbconn.Querier, conns ...int64) (map[int64][2]string, error) {
 	args := make([]any, len(conns))
 	for i, c := range conns {
 		args[i] = c
@@ -256,7 +272,7 @@ func (a *attempt) queued(r *renamer, ps map[int64][2]string) (bool, error) {
 // lockedNames are the tables C1 holds locked, so the only ones a queued rename may wait on: the
 // original, plus the sentry (named like old) for the atomic algorithm.
 func (a *attempt) lockedNames() []string {
-	if a.algo == AlgorithmAtomic && !a.sentryDropped {
+	if a.sentry != "" {
 		return []string{a.cfg.Tables.Original, a.cfg.Tables.Old}
 	}
 	return []string{a.cfg.Tables.Original}

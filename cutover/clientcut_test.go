@@ -114,7 +114,7 @@ func (f *fixture) holdMDL(ctx context.Context, name string) (release func(), err
 		return nil, err
 	}
 	var once sync.Once
-	return func() {
+	return func() { //nolint:contextcheck // release runs after ctx (a hook's) may be done
 		once.Do(func() {
 			_, _ = conn.ExecContext(context.Background(), "COMMIT")
 			conn.Close()

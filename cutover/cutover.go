@@ -1,17 +1,25 @@
-// Package cutover swaps the ghost table in place of the original without losing a committed write.
-// It knows nothing about copying: the migrator hands it a Sentinel that proves the ghost is in sync.
+// Package cutover swaps the ghost table in place of the original without losing a committed
+// write, and repairs the tables after any failure: of an attempt, or of the whole process. It knows
+// nothing about copying: the migrator hands it a Sentinel that proves the ghost is in sync.
+// README.md draws the algorithms, the table-state model and the recoveries.
 //
-// CONTRACT (used by migrator; keep these signatures):
+// CONTRACT (used by migrator and the command line):
 //
-//	ThreeStep(ctx, Config, Sentinel) error
-//	Atomic(ctx, Config, Sentinel) error
-//	TwoStep(ctx, Config, Sentinel) error
-//	Run(ctx, algorithm, Config, Sentinel) error
+//	Run(ctx, name, Config, Sentinel) error       // the algorithm named by --cut-over ("" = three-step)
+//	ThreeStep, Atomic, TwoStep(ctx, Config, Sentinel) error
+//	Validate(name) error; Algorithms() []string; Choices() string  // the registry, for flags
+//	CheckCrashed(ctx, Querier, schema, tbl) error  // did a run die during its cut-over? (refusal)
+//	RecoverCrashed(ctx, CrashConfig) error         // --recover-cut-over; the caller holds the mutex
+//	Config.Seams (TestSeams{BeforeStep}, StepInfo)  // test seams, never set by the command line
+//	Config.BeforeAttempt, Config.AfterAttempt      // a gate before each attempt; each attempt's outcome
 //
-// The three-step algorithm (seed 003): C1 takes LOCK TABLES tbl WRITE and a liveness GET_LOCK token;
-// the sentinel proves every write before the lock reached the ghost; C18 queues RENAME tbl TO old
-// behind the lock; C19 queues RENAME ghost TO tbl behind C18; C1 unlocks and the renames run first,
-// ahead of the application's queued writes (pending exclusive metadata locks win over shared ones).
+// Every algorithm is one entry of the registry (registry.go): its name, its run, and its decision
+// for the one or two table layouts only it can leave. Validation, dispatch and recovery all go
+// through it. The three-step algorithm (seed 003, the default): C1 takes LOCK TABLES tbl WRITE and
+// a liveness GET_LOCK token; the sentinel proves every write before the lock reached the ghost; C18
+// queues RENAME tbl TO old behind the lock; C19 queues RENAME ghost TO tbl behind C18; C1 unlocks
+// and the renames run first, ahead of the application's queued writes (pending exclusive metadata
+// locks win over shared ones).
 //
 // Invariants:
 //   - No acknowledged write is lost. A rename is only queued while C1 is proven alive (its token is
@@ -20,11 +28,13 @@
 //   - Every wait is bounded by Config.LockTimeout; C1 runs with a wait_timeout so the server drops
 //     the lock if this process freezes, and the renames' own lock_wait_timeout outlasts it.
 //   - After any failure the package kills its own rename sessions by id, confirms they are gone,
-//     releases C1, and then reads which of the three names exist before acting: it rolls back
-//     (RENAME old TO tbl) when the original name is missing, rolls forward when the swap completed,
-//     and stops with ErrUnknownState on any other combination. It never guesses.
+//     releases C1, and then reads which of the three names exist (state.go, the one model of them)
+//     before acting: it rolls back (RENAME old TO tbl) when the original name is missing (two-step
+//     rolls forward instead once its sentinel was applied), rolls forward when the swap completed,
+//     and stops with ErrUnknownState on any layout no step of the algorithm leaves. It never guesses.
 //   - On failure the original table is left in place under its name, with its data.
-//   - Only connections opened by this package are ever killed.
+//   - Only connections opened by this package are ever killed; the recovery after a crashed run
+//     kills nothing at all (it waits for queued renames, and refuses while one remains).
 package cutover
 
 import (
@@ -34,6 +44,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/rs/zerolog"
 )
 
@@ -43,6 +54,11 @@ type Tables struct {
 	Original string // tbl
 	Ghost    string // _tbl_gho
 	Old      string // _tbl_del: the name the original takes
+}
+
+// qualified returns the three names as schema-qualified, quoted identifiers.
+func (t Tables) qualified() (original, old, ghost string) {
+	return table.Qualify(t.Schema, t.Original), table.Qualify(t.Schema, t.Old), table.Qualify(t.Schema, t.Ghost)
 }
 
 // Sentinel proves the ghost is in sync: Await writes a unique sentinel row to the changelog and
@@ -67,55 +83,16 @@ type Config struct {
 	MaxBackoff         time.Duration
 	// PollInterval is how often the observer polls the processlist; zero means 5 ms.
 	PollInterval time.Duration
-	// Hooks are test seams; nil hooks cost nothing.
-	Hooks Hooks
-}
+	// Seams are test seams; nil seams cost nothing.
+	Seams TestSeams
 
-// Step numbers the steps of the three-step cut-over, as in DESIGN.md.
-type Step int
-
-// The steps a hook can act before.
-const (
-	StepLock     Step = 1 // C1: LOCK TABLES tbl WRITE (sessions are open, nothing locked yet)
-	StepSentinel Step = 2 // wait for the sentinel (tbl is locked)
-	StepRename1  Step = 3 // C18: RENAME tbl TO old
-	StepObserve1 Step = 4 // observer: C18 waiting (rename 1 was issued)
-	StepRename2  Step = 5 // C19: RENAME ghost TO tbl (rename 1 seen waiting)
-	StepObserve2 Step = 6 // observer: C19 and C18 waiting (rename 2 was issued)
-	StepUnlock   Step = 7 // C1: UNLOCK TABLES (every check passed)
-
-	// Atomic (also uses StepLock and StepSentinel).
-	StepSentry        Step = 8  // C1: CREATE the sentry table named like old (before StepLock)
-	StepAtomicRename  Step = 9  // C2: RENAME tbl TO old, ghost TO tbl (tbl and sentry locked)
-	StepAtomicObserve Step = 10 // observer: C2 waiting (the rename was issued)
-	StepDropSentry    Step = 11 // C1: DROP the sentry, UNLOCK TABLES (every check passed)
-
-	// Two-step (also uses StepLock and StepSentinel).
-	StepRenameAway Step = 12 // C1: ALTER TABLE tbl RENAME TO old (releases the lock)
-	StepRenameIn   Step = 13 // C2: RENAME ghost TO tbl (tbl is missing until it runs)
-)
-
-func (s Step) String() string {
-	names := [...]string{"", "lock", "sentinel", "rename1", "observe1", "rename2", "observe2", "unlock",
-		"sentry", "atomic-rename", "atomic-observe", "drop-sentry", "rename-away", "rename-in"}
-	if s < 1 || int(s) >= len(names) {
-		return fmt.Sprintf("step(%d)", int(s))
-	}
-	return names[s]
-}
-
-// HookInfo tells a hook where the cut-over is: the attempt (from 1) and the connection ids of
-// C1, C18 and C19 (zero when that session is not open). For atomic and two-step, Rename1 is the
-// rename session C2 and Rename2 is zero.
-type HookInfo struct {
-	Attempt                int
-	Lock, Rename1, Rename2 int64
-}
-
-// Hooks lets tests act at a chosen step. BeforeStep runs just before step begins; an error it
-// returns fails the attempt like any other error.
-type Hooks struct {
-	BeforeStep func(ctx context.Context, step Step, info HookInfo) error
+	// BeforeAttempt, when set, runs at the start of every attempt, before any session is opened
+	// or anything locked. An error fails that attempt (nothing to undo), which is retried like any
+	// other failed attempt: gh-ost's on-before-cut-over hook.
+	BeforeAttempt func(ctx context.Context, attempt int) error
+	// AfterAttempt, when set, hears how each attempt ended (err nil: the swap is done) and how long
+	// it took, the backoff before it excluded: for metrics and logs.
+	AfterAttempt func(attempt int, took time.Duration, err error)
 }
 
 // ErrUnsafe is returned (wrapped) when a safety check refuses to cut over: retrying would not help.
@@ -151,74 +128,4 @@ func (c Config) validate() error {
 		return fmt.Errorf("cut-over: table names must differ (got %+v)", t)
 	}
 	return nil
-}
-
-// The cut-over algorithms, by their --cut-over names.
-const (
-	AlgorithmThreeStep = "three-step"
-	AlgorithmAtomic    = "atomic"
-	AlgorithmTwoStep   = "two-step"
-)
-
-// Run runs the cut-over algorithm named by --cut-over.
-func Run(ctx context.Context, algorithm string, cfg Config, s Sentinel) error {
-	switch algorithm {
-	case AlgorithmThreeStep, "":
-		return ThreeStep(ctx, cfg, s)
-	case AlgorithmAtomic:
-		return Atomic(ctx, cfg, s)
-	case AlgorithmTwoStep:
-		return TwoStep(ctx, cfg, s)
-	}
-	return fmt.Errorf("cut-over algorithm %q is not available (use %s, %s or %s)", algorithm,
-		AlgorithmThreeStep, AlgorithmAtomic, AlgorithmTwoStep)
-}
-
-// ThreeStep runs the LOCK / RENAME / RENAME cut-over, retrying a failed attempt after restoring
-// the original. On success the original is named Tables.Old and the ghost Tables.Original.
-func ThreeStep(ctx context.Context, cfg Config, s Sentinel) error {
-	return runAttempts(ctx, AlgorithmThreeStep, cfg, s)
-}
-
-// runAttempts runs attempts of algo until one succeeds, a failure is final (unsafe, unknown
-// state, ctx ended), or cfg.Retries attempts failed; it waits backoff(n) between attempts.
-func runAttempts(ctx context.Context, algo string, cfg Config, s Sentinel) error {
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return err
-	}
-	t := cfg.Tables
-	log := cfg.Logger.With().Str("component", "cutover").Str("algorithm", algo).Str("schema", t.Schema).Str("table", t.Original).Logger()
-	caps, err := probe(ctx, cfg.DB, log)
-	if err != nil {
-		return err
-	}
-	var last error
-	for n := 1; n <= cfg.Retries; n++ {
-		if n > 1 {
-			wait := backoff(cfg.RetryBackoff, cfg.MaxBackoff, cfg.ExponentialBackoff, n-1)
-			log.Info().Int("attempt", n).Dur("backoff", wait).Msg("waiting before the next cut-over attempt")
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("cut-over of %s.%s aborted before attempt %d (last failure: %v): %w", t.Schema, t.Original, n, last, ctx.Err())
-			case <-time.After(wait):
-			}
-		}
-		a := &attempt{cfg: cfg, n: n, sentinel: s, caps: caps, algo: algo,
-			log: log.With().Int("attempt", n).Logger()}
-		err := a.runAndRecover(ctx)
-		if err == nil {
-			return nil
-		}
-		if errors.Is(err, ErrUnsafe) || errors.Is(err, ErrUnknownState) {
-			return err
-		}
-		last = err
-		a.log.Warn().Err(err).Msg("cut-over attempt failed; original restored")
-		if ctx.Err() != nil {
-			return fmt.Errorf("cut-over of %s.%s aborted in attempt %d; %s is in place under its name: %w", t.Schema, t.Original, n, t.Original, err)
-		}
-	}
-	return fmt.Errorf("cut-over of %s.%s failed after %d attempt(s); %s is in place under its name: %w",
-		t.Schema, t.Original, cfg.Retries, t.Original, last)
 }

@@ -3,7 +3,6 @@ package cutover
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,17 +10,6 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
-
-func TestSecondsCeil(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want int64
-	}{{0, 1}, {time.Millisecond, 1}, {time.Second, 1}, {1500 * time.Millisecond, 2}, {3 * time.Second, 3}} {
-		if got := secondsCeil(c.d); got != c.want {
-			t.Errorf("secondsCeil(%s) = %d, want %d", c.d, got, c.want)
-		}
-	}
-}
 
 func TestConfigValidate(t *testing.T) {
 	db := testenv.Open(t, testenv.PrimaryConfig(), "")
@@ -45,60 +33,24 @@ func TestConfigValidate(t *testing.T) {
 // write is in old or new, and the write stall stays short.
 func TestThreeStepHappyPathUnderLoad(t *testing.T) {
 	f := newFixture(t, "happy")
-	var steps []Step
-	cfg := f.config(1, func(_ context.Context, s Step, info HookInfo) error {
-		if info.Lock == 0 || info.Rename1 == 0 || info.Rename2 == 0 {
-			return fmt.Errorf("hook at %s without connection ids: %+v", s, info)
-		}
-		steps = append(steps, s)
-		return nil
-	})
-	l := f.startLoad(4)
-	start := time.Now()
-	err := ThreeStep(context.Background(), cfg, f.noop())
-	done := time.Now()
-	time.Sleep(200 * time.Millisecond)
-	writes := l.finish()
-	if err != nil {
-		t.Fatalf("ThreeStep: %v", err)
+	r := f.happyPath(threeStep, []func(StepInfo) int64{lockSession, rename1Session, rename2Session}, nil)
+	if len(r.steps) != 7 || r.steps[0] != StepLock || r.steps[6] != StepUnlock {
+		t.Fatalf("hook saw steps %v, want 1..7", r.steps)
 	}
-	f.assertSwapped()
-	inOld, inNew := f.assertNoLoss(writes, done, true)
-	if inOld == 0 || inNew == 0 {
-		t.Fatalf("the load did not span the cut-over: %d writes in old, %d in new", inOld, inNew)
-	}
-	if len(steps) != 7 || steps[0] != StepLock || steps[6] != StepUnlock {
-		t.Fatalf("hook saw steps %v, want 1..7", steps)
-	}
-	stall := maxStall(writes, start, done)
-	t.Logf("cut-over took %s; longest INSERT during it: %s (target < 200ms)", done.Sub(start), stall)
-	if stall > time.Second {
-		t.Fatalf("write stall %s at cut-over; want well under a second with a no-op sentinel", stall)
-	}
-	if !f.logs.contains(`"metadata_locks_check":true`) {
-		t.Fatalf("checks not logged:\n%s", f.logs.String())
-	}
+	f.assertShortStall(r, "three-step")
 }
 
 // Every retry fails: an error wrapping the last failure, and the original in place.
 func TestRetriesExhausted(t *testing.T) {
 	f := newFixture(t, "exhausted")
 	var calls atomic.Int32
-	s := sentinelFunc(func(context.Context) error { calls.Add(1); return errors.New("never in sync") })
-	l := f.startLoad(2)
-	err := ThreeStep(context.Background(), f.config(2, nil), s)
-	writes := l.finish()
-	if err == nil || !strings.Contains(err.Error(), "never in sync") || !strings.Contains(err.Error(), "2 attempt") {
-		t.Fatalf("got %v, want an error after 2 attempts wrapping the sentinel's", err)
-	}
+	_, err := f.neverInSync(threeStep, f.config(2, nil), 2, &calls)
 	if errors.Is(err, ErrUnsafe) || errors.Is(err, ErrUnknownState) {
 		t.Fatalf("a sentinel failure is neither unsafe nor unknown: %v", err)
 	}
 	if calls.Load() != 2 {
 		t.Fatalf("sentinel called %d times, want 2", calls.Load())
 	}
-	f.assertIntact()
-	f.assertNoLoss(writes, time.Time{}, false)
 }
 
 // A sentinel that never returns is bounded by LockTimeout.
@@ -120,22 +72,13 @@ func TestSentinelTimeoutBounded(t *testing.T) {
 func TestGhostLockedRefused(t *testing.T) {
 	f := newFixture(t, "ghost_locked")
 	ctx := context.Background()
-	conn, err := f.admin.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "LOCK TABLES "+f.q(f.tables.Ghost)+" READ"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := f.lockTableRead(f.tables.Ghost)
 	var locked bool
-	err = ThreeStep(ctx, f.config(3, func(_ context.Context, s Step, _ HookInfo) error {
+	err := ThreeStep(ctx, f.config(3, func(_ context.Context, s Step, _ StepInfo) error {
 		locked = locked || s == StepLock
 		return nil
 	}), f.noop())
-	if _, uerr := conn.ExecContext(ctx, "UNLOCK TABLES"); uerr != nil {
-		t.Fatal(uerr)
-	}
+	unlock()
 	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), f.tables.Ghost) {
 		t.Fatalf("got %v, want ErrUnsafe naming the ghost", err)
 	}
@@ -169,12 +112,12 @@ func TestOldNameTakenRefused(t *testing.T) {
 func TestSentinelFailsOnceThenRetried(t *testing.T) {
 	for _, c := range []struct {
 		name      string
-		run       func(context.Context, Config, Sentinel) error
+		algo      algoRunner
 		firstStep Step // the first step of attempt 2
 	}{
-		{"three-step", ThreeStep, StepLock},
-		{"atomic", Atomic, StepSentry},
-		{"two-step", TwoStep, StepLock},
+		{"three-step", threeStep, StepLock},
+		{"atomic", atomicCut, StepSentry},
+		{"two-step", twoStep, StepLock},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, "sentinel_once")
@@ -186,7 +129,7 @@ func TestSentinelFailsOnceThenRetried(t *testing.T) {
 				return nil
 			})
 			var intactBetween bool
-			cfg := f.config(3, func(_ context.Context, step Step, info HookInfo) error {
+			cfg := f.config(3, func(_ context.Context, step Step, info StepInfo) error {
 				if info.Attempt == 2 && step == c.firstStep {
 					orig, old, ghost := f.exists()
 					intactBetween = orig && !old && ghost
@@ -194,9 +137,9 @@ func TestSentinelFailsOnceThenRetried(t *testing.T) {
 				return nil
 			})
 			l := f.startLoad(2)
-			err := c.run(context.Background(), cfg, f.track(s))
+			err := c.algo.run(context.Background(), cfg, f.track(s))
 			done := time.Now()
-			writes := l.finish()
+			writes := finish(l)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}

@@ -1,21 +1,18 @@
 package cutover
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"math/rand"
 	"sort"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 )
 
@@ -27,7 +24,7 @@ type fixture struct {
 	db     *sql.DB // pool for the cut-over
 	admin  *sql.DB // pool for the test's own checks and kills
 	tables Tables
-	logs   *syncBuffer
+	logs   *testenv.LogBuffer
 	// sentinelAt is when the last successful sentinel returned (unix ns): a write that starts
 	// after it and lands in old would be lost by the real tool (the applier has stopped).
 	sentinelAt atomic.Int64
@@ -51,7 +48,7 @@ func newFixture(t *testing.T, name string) *fixture {
 	t.Helper()
 	db := testenv.Database(t, testDB)
 	admin := testenv.Open(t, testenv.PrimaryConfig(), testDB)
-	f := &fixture{t: t, db: db, admin: admin, logs: &syncBuffer{},
+	f := &fixture{t: t, db: db, admin: admin, logs: &testenv.LogBuffer{},
 		tables: Tables{Schema: testDB, Original: name, Ghost: table.GhostName(name), Old: table.OldName(name, "")}}
 	testenv.Exec(t, admin,
 		fmt.Sprintf("CREATE TABLE %s (id BIGINT NOT NULL PRIMARY KEY, w INT NOT NULL) ENGINE=InnoDB", f.q(name)),
@@ -69,16 +66,28 @@ func newFixture(t *testing.T, name string) *fixture {
 func (f *fixture) q(name string) string { return table.Qualify(testDB, name) }
 
 // config is a fast configuration for tests.
-func (f *fixture) config(retries int, hook func(context.Context, Step, HookInfo) error) Config {
+func (f *fixture) config(retries int, hook func(context.Context, Step, StepInfo) error) Config {
 	return Config{
 		DB: f.db, Tables: f.tables, LockTimeout: time.Second, Retries: retries,
 		Logger:       zerolog.New(f.logs).Level(zerolog.DebugLevel).With().Timestamp().Logger(),
 		RetryBackoff: 100 * time.Millisecond,
-		Hooks:        Hooks{BeforeStep: hook},
+		Seams:        TestSeams{BeforeStep: hook},
 	}
 }
 
+// algorithmNamed is the registered algorithm called name.
+func algorithmNamed(t *testing.T, name string) algorithm {
+	t.Helper()
+	a, err := lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // exists lists which of the names exist now.
+//
+//nolint:contextcheck // a probe of the test's own, also called from hooks whatever their context
 func (f *fixture) exists() (orig, old, ghost bool) {
 	st, err := readState(context.Background(), f.admin, f.tables, "")
 	if err != nil {
@@ -88,13 +97,8 @@ func (f *fixture) exists() (orig, old, ghost bool) {
 }
 
 func (f *fixture) hasMarker(name string) bool {
-	var n int
-	err := f.admin.QueryRow(`SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'marker'`,
-		testDB, name).Scan(&n)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return n == 1
+	f.t.Helper()
+	return testenv.HasColumn(f.t, f.admin, testDB, name, "marker")
 }
 
 // assertSwapped checks the ghost took the original's name and the original is old.
@@ -124,132 +128,88 @@ func (f *fixture) assertIntact() {
 	}
 }
 
+// ids is the set of ids in the table name.
 func (f *fixture) ids(name string) map[int64]bool {
-	rows, err := f.admin.Query("SELECT id FROM " + f.q(name))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer rows.Close()
+	f.t.Helper()
 	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			f.t.Fatal(err)
-		}
+	for id := range testenv.Int64s(f.t, f.admin, testDB, name, "id", "id") {
 		out[id] = true
 	}
 	return out
 }
 
+// lockTableRead holds LOCK TABLES name READ on a session of its own until unlock is called (at
+// cleanup at the latest), as another application's session would.
+func (f *fixture) lockTableRead(name string) (unlock func()) {
+	f.t.Helper()
+	ctx := context.Background()
+	conn, err := f.admin.Conn(ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "LOCK TABLES "+f.q(name)+" READ"); err != nil {
+		f.t.Fatal(err)
+	}
+	return func() {
+		if _, err := conn.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
 // killAndWait kills one of the cut-over's own sessions (by the id the hook received) and waits
 // until the processlist no longer shows it.
 func (f *fixture) killAndWait(ctx context.Context, id int64) error {
-	if id == 0 {
-		return errors.New("no connection id")
-	}
-	if _, err := f.admin.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id)); err != nil {
-		return err
-	}
-	return f.waitFor(ctx, func() (bool, error) {
-		var n int
-		err := f.admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&n)
-		return n == 0, err
-	})
+	return testenv.KillAndWait(ctx, f.admin, id)
 }
 
-func (f *fixture) waitFor(ctx context.Context, cond func() (bool, error)) error {
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		ok, err := cond()
-		if err != nil || ok {
-			return err
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	return errors.New("condition not reached within 5s")
+// waitFor polls cond (from a hook: it fails nothing itself) for at most 5 s.
+func (f *fixture) waitFor(ctx context.Context, what string, cond func() (bool, error)) error {
+	return testenv.Poll(ctx, 5*time.Second, 2*time.Millisecond, what, cond)
 }
 
-// ack is one INSERT a writer attempted: ok means the server acknowledged it.
-type ack struct {
-	id         int64
-	start, end time.Time
-	ok         bool
-	err        string
-}
-
-// load is a set of writers INSERTing unique ids into the original's name in a loop.
-type load struct {
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	writes []ack
-}
-
-func (f *fixture) startLoad(writers int) *load {
+// startLoad starts writers INSERTing new ids (1,000,001 up: never a seed row's) into the
+// original's name, each writer at most one INSERT a millisecond, and returns once 50 were
+// acknowledged. The load is stopped at cleanup if the test does not finish it.
+func (f *fixture) startLoad(writers int) *loadgen.Load {
 	f.t.Helper()
 	pool := testenv.Open(f.t, testenv.PrimaryConfig(), testDB)
 	pool.SetMaxOpenConns(writers)
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &load{stop: cancel}
+	var next atomic.Int64
+	next.Store(1_000_000)
 	stmt := fmt.Sprintf("INSERT INTO %s (id, w) VALUES (?, ?)", f.q(f.tables.Original))
-	for w := 1; w <= writers; w++ {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for seq := int64(1); ctx.Err() == nil; seq++ {
-				a := ack{id: int64(w)*1_000_000 + seq, start: time.Now()}
-				wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
-				_, err := pool.ExecContext(wctx, stmt, a.id, w)
-				wcancel()
-				a.end = time.Now()
-				a.ok = err == nil
-				if err != nil {
-					if ctx.Err() != nil {
-						return // stopped mid-statement: outcome unknown, not acknowledged
-					}
-					a.err = errText(err)
-				}
-				l.mu.Lock()
-				l.writes = append(l.writes, a)
-				l.mu.Unlock()
-				time.Sleep(time.Millisecond)
-			}
-		}()
-	}
+	l := loadgen.Start(context.Background(), loadgen.Config{
+		DB: pool, Workers: writers, Rate: float64(writers) * 1000, SkipMissed: true, WriteTimeout: 20 * time.Second,
+		Ops: []loadgen.Op{func(r *rand.Rand) (string, []any) { return stmt, []any{next.Add(1), r.Intn(1000)} }},
+	})
+	f.t.Cleanup(func() { l.Stop() })
 	// Let the load run before the cut-over starts.
-	for l.count() < 50 {
-		time.Sleep(5 * time.Millisecond)
+	if !l.WaitAcked(50, 10*time.Second) {
+		f.t.Fatalf("the write load did not start: %d writes acknowledged", l.Acked())
 	}
 	return l
 }
 
+// finish stops the writers and returns every attempted write.
+func finish(l *loadgen.Load) []loadgen.Write {
+	l.Stop()
+	return l.Writes()
+}
+
 func errText(err error) string {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return fmt.Sprintf("error %d", me.Number)
+	if n := loadgen.Errno(err); n != 0 {
+		return fmt.Sprintf("error %d", n)
 	}
 	return err.Error()
 }
 
-func (l *load) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.writes)
-}
-
-// finish stops the writers and returns every attempted write.
-func (l *load) finish() []ack {
-	l.stop()
-	l.wg.Wait()
-	return l.writes
-}
-
 // maxStall is the longest INSERT (acknowledged or not) that overlapped [from, to].
-func maxStall(writes []ack, from, to time.Time) time.Duration {
+func maxStall(writes []loadgen.Write, from, to time.Time) time.Duration {
 	var m time.Duration
-	for _, a := range writes {
-		if a.end.After(from) && a.start.Before(to) && a.end.Sub(a.start) > m {
-			m = a.end.Sub(a.start)
+	for _, w := range writes {
+		if w.End.After(from) && w.Start.Before(to) && w.Latency() > m {
+			m = w.Latency()
 		}
 	}
 	return m
@@ -259,7 +219,7 @@ func maxStall(writes []ack, from, to time.Time) time.Duration {
 // cut-over returned are in the new tbl, never in old, and that no write issued after the last
 // sentinel is in old (the real tool's ghost would miss it). It returns how many acked writes
 // are in each.
-func (f *fixture) assertNoLoss(writes []ack, swappedAt time.Time, swapped bool) (inOld, inNew int) {
+func (f *fixture) assertNoLoss(writes []loadgen.Write, swappedAt time.Time, swapped bool) (inOld, inNew int) {
 	f.t.Helper()
 	cur := f.ids(f.tables.Original)
 	var old map[int64]bool
@@ -268,22 +228,23 @@ func (f *fixture) assertNoLoss(writes []ack, swappedAt time.Time, swapped bool) 
 	}
 	errs := map[string]int{}
 	var lost []int64
-	for _, a := range writes {
-		if !a.ok {
-			errs[a.err]++
+	for _, w := range writes {
+		if !w.Acked() {
+			errs[errText(w.Err)]++
 			continue
 		}
+		id := w.Args[0].(int64)
 		switch {
-		case old[a.id] && f.sentinelAt.Load() != 0 && a.start.UnixNano() > f.sentinelAt.Load():
-			f.t.Errorf("write %d issued after the sentinel landed in %s: the ghost would miss it", a.id, f.tables.Old)
-		case old[a.id] && !swappedAt.IsZero() && a.start.After(swappedAt):
-			f.t.Errorf("write %d issued after the cut-over returned landed in %s", a.id, f.tables.Old)
-		case old[a.id]:
+		case old[id] && f.sentinelAt.Load() != 0 && w.Start.UnixNano() > f.sentinelAt.Load():
+			f.t.Errorf("write %d issued after the sentinel landed in %s: the ghost would miss it", id, f.tables.Old)
+		case old[id] && !swappedAt.IsZero() && w.Start.After(swappedAt):
+			f.t.Errorf("write %d issued after the cut-over returned landed in %s", id, f.tables.Old)
+		case old[id]:
 			inOld++
-		case cur[a.id]:
+		case cur[id]:
 			inNew++
 		default:
-			lost = append(lost, a.id)
+			lost = append(lost, id)
 		}
 	}
 	sort.Slice(lost, func(i, j int) bool { return lost[i] < lost[j] })
@@ -293,26 +254,6 @@ func (f *fixture) assertNoLoss(writes []ack, swappedAt time.Time, swapped bool) 
 	f.t.Logf("writes: %d acknowledged (%d in old, %d in %s), failures %v", inOld+inNew, inOld, inNew, f.tables.Original, errs)
 	return inOld, inNew
 }
-
-// syncBuffer is a bytes.Buffer safe for concurrent use (the log sink).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) contains(sub string) bool { return strings.Contains(s.String(), sub) }
 
 // sentinelFunc adapts a function to Sentinel.
 type sentinelFunc func(ctx context.Context) error

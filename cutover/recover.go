@@ -2,7 +2,6 @@ package cutover
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -10,83 +9,6 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-sql-driver/mysql"
 )
-
-// tableState says whether a name exists and, when the server shows it, its InnoDB table id.
-type tableState struct {
-	exists bool
-	id     int64 // 0 when unknown
-}
-
-func (s tableState) String() string {
-	if !s.exists {
-		return "missing"
-	}
-	if s.id == 0 {
-		return "present"
-	}
-	return fmt.Sprintf("present(id %d)", s.id)
-}
-
-// state is what exists under the three names of a cut-over.
-type state struct{ original, old, ghost tableState }
-
-func (s state) describe(t Tables) string {
-	return fmt.Sprintf("%s %s, %s %s, %s %s", t.Original, s.original, t.Old, s.old, t.Ghost, s.ghost)
-}
-
-// identities are the InnoDB ids of the original and the ghost before an attempt (0: unknown).
-type identities struct{ original, ghost int64 }
-
-// sameTable is false only when both ids are known and differ.
-func sameTable(got, want int64) bool { return got == 0 || want == 0 || got == want }
-
-// readState reads which of the three names exist, with their table ids when idSource is set.
-func readState(ctx context.Context, q querier, t Tables, idSource string) (state, error) {
-	var st state
-	rows, err := q.QueryContext(ctx, `SELECT TABLE_NAME FROM information_schema.TABLES
-		WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (?, ?, ?)`, t.Schema, t.Original, t.Old, t.Ghost)
-	if err != nil {
-		return st, fmt.Errorf("read state of %s.%s: %w", t.Schema, t.Original, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return st, fmt.Errorf("read state of %s.%s: %w", t.Schema, t.Original, err)
-		}
-		// information_schema compares case-insensitively; names are exact here.
-		switch name {
-		case t.Original:
-			st.original.exists = true
-		case t.Old:
-			st.old.exists = true
-		case t.Ghost:
-			st.ghost.exists = true
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return st, fmt.Errorf("read state of %s.%s: %w", t.Schema, t.Original, err)
-	}
-	if idSource == "" {
-		return st, nil
-	}
-	for _, x := range []struct {
-		name string
-		ts   *tableState
-	}{{t.Original, &st.original}, {t.Old, &st.old}, {t.Ghost, &st.ghost}} {
-		if !x.ts.exists {
-			continue
-		}
-		// NAME is schema/table in the server's file-name encoding: plain names match, others
-		// are simply not found and stay unknown (0).
-		err := q.QueryRowContext(ctx, "SELECT TABLE_ID FROM information_schema."+idSource+" WHERE NAME = ?",
-			t.Schema+"/"+x.name).Scan(&x.ts.id)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return st, fmt.Errorf("read table id of %s.%s: %w", t.Schema, x.name, err)
-		}
-	}
-	return st, nil
-}
 
 // verifySwapped checks the end state of a successful attempt: the former ghost is named like
 // the original, the original is named old, and the ghost name is free.
@@ -132,17 +54,6 @@ func (a *attempt) settle(ctx context.Context, cause error) (context.Context, con
 	return rctx, cancel, st, nil
 }
 
-// originalInPlace: the original still has its name and the ghost its own (old may be a sentry).
-func (a *attempt) originalInPlace(st state) bool {
-	return st.original.exists && st.ghost.exists && sameTable(st.original.id, a.before.original)
-}
-
-// swapCompleted: the former ghost carries the original's name and the original is the old table.
-func (a *attempt) swapCompleted(st state) bool {
-	return st.original.exists && st.old.exists && !st.ghost.exists &&
-		sameTable(st.original.id, a.before.ghost) && sameTable(st.old.id, a.before.original)
-}
-
 // unknownState is the error for a state no step of ours can produce: nothing is touched.
 func (a *attempt) unknownState(st state, cause error) error {
 	return fmt.Errorf("%w after a failed attempt: %s (before: original id %d, ghost id %d); touching nothing (attempt failed: %v)",
@@ -174,12 +85,15 @@ func (a *attempt) renameRemedy(what, from, to string, then error) remedy {
 // recoveryRounds bounds how often a recovery acts and reads the state again.
 const recoveryRounds = 3
 
-// recoverWith is every algorithm's recovery: settle (our sessions gone, C1 released, state read),
-// then decide from the state and act. An action that fails is never retried blindly: the
-// state is read again and decided again (something else may have renamed meanwhile, e.g. a
-// rename the server was still completing), for at most recoveryRounds actions. When it gives
-// up, its advice comes from the last state read, so it never contradicts the tables.
-func (a *attempt) recoverWith(ctx context.Context, cause error, decide func(state) remedy) error {
+// recover runs after any failure of an attempt, whatever the algorithm: settle (our sessions
+// gone, C1 released, state read), then decide from the state and act. It returns nil when the
+// swap completed (roll forward), cause when the original is in place (possibly after rolling
+// back), and an error wrapping ErrUnknownState when it cannot tell or cannot restore.
+// An action that fails is never retried blindly: the state is read again and decided again
+// (something else may have renamed meanwhile, e.g. a rename the server was still completing),
+// for at most recoveryRounds actions. When it gives up, its advice comes from the last state
+// read, so it never contradicts the tables.
+func (a *attempt) recover(ctx context.Context, cause error) error {
 	t := a.cfg.Tables
 	rctx, cancel, st, err := a.settle(ctx, cause)
 	defer cancel()
@@ -188,7 +102,7 @@ func (a *attempt) recoverWith(ctx context.Context, cause error, decide func(stat
 	}
 	var last error
 	for round := 1; ; round++ {
-		r := decide(st)
+		r := a.decide(st, cause)
 		if r.act == nil {
 			return r.result
 		}
@@ -210,34 +124,34 @@ func (a *attempt) recoverWith(ctx context.Context, cause error, decide func(stat
 	}
 }
 
-// recover runs after any failure of a three-step attempt: kill our renames and confirm they are
-// gone, release C1, read the real state, and act on it. It returns nil when the swap completed
-// (roll forward), cause when the original is in place (possibly after rolling back), and an error
-// wrapping ErrUnknownState when it cannot tell or cannot restore.
-func (a *attempt) recover(ctx context.Context, cause error) error {
-	t := a.cfg.Tables
-	return a.recoverWith(ctx, cause, func(st state) remedy {
-		desc := st.describe(t)
-		switch {
-		case a.originalInPlace(st) && !st.old.exists:
-			a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
-			return final(cause)
-		case a.onlyRenamedAway(st):
-			a.log.Error().Str("state", desc).Msgf("rename 1 ran without rename 2: %s is missing; rolling back", t.Original)
-			return a.renameRemedy("roll back", t.Old, t.Original, fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause))
-		case a.swapCompleted(st):
-			a.log.Warn().Str("state", desc).Err(cause).Msg("both renames ran despite the failure: the swap is complete, rolling forward")
-			return final(nil)
-		default:
-			return final(a.unknownState(st, cause))
+// decide is every algorithm's recovery decision from one reading of the state. The layouts any
+// attempt can leave are decided here; the two that only some algorithms leave are decided by the
+// algorithm (registry.go), and are unknown states for the others.
+func (a *attempt) decide(st state, cause error) remedy {
+	desc := st.describe(a.cfg.Tables)
+	switch st.layout(a.before) {
+	case layoutNothingRenamed:
+		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
+		return final(cause)
+	case layoutSwapped:
+		a.log.Warn().Str("state", desc).Err(cause).Msgf("%s ran despite the failure: the swap is complete, rolling forward", a.algo.swap)
+		return final(nil)
+	case layoutRenamedAway:
+		if a.algo.renamedAway != nil {
+			return a.algo.renamedAway(a, st, cause)
 		}
-	})
+	case layoutOldTaken:
+		if a.algo.oldTaken != nil {
+			return a.algo.oldTaken(a, st, cause)
+		}
+	}
+	return final(a.unknownState(st, cause))
 }
 
-// onlyRenamedAway: the original was renamed to old and the ghost still has its own name.
-func (a *attempt) onlyRenamedAway(st state) bool {
-	return !st.original.exists && st.old.exists && st.ghost.exists &&
-		sameTable(st.old.id, a.before.original) && sameTable(st.ghost.id, a.before.ghost)
+// rollBack is the remedy for a missing original: rename old back to the original's name.
+func (a *attempt) rollBack(cause error) remedy {
+	t := a.cfg.Tables
+	return a.renameRemedy("roll back", t.Old, t.Original, fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause))
 }
 
 // stopSessions kills rename 1, then rename 2 (a lone rename 2 is harmless, a lone rename 1 is an
@@ -313,12 +227,12 @@ func (a *attempt) kill(ctx context.Context, killer, s *session) error {
 // renameOnce runs RENAME TABLE from TO to on a fresh session, waiting at most the lock timeout.
 func (a *attempt) renameOnce(ctx context.Context, what, from, to string) error {
 	stmt := fmt.Sprintf("RENAME TABLE %s TO %s", from, to)
-	s, err := openSession(ctx, a.cfg.DB, what)
+	s, err := openSessionWaiting(ctx, a.cfg.DB, what, a.lockWaitSeconds())
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer s.discard()
-	if err := s.exec(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()), stmt); err != nil {
+	if err := s.exec(ctx, stmt); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	a.log.Warn().Str("statement", stmt).Msgf("%s done", what)

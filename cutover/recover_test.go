@@ -56,7 +56,7 @@ func TestRecoverDecidesFromRealState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := &attempt{cfg: cfg, n: 1, caps: caps, log: cfg.Logger}
+			a := &attempt{cfg: cfg, algo: algorithmNamed(t, AlgorithmThreeStep), n: 1, caps: caps, log: cfg.Logger}
 			if err := a.checkStart(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -108,18 +108,9 @@ func TestGhostCheckFallbackWithoutPerformanceSchema(t *testing.T) {
 	if err := a.checkGhostUnlocked(ctx, f.admin); err != nil {
 		t.Fatalf("free ghost refused: %v", err)
 	}
-	conn, err := f.admin.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "LOCK TABLES "+f.q(f.tables.Ghost)+" READ"); err != nil {
-		t.Fatal(err)
-	}
-	err = a.checkGhostUnlocked(ctx, f.admin)
-	if _, uerr := conn.ExecContext(ctx, "UNLOCK TABLES"); uerr != nil {
-		t.Fatal(uerr)
-	}
+	unlock := f.lockTableRead(f.tables.Ghost)
+	err := a.checkGhostUnlocked(ctx, f.admin)
+	unlock()
 	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "SHOW OPEN TABLES") {
 		t.Fatalf("got %v, want ErrUnsafe from SHOW OPEN TABLES", err)
 	}
@@ -131,8 +122,8 @@ func TestCancelledContextRestoresOriginal(t *testing.T) {
 	f := newFixture(t, "cancelled")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var ids HookInfo
-	hook := func(_ context.Context, step Step, info HookInfo) error {
+	var ids StepInfo
+	hook := func(_ context.Context, step Step, info StepInfo) error {
 		if step == StepObserve2 {
 			ids = info
 			cancel()
@@ -141,14 +132,14 @@ func TestCancelledContextRestoresOriginal(t *testing.T) {
 	}
 	l := f.startLoad(2)
 	err := ThreeStep(ctx, f.config(3, hook), f.noop())
-	writes := l.finish()
+	writes := finish(l)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	f.assertIntact()
 	f.assertNoLoss(writes, time.Time{}, false)
 	// Discarded sessions leave the processlist as soon as the server reads their COM_QUIT.
-	gone := f.waitFor(context.Background(), func() (bool, error) {
+	gone := f.waitFor(context.Background(), "our sessions gone", func() (bool, error) {
 		var n int
 		err := f.admin.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID IN (?, ?, ?)",
 			ids.Lock, ids.Rename1, ids.Rename2).Scan(&n)

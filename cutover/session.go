@@ -30,6 +30,19 @@ func openSession(ctx context.Context, db *sql.DB, name string) (*session, error)
 	return nil, last
 }
 
+// openSessionWaiting opens a session whose statements wait at most waitSeconds for each lock.
+func openSessionWaiting(ctx context.Context, db *sql.DB, name string, waitSeconds int64) (*session, error) {
+	s, err := openSession(ctx, db, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.exec(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", waitSeconds)); err != nil {
+		s.discard()
+		return nil, err
+	}
+	return s, nil
+}
+
 // openAttempts and openProbeTimeout bound how long a session takes to open. The pool may hand out
 // an idle connection whose path was cut silently (no FIN): its first query would wait forever.
 // Such a connection is thrown away and another one tried.
@@ -143,7 +156,7 @@ func (r *renamer) close(ctx context.Context) {
 	if r.started && !r.finished {
 		if err := r.wait(ctx); err != nil && !r.finished {
 			r.cancel()
-			<-r.done
+			_ = <-r.done // the result of a statement cancelled here: discarded with the session
 			r.finished = true
 		}
 	}

@@ -20,7 +20,7 @@ func readConfFile(path string) (confCredentials, error) {
 	if err != nil {
 		return confCredentials{}, fmt.Errorf("read --conf file: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only: a failed close loses nothing
 	creds, err := parseConf(f)
 	if err != nil {
 		return confCredentials{}, fmt.Errorf("read --conf file %s: %w", path, err)

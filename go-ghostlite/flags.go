@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
+	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
@@ -31,6 +32,14 @@ type invocation struct {
 	Config migrator.Config
 	Action action
 	Stack  bool // --stack: print the error chain in detail on failure
+
+	Hooks   hooksFlags   // the hooks' settings (observers.go)
+	Metrics metricsFlags // the metrics endpoint's settings (observers.go)
+	// Control configures the interactive commands' server (flags_control.go).
+	Control control.Config
+	// Progress draws a progress line at the bottom of a terminal (progress.go); nil when stderr is
+	// not one, or the log is JSON.
+	Progress *progressLine
 }
 
 // flagValues holds the flags that do not map one to one onto a migrator.Config field.
@@ -46,28 +55,24 @@ type flagValues struct {
 	stack              bool
 	version            bool
 	help               bool
+	hooks              hooksFlags   // flags_hooks.go
+	metrics            metricsFlags // flags_metrics.go
+	control            controlFlags // flags_control.go
 }
 
 // unsupportedFlags are gh-ost flags go-ghostlite does not implement yet. They are registered
 // (hidden) so that a gh-ost command line using one is refused by name rather than with a
 // generic "unknown flag".
 var unsupportedFlags = []string{
-	// throttling
-	"max-load", "critical-load", "critical-load-interval-millis", "critical-load-hibernate-seconds",
-	"max-lag-millis", "throttle-control-replicas", "throttle-query", "throttle-http",
-	"throttle-http-interval-millis", "throttle-http-timeout-millis", "ignore-http-errors",
-	"throttle-flag-file", "throttle-additional-flag-file", "nice-ratio", "replication-lag-query",
 	// flag files, interactive commands, hooks
-	"serve-socket-file", "serve-tcp-port",
-	"force-named-cut-over", "force-named-panic",
-	"hooks-path", "hooks-hint", "hooks-hint-owner", "hooks-hint-token", "hooks-status-interval",
+	// metrics: no small, well-kept StatsD client (doc/metrics.md)
+	"statsd-addr", "statsd-tags",
 	// topologies and connections
 	"switch-to-rbr",
 	"master-user", "master-password", "ask-pass", "mysql-timeout", "skip-port-validation",
 	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure",
 	"aliyun-rds", "gcp", "azure", "tungsten", "allow-master-master",
 	// behaviour
-	"concurrent-rowcount",
 	"check-flag", "attempt-instant-ddl", "checkpoint", "resume", "force-table-names",
 	"allow-nullable-unique-key", "panic-on-warnings",
 }
@@ -116,6 +121,8 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.Uint32Var(&cfg.ReplicaServerID, "replica-server-id", d.ReplicaServerID, "server id of the binary log reader; must be unique among the servers' replicas")
 	fs.Int64Var(&v.heartbeatMillis, "heartbeat-interval-millis", d.HeartbeatInterval.Milliseconds(), "how often to write a heartbeat into the changelog table, in milliseconds")
 	fs.BoolVar(&cfg.AllowPlugins, "allow-lock-bypassing-plugins", false, "run even when a plugin that bypasses LOCK TABLES (such as HandlerSocket) is installed")
+	fs.BoolVar(&cfg.SkipMetadataLockCheck, "skip-metadata-lock-check", false, "run even when performance_schema does not show metadata locks (the cut-over then checks the processlist only; not with --cut-over=atomic)")
+	fs.BoolVar(&cfg.AllowSetupMetadataLockInstruments, "allow-setup-metadata-lock-instruments", false, "let the run turn on performance_schema's metadata lock instrument when it is off (until the server restarts)")
 
 	fs.BoolVar(&cfg.MigrateOnReplica, "migrate-on-replica", false, "run the whole migration on the replica given by --host (tables created, copied and cut over there)")
 	fs.BoolVar(&cfg.TestOnReplica, "test-on-replica", false, "test the migration on the replica: stop replication, cut over, then swap the tables back (both kept for comparison)")
@@ -145,7 +152,7 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&cfg.TimestampOldTable, "timestamp-old-table", false, "name the old table _<table>_<timestamp>_del instead of _<table>_del")
 
 	// cut-over
-	fs.StringVar(&cfg.CutOver, "cut-over", d.CutOver, "cut-over algorithm: three-step, atomic or two-step (see doc/cut-over.md)")
+	fs.StringVar(&cfg.CutOver, "cut-over", d.CutOver, "cut-over algorithm: "+cutover.Choices()+" (see doc/cut-over.md)")
 	fs.Int64Var(&v.cutOverLockSeconds, "cut-over-lock-timeout-seconds", int64(d.CutOverLockTimeout/time.Second), "longest the cut-over may hold the table locked, in seconds")
 	fs.BoolVar(&cfg.CutOverExponentialBackoff, "cut-over-exponential-backoff", false, "wait exponentially longer between cut-over attempts (instead of a fixed interval)")
 	fs.Int64Var(&v.backoffMaxSeconds, "exponential-backoff-max-interval", int64(d.ExponentialBackoffMaxInterval/time.Second), "longest wait between cut-over attempts with --cut-over-exponential-backoff, in seconds")
@@ -153,14 +160,12 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.StringVar(&cfg.PostponeCutOverFlagFile, "postpone-cut-over-flag-file", "", "while this file exists, the cut-over waits (the copy is done and the ghost kept in sync); delete it to cut over")
 	fs.StringVar(&cfg.PanicFlagFile, "panic-flag-file", "", "when this file appears, abort the migration at once, leaving the original table untouched")
 
-	// output
-	fs.StringVar(&v.logFormat, "log-format", "console", "log format on stderr: console or json")
-	fs.BoolVar(&v.verbose, "verbose", false, "log progress (the default level, info)")
-	fs.BoolVar(&v.debug, "debug", false, "log debug messages too")
-	fs.BoolVar(&v.quiet, "quiet", false, "log errors only")
-	fs.BoolVar(&v.stack, "stack", false, "on failure, also print the chain of wrapped errors")
-	fs.BoolVar(&v.version, "version", false, "print the version and exit")
-	fs.BoolVarP(&v.help, "help", "h", false, "print this help and exit")
+	addThrottleFlags(fs, cfg, d)
+
+	addOutputFlags(fs, v)
+	addControlFlags(fs, cfg, &v.control)
+	addHooksFlags(fs, &v.hooks)
+	addMetricsFlags(fs, &v.metrics)
 
 	for _, name := range unsupportedFlags {
 		f := fs.VarPF(&unsupportedFlag{name: name}, name, "", "not supported yet")
@@ -169,6 +174,17 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 		f.Hidden = true
 	}
 	return fs
+}
+
+// addOutputFlags registers the flags of what the tool prints: logs, errors, version and help.
+func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
+	fs.StringVar(&v.logFormat, "log-format", "console", "log format on stderr: console or json")
+	fs.BoolVar(&v.verbose, "verbose", false, "log progress (the default level, info)")
+	fs.BoolVar(&v.debug, "debug", false, "log debug messages too")
+	fs.BoolVar(&v.quiet, "quiet", false, "log errors only")
+	fs.BoolVar(&v.stack, "stack", false, "on failure, also print the chain of wrapped errors")
+	fs.BoolVar(&v.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&v.help, "help", "h", false, "print this help and exit")
 }
 
 // parseArgs reads the command line (without the program name) into a migrator.Config.
@@ -191,7 +207,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 		writeHelp(stdout, fs)
 		return invocation{Action: actionHelp}, nil
 	case v.version:
-		fmt.Fprintf(stdout, "go-ghostlite %s\n", version)
+		_, _ = fmt.Fprintf(stdout, "go-ghostlite %s\n", version)
 		return invocation{Action: actionVersion}, nil
 	}
 	if fs.NArg() > 0 {
@@ -217,7 +233,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	cfg.HeartbeatInterval = time.Duration(v.heartbeatMillis) * time.Millisecond
 	cfg.CutOverLockTimeout = time.Duration(v.cutOverLockSeconds) * time.Second
 	if step, err := strconv.Atoi(os.Getenv(testPauseEnv)); err == nil && step > 0 {
-		cfg.CutOverHooks = pauseAtStep(stderr, step)
+		cfg.CutOverSeams = pauseAtStep(stderr, step)
 	}
 	if v.backoffMaxSeconds <= 0 {
 		return invocation{}, fmt.Errorf("--exponential-backoff-max-interval must be positive (got %d)", v.backoffMaxSeconds)
@@ -226,26 +242,42 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	if cfg.ReplicaServerID == 0 {
 		return invocation{}, errors.New("--replica-server-id must not be 0")
 	}
+	if err := v.hooks.check(); err != nil {
+		return invocation{}, err
+	}
 	cfg.StorageEngine = strings.ToLower(cfg.StorageEngine)
 	if cfg.StorageEngine != "innodb" {
 		return invocation{}, fmt.Errorf("--storage-engine=%s is not supported; only innodb is", cfg.StorageEngine)
 	}
 
+	logger, progress, err := v.output(stderr)
+	if err != nil {
+		return invocation{}, err
+	}
+	cfg.Logger = logger
+	return invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
+		Control: v.control.controlConfig(cfg), Progress: progress}, nil
+}
+
+// output builds the logger that --log-format, --verbose, --debug and --quiet ask for, writing to
+// stderr, above the progress line when stderr is a terminal (progress is nil otherwise).
+func (v *flagValues) output(stderr io.Writer) (zerolog.Logger, *progressLine, error) {
 	level := zerolog.InfoLevel
 	switch {
 	case v.quiet && (v.verbose || v.debug):
-		return invocation{}, errors.New("--quiet contradicts --verbose and --debug: give one")
+		return zerolog.Logger{}, nil, errors.New("--quiet contradicts --verbose and --debug: give one")
 	case v.quiet:
 		level = zerolog.ErrorLevel
 	case v.debug:
 		level = zerolog.DebugLevel
 	}
-	logger, err := newLogger(stderr, v.logFormat, level)
-	if err != nil {
-		return invocation{}, err
+	progress := newProgressLine(stderr, v.logFormat)
+	var out io.Writer = stderr
+	if progress != nil {
+		out = progress
 	}
-	cfg.Logger = logger
-	return invocation{Config: cfg, Action: actionRun, Stack: v.stack}, nil
+	logger, err := newLogger(out, v.logFormat, level)
+	return logger, progress, err
 }
 
 // singleDashHint helps gh-ost users whose flags have one dash (-alter): pflag reads those as a
@@ -273,15 +305,21 @@ func newLogger(w io.Writer, format string, level zerolog.Level) (zerolog.Logger,
 	case "json":
 		out = w
 	case "console":
-		out = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.RFC3339}
+		// The status line is the message: its named fields are for JSON only.
+		out = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.RFC3339, FieldsExclude: []string{migrator.StatusLogField}}
 	default:
 		return zerolog.Nop(), fmt.Errorf("--log-format=%s: use console or json", format)
 	}
+	// A duration logged with Dur shows its unit ("6.5s"), never bare milliseconds.
+	zerolog.DurationFieldFormat = zerolog.DurationFormatString
 	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
 }
 
 // isTerminal reports whether w is a character device (a terminal): only then is colour used.
 func isTerminal(w io.Writer) bool {
+	if p, ok := w.(*progressLine); ok {
+		w = p.out
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -309,10 +347,11 @@ flag not supported yet). See doc/flags.md and doc/exit-codes.md.
 Flags:
 `
 
-// writeHelp prints the usage paragraph and every supported flag with its default.
+// writeHelp prints the usage paragraph and every supported flag with its default (to the terminal:
+// a failed write has nowhere to be reported).
 func writeHelp(w io.Writer, fs *pflag.FlagSet) {
-	fmt.Fprint(w, helpIntro)
-	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
+	_, _ = fmt.Fprint(w, helpIntro)
+	_, _ = fmt.Fprint(w, fs.FlagUsagesWrapped(100))
 }
 
 // testPauseEnv is a test seam, not a user setting (so neither a flag nor in doc/flags.md): when it
@@ -320,13 +359,13 @@ func writeHelp(w io.Writer, fs *pflag.FlagSet) {
 // stderr before that step and blocks until it is killed or signalled (the chaos tests kill -9 it).
 const testPauseEnv = "GHOSTLITE_TEST_PAUSE_AT_CUT_OVER_STEP"
 
-// pauseAtStep is the hook installed by testPauseEnv.
-func pauseAtStep(w io.Writer, step int) cutover.Hooks {
-	return cutover.Hooks{BeforeStep: func(ctx context.Context, s cutover.Step, _ cutover.HookInfo) error {
+// pauseAtStep is the test seam installed by testPauseEnv.
+func pauseAtStep(w io.Writer, step int) cutover.TestSeams {
+	return cutover.TestSeams{BeforeStep: func(ctx context.Context, s cutover.Step, _ cutover.StepInfo) error {
 		if int(s) != step {
 			return nil
 		}
-		fmt.Fprintf(w, "test: paused before cut-over step %d\n", step)
+		_, _ = fmt.Fprintf(w, "test: paused before cut-over step %d\n", step)
 		<-ctx.Done()
 		return ctx.Err()
 	}}

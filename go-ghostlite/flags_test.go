@@ -30,22 +30,23 @@ var supportedFlags = []string{
 	"cut-over-lock-timeout-seconds", "postpone-cut-over-flag-file", "panic-flag-file", "log-format", "allow-lock-bypassing-plugins",
 	"cut-over-exponential-backoff", "exponential-backoff-max-interval", "recover-cut-over",
 	"migrate-on-replica", "test-on-replica", "test-on-replica-skip-replica-stop",
+	"skip-metadata-lock-check", "allow-setup-metadata-lock-instruments",
+	// throttling (flags_throttle.go)
+	"max-load", "critical-load", "critical-load-interval-millis", "critical-load-hibernate-seconds",
+	"max-lag-millis", "throttle-control-replicas", "throttle-query", "throttle-http",
+	"throttle-flag-file", "throttle-additional-flag-file", "nice-ratio", "replication-lag-query",
+	"throttle-http-interval-millis", "throttle-http-timeout-millis", "ignore-http-errors",
+	"hooks-path", "hooks-hint", "hooks-hint-owner", "hooks-hint-token", "hooks-status-interval", "metrics-addr",
+	"serve-socket-file", "serve-tcp-port", "force-named-cut-over", "force-named-panic", "concurrent-rowcount",
 }
 
 // briefUnsupported is the minimum list of gh-ost flags that must be refused by name.
 var briefUnsupported = []string{
-	"max-load", "critical-load", "critical-load-interval-millis", "critical-load-hibernate-seconds",
-	"max-lag-millis", "throttle-control-replicas", "throttle-query", "throttle-http",
-	"throttle-flag-file", "throttle-additional-flag-file", "nice-ratio",
-	"serve-socket-file", "serve-tcp-port", "hooks-path", "hooks-hint",
-	"hooks-hint-owner", "hooks-hint-token",
-	"switch-to-rbr", "concurrent-rowcount",
-	"force-named-cut-over",
-	"force-named-panic", "check-flag", "attempt-instant-ddl", "checkpoint", "resume",
-	"replication-lag-query", "master-user", "master-password", "ssl", "ssl-ca", "ssl-cert", "ssl-key",
+	"switch-to-rbr",
+	"check-flag", "attempt-instant-ddl", "checkpoint", "resume",
+	"master-user", "master-password", "ssl", "ssl-ca", "ssl-cert", "ssl-key",
 	"ssl-allow-insecure", "aliyun-rds", "gcp", "azure", "allow-master-master",
-	"allow-nullable-unique-key", "throttle-http-interval-millis",
-	"throttle-http-timeout-millis", "ignore-http-errors",
+	"allow-nullable-unique-key",
 }
 
 var required = []string{"--database=db", "--table=tbl", "--alter=ADD COLUMN c INT"}
@@ -79,8 +80,14 @@ func TestDefaultsAreGhOsts(t *testing.T) {
 		"storage-engine": "innodb", "heartbeat-interval-millis": "100", "replica-server-id": "99999",
 		"dml-batch-size": "10", "cut-over-lock-timeout-seconds": "3", "execute": "false",
 		"user": "", "password": "", "database": "", "table": "", "alter": "", "conf": "",
+		"max-lag-millis": "1500", "throttle-control-replicas": "", "throttle-query": "", "throttle-http": "",
+		"throttle-http-interval-millis": "100", "throttle-http-timeout-millis": "1000", "ignore-http-errors": "false",
+		"throttle-flag-file": "", "throttle-additional-flag-file": "/tmp/gh-ost.throttle", "max-load": "",
+		"critical-load": "", "critical-load-interval-millis": "0", "critical-load-hibernate-seconds": "0",
+		"nice-ratio": "0", "replication-lag-query": "",
 		// ours
 		"cut-over": "three-step", "log-format": "console", "allow-lock-bypassing-plugins": "false",
+		"concurrent-rowcount": "true", "serve-tcp-port": "0", "force-named-cut-over": "false", "force-named-panic": "false",
 	}
 	cfg := migrator.DefaultConfig()
 	fs := newFlagSet(&cfg, &flagValues{})
@@ -119,6 +126,14 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--postpone-cut-over-flag-file=/tmp/postpone", "--panic-flag-file=/tmp/panic",
 		"--cut-over-exponential-backoff", "--exponential-backoff-max-interval=16", "--recover-cut-over",
 		"--migrate-on-replica", "--test-on-replica", "--test-on-replica-skip-replica-stop",
+		"--skip-metadata-lock-check", "--allow-setup-metadata-lock-instruments",
+		"--max-lag-millis=2500", "--throttle-control-replicas=r1,r2:3307", "--replication-lag-query=select 1",
+		"--throttle-query=select 0", "--throttle-http=http://freno/check", "--throttle-http-interval-millis=250",
+		"--throttle-http-timeout-millis=300", "--ignore-http-errors", "--throttle-flag-file=/tmp/th",
+		"--throttle-additional-flag-file=/tmp/shared.throttle", "--max-load=Threads_running=25",
+		"--critical-load=Threads_running=1000,Threads_connected=2000", "--critical-load-interval-millis=500",
+		"--critical-load-hibernate-seconds=30", "--nice-ratio=0.5",
+		"--concurrent-rowcount=false",
 	)
 	want := migrator.DefaultConfig()
 	want.Conn.Host, want.Conn.Port, want.Conn.User, want.Conn.Password = "db1", 3307, "u", "p"
@@ -138,6 +153,14 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	want.PostponeCutOverFlagFile, want.PanicFlagFile = "/tmp/postpone", "/tmp/panic"
 	want.CutOverExponentialBackoff, want.ExponentialBackoffMaxInterval, want.RecoverCutOver = true, 16*time.Second, true
 	want.MigrateOnReplica, want.TestOnReplica, want.TestOnReplicaSkipReplicaStop = true, true, true
+	want.SkipMetadataLockCheck, want.AllowSetupMetadataLockInstruments = true, true
+	want.MaxLag, want.ThrottleControlReplicas, want.ReplicationLagQuery = 2500*time.Millisecond, "r1,r2:3307", "select 1"
+	want.ThrottleQuery, want.ThrottleHTTP, want.IgnoreHTTPErrors = "select 0", "http://freno/check", true
+	want.ThrottleHTTPInterval, want.ThrottleHTTPTimeout = 250*time.Millisecond, 300*time.Millisecond
+	want.ThrottleFlagFile, want.ThrottleAdditionalFlagFile = "/tmp/th", "/tmp/shared.throttle"
+	want.MaxLoad, want.CriticalLoad = "Threads_running=25", "Threads_running=1000,Threads_connected=2000"
+	want.CriticalLoadInterval, want.CriticalLoadHibernate, want.NiceRatio = 500*time.Millisecond, 30*time.Second, 0.5
+	want.ConcurrentRowcount = false
 	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
 		t.Fatalf("mapping:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
 	}
@@ -148,7 +171,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"Logger":           "built from --log-format/--verbose/--debug/--quiet, tested below",
 		"StorageEngine":    "innodb is the only value accepted",
 		"FlagFileInterval": "no gh-ost flag: tests shorten it",
-		"CutOverHooks":     "test seam, never set by the command line",
+		"CutOverSeams":     "test seam, never set by the command line",
 	}
 	gv, dv := reflect.ValueOf(got), reflect.ValueOf(migrator.DefaultConfig())
 	for i := range gv.NumField() {
@@ -224,6 +247,9 @@ func TestBadUsage(t *testing.T) {
 		{[]string{"-alter=x"}, "long flags take two dashes: --alter=x"},
 		{[]string{"--chunk-size=abc"}, `invalid argument "abc" for "--chunk-size" flag`},
 		{[]string{"--port=x"}, `invalid argument "x" for "--port" flag`},
+		{[]string{"--max-lag-millis=1.5s"}, `invalid argument "1.5s" for "--max-lag-millis" flag`},
+		{[]string{"--critical-load-hibernate-seconds=x"}, `invalid argument "x" for "--critical-load-hibernate-seconds" flag`},
+		{[]string{"--nice-ratio=lots"}, `invalid argument "lots" for "--nice-ratio" flag`},
 		{[]string{"--replica-server-id=-1"}, `invalid argument "-1" for "--replica-server-id" flag`},
 		{[]string{"--replica-server-id=0"}, "--replica-server-id must not be 0"},
 		{[]string{"--heartbeat-interval-millis=0"}, "--heartbeat-interval-millis must be positive"},

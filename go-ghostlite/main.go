@@ -1,7 +1,8 @@
 // Command go-ghostlite runs one online schema migration of a MySQL or MariaDB table.
 //
 // This package is only the command line: flags (named as gh-ost's) -> migrator.Config, the
-// logger, signal handling and exit codes. The migration itself is the migrator package's.
+// logger, signal handling and exit codes, and the observers wired around the run (the interactive
+// commands' server, the terminal's progress line). The migration itself is the migrator package's.
 //
 // Invariants:
 //   - exit codes: 0 success (and --help, --version), 1 failure (any error from the migration,
@@ -20,7 +21,9 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
@@ -54,18 +57,51 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return report(stderr, err, inv.Stack, exitFailure)
 	}
+	obs, err := attachObservers(inv, m)
+	if err != nil {
+		return report(stderr, err, inv.Stack, exitFailure)
+	}
+	defer obs.close()
 	ctx, stop := signalContext(context.Background(), inv.Config.Logger, os.Exit)
 	defer stop()
-	if err := m.Run(ctx); err != nil {
+	if err := runObserved(ctx, inv, m, obs); err != nil {
 		return report(stderr, err, inv.Stack, exitFailure)
 	}
 	return exitOK
 }
 
-// report prints err as one line on w (and its chain with --stack) and returns code.
+// runObserved runs the migration with its observers around it: the interactive commands' server
+// (not for --recover-cut-over, which migrates nothing; each command first runs the
+// on-interactive-command hooks, whose failure rejects it) and, on a terminal, the progress line.
+func runObserved(ctx context.Context, inv invocation, m *migrator.Migrator, obs *observers) error {
+	if !inv.Config.RecoverCutOver {
+		srv := control.New(inv.Control, m)
+		if obs != nil && obs.hooks != nil {
+			srv.OnCommand = obs.hooks.InteractiveCommand
+		}
+		if err := srv.Start(); err != nil {
+			return err
+		}
+		defer func() {
+			if err := srv.Close(); err != nil {
+				inv.Config.Logger.Warn().Err(err).Msg("interactive commands' server")
+			}
+		}()
+	}
+	if inv.Progress != nil {
+		stopProgress := make(chan struct{})
+		done := make(chan struct{})
+		go func() { inv.Progress.follow(m.Status, 500*time.Millisecond, stopProgress); close(done) }()
+		defer func() { close(stopProgress); <-done }()
+	}
+	return m.Run(ctx)
+}
+
+// report prints err as one line on w (and its chain with --stack) and returns code. w is stderr:
+// a failed write has nowhere to be reported, the exit code still tells.
 func report(w io.Writer, err error, stack bool, code int) int {
 	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
-	fmt.Fprintf(w, "go-ghostlite: %s\n", msg)
+	_, _ = fmt.Fprintf(w, "go-ghostlite: %s\n", msg)
 	if stack {
 		writeChain(w, err, "  ")
 	}
@@ -74,7 +110,7 @@ func report(w io.Writer, err error, stack bool, code int) int {
 
 // writeChain prints every error wrapped in err, one per line, indented by depth.
 func writeChain(w io.Writer, err error, indent string) {
-	fmt.Fprintf(w, "%s%T: %+v\n", indent, err, err)
+	_, _ = fmt.Fprintf(w, "%s%T: %+v\n", indent, err, err)
 	switch e := err.(type) {
 	case interface{ Unwrap() error }:
 		if inner := e.Unwrap(); inner != nil {

@@ -223,7 +223,7 @@ func TestCasesParse(t *testing.T) {
 			list = pending
 		}
 		for _, n := range list {
-			checkCase(t, dir, n)
+			t.Run(dir+"/"+n, func(t *testing.T) { checkCase(t, dir, n) })
 		}
 	}
 }

@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 		buildErr = fmt.Errorf("go build ../go-ghostlite: %v\n%s", err, out)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	_ = os.RemoveAll(dir) // best effort: a temporary directory
 	os.Exit(code)
 }
 
@@ -144,19 +144,10 @@ func (r *runner) run() {
 func (r *runner) setup() {
 	t := r.t
 	testenv.Exec(t, r.admin, "DROP DATABASE IF EXISTS "+quote(r.schema), "CREATE DATABASE "+quote(r.schema))
-	cfg := testenv.PrimaryConfig()
-	mc := mysql.NewConfig()
-	mc.User, mc.Passwd, mc.Net, mc.Addr, mc.DBName = cfg.User, cfg.Password, "tcp", cfg.Addr(), r.schema
-	mc.Params = map[string]string{"charset": "utf8mb4"}
-	db, err := sql.Open("mysql", mc.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	r.db = db
+	r.db = r.appSession()
 	// create.sql may change its session (SET SESSION sql_mode=''): run it on one connection.
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
+	conn, err := r.db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +205,7 @@ func (r *runner) start(execute bool, extra ...string) *process {
 		select {
 		case <-p.done:
 		default:
-			p.cmd.Process.Kill() // our own child, by its pid
+			_ = p.cmd.Process.Kill() // our own child, by its pid; it may have just exited (p.done tells)
 			<-p.done
 		}
 	})
@@ -231,7 +222,7 @@ func (r *runner) wait(p *process, timeout time.Duration) int {
 		select {
 		case <-p.done:
 		case <-timer.C:
-			p.cmd.Process.Kill()
+			_ = p.cmd.Process.Kill() // it may have just exited: p.done tells either way
 			<-p.done
 			r.t.Fatalf("go-ghostlite did not exit within %s: killed\n%s", timeout, p.output())
 		}
@@ -301,7 +292,7 @@ func (r *runner) runFull() {
 		case <-poll.C:
 		}
 		if time.Now().After(deadline) {
-			p.cmd.Process.Kill()
+			_ = p.cmd.Process.Kill() // it may have just exited: p.done tells either way
 			<-p.done
 			t.Fatalf("state not \"postponed\" after %s (last %q): killed\n%s", postponeTimeout, state, p.output())
 		}
@@ -448,12 +439,7 @@ func (r *runner) helperTables(tbl string) []string {
 }
 
 func (r *runner) exists(tbl string) bool {
-	var n int
-	if err := r.admin.QueryRow(`SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
-		r.schema, tbl).Scan(&n); err != nil {
-		r.t.Fatal(err)
-	}
-	return n > 0
+	return testenv.Existing(r.t, r.admin, r.schema, tbl)[tbl]
 }
 
 // exec runs statements in the case's schema on the testenv pool (strict, UTC).

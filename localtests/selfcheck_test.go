@@ -65,26 +65,32 @@ func TestCompareCatchesDifferences(t *testing.T) {
 		"ALTER TABLE gl_test MODIFY x BIGINT NULL",   // another definition
 		"ALTER TABLE gl_test COMMENT 'not the same'", // a table option
 	} {
-		rec := &recorder{TB: t}
-		r := &runner{t: rec, c: c, admin: admin, schema: "glt_selfcheck"}
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.setup()
-			r.runNative()
-			if change != "" {
-				r.exec(change)
-			}
-			r.compare()
-		}()
-		wg.Wait()
-		switch {
-		case change == "" && rec.Failed():
-			t.Errorf("unchanged migration reported: %s", strings.Join(rec.errors, "; "))
-		case change != "" && !rec.Failed():
-			t.Errorf("compare missed %q", change)
+		name := change
+		if name == "" {
+			name = "no change"
 		}
+		t.Run(name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			r := &runner{t: rec, c: c, admin: admin, schema: "glt_selfcheck"}
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.setup()
+				r.runNative()
+				if change != "" {
+					r.exec(change)
+				}
+				r.compare()
+			}()
+			wg.Wait()
+			switch {
+			case change == "" && rec.Failed():
+				t.Errorf("unchanged migration reported: %s", strings.Join(rec.errors, "; "))
+			case change != "" && !rec.Failed():
+				t.Errorf("compare missed %q", change)
+			}
+		})
 	}
 	testenv.Exec(t, admin, "DROP DATABASE IF EXISTS glt_selfcheck")
 }
@@ -101,20 +107,22 @@ func TestLoadRandomRowInSubqueryIsIdle(t *testing.T) {
 	r.setup()
 	defer testenv.Exec(t, admin, "DROP DATABASE IF EXISTS glt_loadcheck")
 	for _, tc := range []struct {
-		stmt string
-		idle bool
+		name, stmt string
+		idle       bool
 	}{
-		{"UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000))", true},
-		{"UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1", false},
+		{"rand in a subquery", "UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000))", true},
+		{"rand in a derived table", "UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1", false},
 	} {
-		l := startLoad(r.db, []string{tc.stmt})
-		ran := l.waitMore(idleRuns+10, 30*time.Second)
-		l.Stop()
-		if err := l.Err(); err != nil || !ran {
-			t.Fatalf("%s: ran %v, %v (%s)", tc.stmt, ran, err, l)
-		}
-		if idle := len(l.Idle()) > 0; idle != tc.idle {
-			t.Errorf("%s: reported idle %v, want %v (%s)", tc.stmt, idle, tc.idle, l)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			l := startLoad(r.db, []string{tc.stmt})
+			ran := l.waitMore(idleRuns+10, 30*time.Second)
+			l.Stop()
+			if err := l.Err(); err != nil || !ran {
+				t.Fatalf("%s: ran %v, %v (%s)", tc.stmt, ran, err, l)
+			}
+			if idle := len(l.Idle()) > 0; idle != tc.idle {
+				t.Errorf("%s: reported idle %v, want %v (%s)", tc.stmt, idle, tc.idle, l)
+			}
+		})
 	}
 }

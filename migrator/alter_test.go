@@ -81,10 +81,12 @@ func TestParseAlterRefuses(t *testing.T) {
 		{"RENAME COLUMN a b", "RENAME COLUMN that is not"},
 	}
 	for _, c := range cases {
-		_, err := parseAlter(c.in, "gl", "t")
-		if err == nil || !strings.Contains(err.Error(), c.phrase) {
-			t.Errorf("parseAlter(%q) = %v, want an error containing %q", c.in, err, c.phrase)
-		}
+		t.Run(c.in, func(t *testing.T) {
+			_, err := parseAlter(c.in, "gl", "t")
+			if err == nil || !strings.Contains(err.Error(), c.phrase) {
+				t.Errorf("parseAlter(%q) = %v, want an error containing %q", c.in, err, c.phrase)
+			}
+		})
 	}
 }
 
@@ -119,12 +121,14 @@ func TestParseAlterRecreatedColumns(t *testing.T) {
 		"DROP PRIMARY KEY, ADD PRIMARY KEY (id, c)":                      nil,
 	}
 	for in, want := range cases {
-		spec, err := parseAlter(in, "gl", "t")
-		if err != nil {
-			t.Fatalf("parseAlter(%q): %v", in, err)
-		}
-		if !reflect.DeepEqual(spec.Recreated, want) {
-			t.Errorf("parseAlter(%q).Recreated = %q, want %q", in, spec.Recreated, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			spec, err := parseAlter(in, "gl", "t")
+			if err != nil {
+				t.Fatalf("parseAlter(%q): %v", in, err)
+			}
+			if !reflect.DeepEqual(spec.Recreated, want) {
+				t.Errorf("parseAlter(%q).Recreated = %q, want %q", in, spec.Recreated, want)
+			}
+		})
 	}
 }

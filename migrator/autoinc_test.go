@@ -48,8 +48,10 @@ func TestSetsAutoIncrement(t *testing.T) {
 		"MODIFY id INT AUTO_INCREMENT, ADD KEY k (c)":   false,
 	}
 	for body, want := range cases {
-		if got := setsAutoIncrement(&alterSpec{Body: body}); got != want {
-			t.Errorf("setsAutoIncrement(%q) = %v, want %v", body, got, want)
-		}
+		t.Run(body, func(t *testing.T) {
+			if got := setsAutoIncrement(&alterSpec{Body: body}); got != want {
+				t.Errorf("setsAutoIncrement(%q) = %v, want %v", body, got, want)
+			}
+		})
 	}
 }

@@ -64,8 +64,8 @@ type Config struct {
 	// ExponentialBackoffMaxInterval (--cut-over-exponential-backoff, --exponential-backoff-max-interval).
 	CutOverExponentialBackoff     bool
 	ExponentialBackoffMaxInterval time.Duration
-	// CutOverHooks lets tests act at a chosen step of the cut-over (never set by the command line).
-	CutOverHooks cutover.Hooks
+	// CutOverSeams lets tests act at a chosen step of the cut-over (never set by the command line).
+	CutOverSeams cutover.TestSeams
 
 	// RecoverCutOver (--recover-cut-over) restores the original table's name after a run died in
 	// the middle of a cut-over, instead of migrating.
@@ -90,7 +90,38 @@ type Config struct {
 	// installed: --allow-lock-bypassing-plugins.
 	AllowPlugins bool
 
+	// Metadata-lock checks (gh-ost's flags): the cut-over proves each rename waits on the right
+	// table through performance_schema.metadata_locks. Without them visible the run is refused
+	// unless SkipMetadataLockCheck (--skip-metadata-lock-check: three-step and two-step go on with
+	// the processlist checks only); AllowSetupMetadataLockInstruments
+	// (--allow-setup-metadata-lock-instruments) lets the run turn the instrument on.
+	SkipMetadataLockCheck             bool
+	AllowSetupMetadataLockInstruments bool
+
 	Logger zerolog.Logger
+
+	// Throttling (throttle.go, doc/throttle.md), with gh-ost's flags. The copy waits while any
+	// signal throttles; the binlog applier keeps applying.
+	MaxLag                     time.Duration // --max-lag-millis: heartbeat lag above this throttles (100ms at least)
+	ThrottleControlReplicas    string        // --throttle-control-replicas: host[:port],... whose lag also counts
+	ReplicationLagQuery        string        // --replication-lag-query: deprecated in gh-ost; accepted and ignored
+	ThrottleQuery              string        // --throttle-query: run on the primary every second; > 0 throttles
+	ThrottleHTTP               string        // --throttle-http: HEAD this URL; any status but 200 throttles
+	ThrottleHTTPInterval       time.Duration // --throttle-http-interval-millis
+	ThrottleHTTPTimeout        time.Duration // --throttle-http-timeout-millis
+	IgnoreHTTPErrors           bool          // --ignore-http-errors: a failed request does not throttle
+	ThrottleFlagFile           string        // --throttle-flag-file: throttle while it exists
+	ThrottleAdditionalFlagFile string        // --throttle-additional-flag-file: the same, shared by all migrations
+	MaxLoad                    string        // --max-load: Var=N,... of global status; reaching one throttles
+	CriticalLoad               string        // --critical-load: Var=N,...; reaching one aborts (or hibernates)
+	CriticalLoadInterval       time.Duration // --critical-load-interval-millis: re-check after this before aborting
+	CriticalLoadHibernate      time.Duration // --critical-load-hibernate-seconds: hibernate this long instead of aborting
+	NiceRatio                  float64       // --nice-ratio: rest this × each chunk's copy time after it (0 to 100)
+
+	// Status and progress (issue 12): ConcurrentRowcount (--concurrent-rowcount, gh-ost's default
+	// on) runs the --exact-rowcount count beside the copy, making it the estimate when done,
+	// instead of before the copy starts.
+	ConcurrentRowcount bool
 
 	// copyTest lets the package's tests act before a chunk or the binlog stream, and shrink the
 	// warning list.
@@ -114,10 +145,15 @@ func DefaultConfig() Config {
 		StorageEngine:                 "innodb",
 		HeartbeatInterval:             100 * time.Millisecond,
 		ReplicaServerID:               99999,
-		CutOver:                       "three-step",
+		CutOver:                       cutover.AlgorithmThreeStep,
 		CutOverLockTimeout:            3 * time.Second,
 		ExponentialBackoffMaxInterval: 64 * time.Second,
 		FlagFileInterval:              100 * time.Millisecond,
+		MaxLag:                        1500 * time.Millisecond,
+		ThrottleHTTPInterval:          100 * time.Millisecond,
+		ThrottleHTTPTimeout:           time.Second,
+		ThrottleAdditionalFlagFile:    "/tmp/gh-ost.throttle",
+		ConcurrentRowcount:            true,
 		Logger:                        zerolog.Nop(),
 	}
 }

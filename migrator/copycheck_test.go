@@ -146,7 +146,7 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 	if err := os.WriteFile(postpone, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := DefaultConfig()
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table, cfg.Alter = copyCheckDB, "t", "ADD UNIQUE KEY uu (u), ADD COLUMN c INT"
@@ -194,13 +194,8 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 	if err := os.Remove(postpone); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the migration of a clean table failed: %v", err)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatal("the migration did not end")
+	if err := testenv.WaitResult(t, done, 90*time.Second); err != nil {
+		t.Fatalf("the migration of a clean table failed: %v", err)
 	}
 	if !strings.Contains(logs.String(), "copying the chunk again in parts") {
 		t.Error("no chunk was copied in parts: the test does not exercise the short list")

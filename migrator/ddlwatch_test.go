@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -36,20 +34,12 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db := testenv.Database(t, ddlWatchDB)
-			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
+			db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
-			postpone := filepath.Join(t.TempDir(), "postpone")
-			if err := os.WriteFile(postpone, nil, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cfg := DefaultConfig()
-			cfg.Conn = testenv.PrimaryConfig()
-			cfg.Database, cfg.Table, cfg.Alter = ddlWatchDB, "t", "ADD COLUMN c INT NULL"
-			cfg.AllowOnMaster, cfg.Execute = true, true
-			cfg.ReplicaServerID = c.serverID
-			cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
-			cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
+			cfg := testConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
+			executing(&cfg, c.serverID)
+			flag := postpone(t, &cfg)
+			cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 			done := runMigration(t, cfg)
 			waitPostponed(t, db, done)
 
@@ -67,11 +57,11 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 			// Written after the DDL: its row event carries e by index in the new definition.
 			testenv.Exec(t, db, "INSERT INTO t (id, e, v) VALUES (5002, 'a', 5002)")
 			testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
-			if err := os.Remove(postpone); err != nil {
+			if err := os.Remove(flag); err != nil {
 				t.Fatal(err)
 			}
 
-			err = waitEnd(t, done)
+			err = waitFailed(t, done, "with a stale ghost table")
 			t.Logf("the migration failed: %v", err)
 			if !errors.Is(err, binlogapply.ErrOriginalAltered) {
 				t.Fatalf("want ErrOriginalAltered, got %v", err)
@@ -87,11 +77,7 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 			if got != want || gotRows != 2002 {
 				t.Errorf("the original does not hold its rows (%d rows)", gotRows)
 			}
-			var ncols int
-			if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't'", ddlWatchDB).Scan(&ncols); err != nil {
-				t.Fatal(err)
-			}
-			if ncols != 3 {
+			if ncols := len(testenv.Columns(t, db, ddlWatchDB, "t")); ncols != 3 {
 				t.Errorf("the original has %d columns, want 3: the stale ghost was swapped in", ncols)
 			}
 			if left := testenv.TableNames(t, db, ddlWatchDB, "_t_"); len(left) != 0 {
@@ -99,19 +85,4 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 			}
 		})
 	}
-}
-
-// waitEnd waits for a migration that must fail and returns its error.
-func waitEnd(t *testing.T, done <-chan error) error {
-	t.Helper()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("the migration succeeded, with a stale ghost table")
-		}
-		return err
-	case <-time.After(90 * time.Second):
-		t.Fatal("the migration did not end")
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -26,16 +24,12 @@ const displacedDB = "gl_displaced"
 // value, the original untouched.
 func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
 	db, cfg := displacedSetup(t, 77101)
-	postpone := filepath.Join(t.TempDir(), "postpone")
-	if err := os.WriteFile(postpone, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
+	flag := postpone(t, &cfg)
 	saved := displacedPatience
 	displacedPatience = time.Second
 	t.Cleanup(func() { displacedPatience = saved })
 	var attempts atomic.Int32
-	cfg.CutOverHooks = cutover.Hooks{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.HookInfo) error {
+	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
 		if step == cutover.StepLock {
 			attempts.Add(1)
 		}
@@ -44,10 +38,10 @@ func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
 	done := runMigration(t, cfg)
 	waitPostponed(t, db, done)
 	testenv.Exec(t, db, "INSERT INTO t VALUES (5001, 5)") // row 5 holds u=5 too
-	if err := os.Remove(postpone); err != nil {
+	if err := os.Remove(flag); err != nil {
 		t.Fatal(err)
 	}
-	err := waitRun(t, done)
+	err := waitFailed(t, done, "over a duplicate of its new unique key")
 	assertDisplacedFailure(t, db, err)
 	if strings.Contains(err.Error(), "cut-over") || attempts.Load() != 0 {
 		t.Errorf("failed in the cut-over (%d attempts), want before it: %v", attempts.Load(), err)
@@ -59,14 +53,14 @@ func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
 func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
 	db, cfg := displacedSetup(t, 77102)
 	var attempts atomic.Int32
-	cfg.CutOverHooks = cutover.Hooks{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.HookInfo) error {
+	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
 		if step == cutover.StepLock && attempts.Add(1) == 1 {
 			_, err := db.Exec("INSERT INTO t VALUES (5001, 5)")
 			return err
 		}
 		return nil
 	}}
-	err := waitRun(t, runMigration(t, cfg))
+	err := waitFailed(t, runMigration(t, cfg), "over a duplicate of its new unique key")
 	assertDisplacedFailure(t, db, err)
 	if !errors.Is(err, cutover.ErrUnsafe) || attempts.Load() != 1 {
 		t.Errorf("want one cut-over attempt refused as unsafe, got %d attempts: %v", attempts.Load(), err)
@@ -77,67 +71,13 @@ func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
 // (5001, 5) the test writes. The configuration adds UNIQUE KEY u (u).
 func displacedSetup(t *testing.T, serverID uint32) (*sql.DB, Config) {
 	t.Helper()
-	db := testenv.Database(t, displacedDB)
-	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, u INT)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000",
+	db := testenv.Table(t, displacedDB, "CREATE TABLE t (id INT PRIMARY KEY, u INT)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t", "INSERT INTO want VALUES (5001, 5)")
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = displacedDB, "t", "ADD UNIQUE KEY u (u)"
-	cfg.AllowOnMaster, cfg.Execute = true, true
-	cfg.ReplicaServerID = serverID
+	cfg := testConfig(t, displacedDB, "t", "ADD UNIQUE KEY u (u)", nil)
+	executing(&cfg, serverID)
 	cfg.DefaultRetries = 5
-	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
+	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	return db, cfg
-}
-
-func runMigration(t *testing.T, cfg Config) <-chan error {
-	t.Helper()
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(context.Background()) }()
-	return done
-}
-
-func waitRun(t *testing.T, done <-chan error) error {
-	t.Helper()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("the migration succeeded over a duplicate of its new unique key")
-		}
-		return err
-	case <-time.After(90 * time.Second):
-		t.Fatal("the migration did not end")
-	}
-	return nil
-}
-
-// waitPostponed waits for the changelog state "postponed".
-func waitPostponed(t *testing.T, db *sql.DB, done <-chan error) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var state string
-		err := db.QueryRow("SELECT value FROM "+table.QuoteIdent(table.ChangelogName("t"))+" WHERE hint = ?", table.HintState).Scan(&state)
-		if err == nil && state == "postponed" {
-			return
-		}
-		if err != nil && !errors.Is(err, sql.ErrNoRows) && !isMissingTable(err) {
-			t.Fatalf("read state: %v", err)
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("run ended before postponing: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("cut-over never postponed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // assertDisplacedFailure checks the error names the key and the value, and the original is in

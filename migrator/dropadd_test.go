@@ -18,10 +18,5 @@ func TestDropAndAddColumnGetsDefault(t *testing.T) {
 		testenv.Exec(t, db, "INSERT INTO "+tbl+" VALUES (1001, 99, 1)", "UPDATE "+tbl+" SET c = c + 1, v = v + 1 WHERE id <= 20")
 	}
 	finishRun(t, postpone, done)
-	conn := serverSession(t, db)
-	if _, err := conn.ExecContext(t.Context(), "ALTER TABLE want "+alter+", ALGORITHM=COPY"); err != nil {
-		t.Fatalf("the server's own ALTER: %v", err)
-	}
-	assertSameDefinition(t, db, "t", "want")
-	assertSameRows(t, db, "t", "want")
+	assertSameAsServerAlter(t, db, "want", alter)
 }

@@ -2,6 +2,7 @@ package migrator
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestDryRunLeavesNoTrace(t *testing.T) {
 	if before.sums["t"][:7] != "100000/" {
 		t.Fatalf("setup: %v", before.sums)
 	}
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := prepareConfig(t, "t", "ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 0, DROP COLUMN b, ADD KEY (a)", logs)
 	m := mustNew(t, cfg)
 	start := time.Now()
@@ -99,27 +100,29 @@ func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
 func TestRenamedColumns(t *testing.T) {
 	const alter = "CHANGE COLUMN a a_renamed INT COMMENT 'was a, RENAME TO nothing'"
 	for _, approve := range []bool{true, false} {
-		db := testenv.Database(t, prepareDB)
-		testenv.Exec(t, db, plainTable, plainRows)
-		cfg := prepareConfig(t, "t", alter, nil)
-		cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns = approve, !approve
-		m := mustNew(t, cfg)
-		s := prepareOK(t, m)
-		p := s.plan
-		if !reflect.DeepEqual(p.Renames, map[string]string{"a": "a_renamed"}) {
-			t.Errorf("approve=%v: renames %v", approve, p.Renames)
-		}
-		want := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "a_renamed"}, {Original: "b", Ghost: "b"}}
-		if !approve {
-			want = []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "b", Ghost: "b"}}
-			if !reflect.DeepEqual(s.columns.SkippedRenamed, []string{"a -> a_renamed"}) || !reflect.DeepEqual(s.columns.Added, []string{"a_renamed"}) {
-				t.Errorf("skip: skipped %v added %v", s.columns.SkippedRenamed, s.columns.Added)
+		t.Run(fmt.Sprintf("approve=%v", approve), func(t *testing.T) {
+			db := testenv.Database(t, prepareDB)
+			testenv.Exec(t, db, plainTable, plainRows)
+			cfg := prepareConfig(t, "t", alter, nil)
+			cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns = approve, !approve
+			m := mustNew(t, cfg)
+			s := prepareOK(t, m)
+			p := s.plan
+			if !reflect.DeepEqual(p.Renames, map[string]string{"a": "a_renamed"}) {
+				t.Errorf("approve=%v: renames %v", approve, p.Renames)
 			}
-		}
-		if !reflect.DeepEqual(p.Columns, want) {
-			t.Errorf("approve=%v: columns %v, want %v", approve, p.Columns, want)
-		}
-		endSession(t, m, s)
+			want := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "a_renamed"}, {Original: "b", Ghost: "b"}}
+			if !approve {
+				want = []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "b", Ghost: "b"}}
+				if !reflect.DeepEqual(s.columns.SkippedRenamed, []string{"a -> a_renamed"}) || !reflect.DeepEqual(s.columns.Added, []string{"a_renamed"}) {
+					t.Errorf("skip: skipped %v added %v", s.columns.SkippedRenamed, s.columns.Added)
+				}
+			}
+			if !reflect.DeepEqual(p.Columns, want) {
+				t.Errorf("approve=%v: columns %v, want %v", approve, p.Columns, want)
+			}
+			endSession(t, m, s)
+		})
 	}
 }
 

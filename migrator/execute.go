@@ -2,160 +2,39 @@ package migrator
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
-	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
-// execute runs a prepared migration: changelog, binlog applier, row copy, cut-over, cleanup.
-// On failure before the swap the ghost and changelog tables are dropped and the original is left
-// as it was; the cut-over itself guarantees the original is under its name when it fails.
-func (m *Migrator) execute(ctx context.Context, s *session) (err error) {
-	p := s.plan
-	started := time.Now()
-	if err := m.createChangelog(ctx, s); err != nil {
+// execute runs a prepared migration, phase by phase. On failure before the swap the ghost and
+// changelog tables are dropped and the original is left as it was; the cut-over itself guarantees
+// the original is under its name when it fails.
+func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (err error) {
+	r := &run{m: m, s: s, phases: ph, started: time.Now()}
+	r.rowsEstimate.Store(s.plan.EstimatedRows)
+	defer func() { err = r.end(ctx, err) }()
+
+	if err := r.start(ctx); err != nil {
 		return err
 	}
-	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
-	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
-	swapped := false
-	defer func() {
-		if err != nil && !swapped {
-			m.cleanupAfterFailure(s)
-		}
-	}()
-
-	pos, err := m.startPosition(ctx, s)
-	if err != nil {
+	if err := r.do(ctx, PhaseCopy, r.copyRows); err != nil {
 		return err
 	}
-	applier, applierDB, err := m.newApplier(ctx, p, pos)
-	if err != nil {
+	if err := r.do(ctx, phaseNone, r.postponeCutOver); err != nil { // enters PhasePostponed while the flag file exists
 		return err
 	}
-	defer applierDB.Close()
-
-	runCtx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	applierErr := make(chan error, 2)
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		if err := m.watchPanicFlag(runCtx); err != nil {
-			applierErr <- err
-			stop()
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		if err := applier.Run(runCtx); err != nil {
-			applierErr <- fmt.Errorf("binlog applier: %w", err)
-			stop()
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		m.heartbeat(runCtx, s)
-	}()
-	defer func() {
-		stop()
-		wg.Wait()
-		select {
-		case aerr := <-applierErr:
-			if err == nil {
-				err = aerr
-			} else if !errors.Is(err, aerr) {
-				err = fmt.Errorf("%w (%v)", err, aerr)
-			}
-		default:
-		}
-	}()
-	// fail returns the applier's error, when it is why the run context ended.
-	fail := func(e error) error {
-		select {
-		case aerr := <-applierErr:
-			return aerr
-		default:
-			return e
-		}
+	if err := r.do(ctx, phaseNone, r.catchUp); err != nil {
+		return err
 	}
-
-	sent := &sentinel{db: s.primary, plan: p, applier: applier, mutex: s.checkMutex}
-	// Prove the stream works before copying anything.
-	if err := sent.awaitWithin(runCtx, 30*time.Second); err != nil {
-		return fail(fmt.Errorf("binlog stream from %s does not deliver changelog events: %w", p.Inspected.Addr(), err))
+	if err := r.do(ctx, PhaseCutOver, r.cutOver); err != nil {
+		return err
 	}
-	m.writeState(ctx, s, "copy")
-
-	copier := newRowCopier(m.cfg, s, applier, sent, m.log)
-	status := m.startStatus(runCtx, copier, applier, started)
-	copyErr := copier.run(runCtx)
-	status()
-	if copyErr != nil {
-		return fail(copyErr)
-	}
-	copyDone := time.Now()
-
-	if err := m.postponeCutOver(runCtx, s); err != nil {
-		return fail(err)
-	}
-	// Drain the backlog outside the lock, so the locked phase has little left to apply.
-	if err := sent.awaitWithin(runCtx, 10*time.Minute); err != nil {
-		return fail(fmt.Errorf("wait for the binlog applier to catch up: %w", err))
-	}
-	if err := sent.awaitDisplacedBack(runCtx, displacedPatience); err != nil {
-		return fail(err)
-	}
-	m.writeState(ctx, s, "cut-over")
-	m.log.Info().Msg("row copy complete; cutting over")
-	applier.BeginCutOver()
-	cutStart := time.Now()
-	if err := m.beforeCutOver(runCtx, s, sent); err != nil { // replica modes (replica.go)
-		return fail(err)
-	}
-	// The cut-over renames the tables under the helper names: only while they are this run's.
-	if err := s.checkMutex(runCtx); err != nil {
-		return fmt.Errorf("before the cut-over: %w", err)
-	}
-	err = cutover.Run(runCtx, m.cfg.CutOver, cutover.Config{
-		DB:                 s.primary,
-		Tables:             cutover.Tables{Schema: p.Original.Schema, Original: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable},
-		LockTimeout:        m.cfg.CutOverLockTimeout,
-		Retries:            m.cfg.DefaultRetries,
-		ExponentialBackoff: m.cfg.CutOverExponentialBackoff,
-		MaxBackoff:         m.cfg.ExponentialBackoffMaxInterval,
-		Hooks:              m.cfg.CutOverHooks,
-		Logger:             m.cfg.Logger,
-	}, sent)
-	err = m.afterCutOver(ctx, s, err) // replica modes (replica.go): --test-on-replica swaps back
-	if err != nil {
-		return fail(fmt.Errorf("cut-over: %w", err))
-	}
-	swapped = true
-	cutDone := time.Now()
-	stop()
-	wg.Wait()
-
-	m.finish(ctx, s)
-	st := applier.Stats()
-	m.log.Info().
-		Int64("rows_copied", copier.copied()).
-		Int64("events_applied", st.EventsApplied).
-		Dur("copy", copyDone.Sub(started)).
-		Dur("cut_over", cutDone.Sub(cutStart)).
-		Dur("total", time.Since(started)).
-		Str("old_table", p.OldTable).
-		Bool("old_table_dropped", m.cfg.OkToDropTable).
-		Msgf("migration of %s.%s complete", p.Original.Schema, p.Original.Name)
+	r.finish(ctx)
 	return nil
 }
 
@@ -185,8 +64,6 @@ func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
 
 // heartbeat writes the changelog heartbeat every HeartbeatInterval until ctx ends.
 func (m *Migrator) heartbeat(ctx context.Context, s *session) {
-	p := s.plan
-	q := table.ChangelogUpsert(p.Original.Schema, p.ChangelogTable)
 	t := time.NewTicker(m.cfg.HeartbeatInterval)
 	defer t.Stop()
 	for {
@@ -194,10 +71,21 @@ func (m *Migrator) heartbeat(ctx context.Context, s *session) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			if _, err := s.primary.ExecContext(ctx, q, table.HintHeartbeat, now.UTC().Format(time.RFC3339Nano)); err != nil && ctx.Err() == nil {
-				m.log.Warn().Err(err).Msg("heartbeat write failed")
+			if m.levers.signals.critical.Hibernating() {
+				continue // a critical-load hibernation writes nothing (throttle.go)
 			}
+			m.writeHeartbeat(ctx, s, now)
 		}
+	}
+}
+
+// writeHeartbeat writes the changelog's heartbeat row with the time now (best effort: a failure
+// is logged; the lag it measures then grows, which throttles).
+func (m *Migrator) writeHeartbeat(ctx context.Context, s *session, now time.Time) {
+	p := s.plan
+	q := table.ChangelogUpsert(p.Original.Schema, p.ChangelogTable)
+	if _, err := s.primary.ExecContext(ctx, q, table.HintHeartbeat, now.UTC().Format(time.RFC3339Nano)); err != nil && ctx.Err() == nil {
+		m.log.Warn().Err(err).Msg("heartbeat write failed")
 	}
 }
 
@@ -224,6 +112,8 @@ func (m *Migrator) finish(ctx context.Context, s *session) {
 // cleanupAfterFailure drops the changelog and the ghost, but only while the original is still in
 // place under its name (the cut-over restores it on failure; if it is not there we touch nothing),
 // this run still holds its lock, and each table is the one this run created.
+//
+//nolint:contextcheck // its own context: it runs after the run's context may be cancelled (a signal)
 func (m *Migrator) cleanupAfterFailure(s *session) {
 	p := s.plan
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -239,101 +129,6 @@ func (m *Migrator) cleanupAfterFailure(s *session) {
 	for _, name := range []string{p.GhostTable, p.ChangelogTable} {
 		if err := s.dropOwned(ctx, name); err != nil {
 			m.log.Warn().Err(err).Str("table", name).Msg("could not drop helper table after failure; drop it by hand")
-		}
-	}
-}
-
-// sentinel implements cutover.Sentinel: it writes a unique token to the changelog and waits until
-// the applier has applied every event before it.
-type sentinel struct {
-	db      *sql.DB
-	plan    *Plan
-	applier *binlogapply.Applier
-	// mutex checks the run still holds its migration lock (nil: not checked). Await checks it
-	// under every cut-over attempt's lock, before any rename: the tables must still be ours.
-	mutex func(context.Context) error
-}
-
-// Await is the cut-over's proof that the ghost is in sync. It fails, as unsafe so the cut-over
-// does not retry, when rows the applier displaced (clashing on a unique key of the ghost) could
-// not be put back once everything up to the sentinel was applied: the cut-over calls it while the
-// original is locked, so those rows of the original clash for good and the ALTER would drop them.
-func (s *sentinel) Await(ctx context.Context) error {
-	if s.mutex != nil {
-		if err := s.mutex(ctx); err != nil {
-			return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
-		}
-	}
-	if err := s.awaitApplied(ctx); err != nil {
-		return err
-	}
-	if err := s.applier.Displaced().Err(); err != nil {
-		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
-	}
-	// Under the lock: no id can be handed out by the original any more (autoinc.go).
-	return carryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
-}
-
-// awaitApplied writes a sentinel and waits until the applier has applied every event before it.
-func (s *sentinel) awaitApplied(ctx context.Context) error {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
-	}
-	token := hex.EncodeToString(b[:])
-	seen := s.applier.ExpectSentinel(token)
-	if _, err := s.db.ExecContext(ctx, table.ChangelogUpsert(s.plan.Original.Schema, s.plan.ChangelogTable), table.HintSentinel, token); err != nil {
-		return fmt.Errorf("write sentinel: %w", err)
-	}
-	select {
-	case <-seen:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("sentinel %s not applied: %w", token, ctx.Err())
-	}
-}
-
-// awaitWithin is awaitApplied bounded by d. It ignores displaced rows: the copy uses it to let the
-// applier catch up, when rows copied "from the future" may still clash.
-func (s *sentinel) awaitWithin(ctx context.Context, d time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	return s.awaitApplied(ctx)
-}
-
-// displacedPatience is how long, once the copy is done, a row displaced by the applier may stay
-// displaced before the migration fails instead of cutting over.
-var displacedPatience = 10 * time.Second
-
-// displacedPoll is the pause between sentinels while displaced rows are waited for.
-const displacedPoll = 200 * time.Millisecond
-
-// awaitDisplacedBack runs once the copy is done and the applier has caught up: it writes sentinels
-// (each makes the applier repair displaced rows) until no row is displaced. A row displaced since
-// before the wait and still displaced after patience could not be put back by any repair: the
-// original has held a row clashing with it on a unique key of the ghost all that time, and the
-// migration fails here rather than in cut-over attempts. Rows displaced during the wait (a busy
-// table moving unique values around) are left to Await's final check under the cut-over's lock.
-func (s *sentinel) awaitDisplacedBack(ctx context.Context, patience time.Duration) error {
-	start := time.Now()
-	for {
-		d := s.applier.Displaced()
-		if d.Count == 0 {
-			return nil
-		}
-		if time.Since(start) >= patience {
-			if d.Oldest.Before(start) {
-				return d.Err()
-			}
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(displacedPoll):
-		}
-		if err := s.awaitWithin(ctx, time.Minute); err != nil {
-			return fmt.Errorf("wait for the binlog applier to put displaced rows back: %w", err)
 		}
 	}
 }
@@ -385,7 +180,7 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		PadChar:      p.PadChar,
 		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
-		DMLBatchSize: m.cfg.DMLBatchSize,
+		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
 		Logger:       m.cfg.Logger,
 	})
 	if err != nil {

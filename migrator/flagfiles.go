@@ -16,43 +16,54 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// postponeCutOver waits while --postpone-cut-over-flag-file exists. The applier keeps the ghost in
-// sync meanwhile; the changelog's state row says "postponed" so scripts can tell.
-func (m *Migrator) postponeCutOver(ctx context.Context, s *session) error {
+// postponing reports whether the cut-over is held back: --postpone-cut-over-flag-file exists or
+// the operator postponed it (Controls.Postpone).
+func (m *Migrator) postponing() bool {
+	if m.levers.postponed.Load() {
+		return true
+	}
 	path := m.cfg.PostponeCutOverFlagFile
-	if path == "" || !fileExists(path) {
+	return path != "" && fileExists(path)
+}
+
+// postponeCutOver waits while the cut-over is postponed. The applier keeps the ghost in sync
+// meanwhile; the run is in PhasePostponed (the changelog's state row says "postponed" so scripts
+// can tell).
+func (m *Migrator) postponeCutOver(ctx context.Context, ph *phases) error {
+	if !m.postponing() {
 		return nil
 	}
-	m.writeState(ctx, s, "postponed")
-	m.log.Info().Str("flag_file", path).Msg("row copy complete; cut-over postponed while the flag file exists (delete it to cut over)")
+	path := m.cfg.PostponeCutOverFlagFile
+	ph.Enter(ctx, PhasePostponed)
+	m.log.Info().Str("flag_file", path).Msg("row copy complete; cut-over postponed while the flag file exists or until unpostponed (delete the file, or send unpostpone, to cut over)")
 	t := time.NewTicker(m.cfg.FlagFileInterval)
 	defer t.Stop()
-	for fileExists(path) {
+	for m.postponing() {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
 		}
 	}
-	m.log.Info().Str("flag_file", path).Msg("postpone flag file removed; cutting over")
+	m.log.Info().Str("flag_file", path).Msg("cut-over no longer postponed; cutting over")
 	return nil
 }
 
-// watchPanicFlag returns ErrPanicFlag when --panic-flag-file appears, nil when ctx ends first.
+// watchPanicFlag returns ErrPanicFlag when --panic-flag-file appears, ErrPanicked after
+// Controls.Panic, nil when ctx ends first.
 func (m *Migrator) watchPanicFlag(ctx context.Context) error {
 	path := m.cfg.PanicFlagFile
-	if path == "" {
-		return nil
-	}
 	t := time.NewTicker(m.cfg.FlagFileInterval)
 	defer t.Stop()
 	for {
-		if fileExists(path) {
+		if path != "" && fileExists(path) {
 			return fmt.Errorf("%w: %s exists; aborting, the original table is untouched", ErrPanicFlag, path)
 		}
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-m.levers.panicked:
+			return m.levers.panicError()
 		case <-t.C:
 		}
 	}

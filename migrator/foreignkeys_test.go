@@ -3,7 +3,6 @@ package migrator
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +42,7 @@ func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
 			testenv.Exec(t, db, fkParent, fkRows, fkChildTable(c.actions), fkChild)
 			before := captureState(t, db)
 			cfg := prepareConfig(t, "t", "ADD COLUMN x INT NULL", nil)
-			cfg.Execute, cfg.ReplicaServerID = true, 77101
+			executing(&cfg, 77101)
 			cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !c.skip, c.skip
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -68,15 +67,11 @@ func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
 func testCascadeLossAllowed(t *testing.T) {
 	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, fkParent, fkRows, fkChildTable("ON DELETE CASCADE"), fkChild)
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := prepareConfig(t, "t", "ADD COLUMN x INT NULL", logs)
-	cfg.Execute, cfg.ReplicaServerID = true, 77102
+	executing(&cfg, 77102)
 	cfg.DiscardForeignKeys, cfg.AllowCascadingForeignKeysDataLoss = true, true
-	postpone := filepath.Join(t.TempDir(), "postpone")
-	if err := os.WriteFile(postpone, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
+	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)
 	waitPostponed(t, db, done)
 
@@ -85,16 +80,11 @@ func testCascadeLossAllowed(t *testing.T) {
 		t.Fatalf("children of parent 1: %d (%v)", cascaded, err)
 	}
 	testenv.Exec(t, db, "DELETE FROM p WHERE id = 1", "UPDATE t SET v = -v WHERE pid = 2")
-	if err := os.Remove(postpone); err != nil {
+	if err := os.Remove(flag); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("migration with --allow-cascading-foreign-keys-data-loss: %v", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the migration did not end")
+	if err := testenv.WaitResult(t, done, 60*time.Second); err != nil {
+		t.Fatalf("migration with --allow-cascading-foreign-keys-data-loss: %v", err)
 	}
 
 	var inOld, back, updated int

@@ -86,9 +86,11 @@ func TestChooseSharedKey(t *testing.T) {
 		{mk(cols, table.Key{Name: "uk_iu", Columns: []string{"id", "u", "n"}}), mk(cols, table.Key{Name: "uk_ui", Columns: []string{"u", "id"}}), "uk_iu (id, u, n) has nullable column n"},
 	}
 	for _, r := range refusals {
-		if _, _, err := chooseSharedKey(r.orig, r.ghost, pairs); err == nil || !strings.Contains(err.Error(), r.phrase) {
-			t.Errorf("got %v, want %q", err, r.phrase)
-		}
+		t.Run(r.phrase, func(t *testing.T) {
+			if _, _, err := chooseSharedKey(r.orig, r.ghost, pairs); err == nil || !strings.Contains(err.Error(), r.phrase) {
+				t.Errorf("got %v, want %q", err, r.phrase)
+			}
+		})
 	}
 }
 
@@ -121,10 +123,12 @@ func TestChooseSharedKeyExtendingOriginal(t *testing.T) {
 		{"unique key extended", mk(cols, key("uk_u", "u")), mk(cols, key("uk_uid", "u", "id")), "uk_u (u)", "uk_uid (u, id)"},
 	}
 	for _, c := range accepted {
-		o, g, err := chooseSharedKey(c.orig, c.ghost, pairs)
-		if err != nil || describeKey(o) != c.okey || describeKey(g) != c.gkey {
-			t.Errorf("%s: got %s / %s / %v, want %s / %s", c.name, describeKey(o), describeKey(g), err, c.okey, c.gkey)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			o, g, err := chooseSharedKey(c.orig, c.ghost, pairs)
+			if err != nil || describeKey(o) != c.okey || describeKey(g) != c.gkey {
+				t.Errorf("%s: got %s / %s / %v, want %s / %s", c.name, describeKey(o), describeKey(g), err, c.okey, c.gkey)
+			}
+		})
 	}
 
 	refused := []struct {
@@ -139,8 +143,10 @@ func TestChooseSharedKeyExtendingOriginal(t *testing.T) {
 		{"column prefix", mk(cols, pk), mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"u", "id"}, HasPrefix: true})},
 	}
 	for _, c := range refused {
-		if o, g, err := chooseSharedKey(c.orig, c.ghost, pairs); err == nil || !strings.Contains(err.Error(), "no shared unique key") {
-			t.Errorf("%s: got %s / %s / %v, want a refusal", c.name, describeKey(o), describeKey(g), err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if o, g, err := chooseSharedKey(c.orig, c.ghost, pairs); err == nil || !strings.Contains(err.Error(), "no shared unique key") {
+				t.Errorf("%s: got %s / %s / %v, want a refusal", c.name, describeKey(o), describeKey(g), err)
+			}
+		})
 	}
 }

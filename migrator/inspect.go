@@ -95,6 +95,9 @@ type replicaStatus struct {
 	IORunning  string
 	SQLRunning string
 	GtidIOPos  string // MariaDB: the GTIDs received from the source (empty elsewhere)
+	// SecondsBehind is Seconds_Behind_Master (Seconds_Behind_Source): empty or NULL while the
+	// replication threads are not running.
+	SecondsBehind string
 }
 
 // readReplicaStatus returns the server's replication source, or nil when it does not replicate.
@@ -129,6 +132,8 @@ func readReplicaStatus(ctx context.Context, db *sql.DB, f dbconn.Flavor, addr st
 		IORunning:  firstOf(row, "Slave_IO_Running", "Replica_IO_Running"),
 		SQLRunning: firstOf(row, "Slave_SQL_Running", "Replica_SQL_Running"),
 		GtidIOPos:  row["Gtid_IO_Pos"],
+
+		SecondsBehind: firstOf(row, "Seconds_Behind_Master", "Seconds_Behind_Source"),
 	}
 	if st.SourceHost == "" {
 		return nil, nil // replication configured and then reset: not a replica
@@ -415,7 +420,7 @@ func sameLayout(onReplica, onPrimary *table.Table, replicaAddr, primaryAddr stri
 	return nil
 }
 
-func queryStrings(ctx context.Context, db table.Querier, q string, args ...any) ([]string, error) {
+func queryStrings(ctx context.Context, db dbconn.Querier, q string, args ...any) ([]string, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -50,13 +50,15 @@ func TestCheckBinlog(t *testing.T) {
 		{"compression off", with("binlog_transaction_compression", "OFF"), false, false, ""},
 	}
 	for _, c := range cases {
-		err := checkBinlog("h:1", c.vars, c.onReplica, c.assumeRBR)
-		switch {
-		case c.phrase == "" && err != nil:
-			t.Errorf("%s: refused: %v", c.name, err)
-		case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase)):
-			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.phrase)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			err := checkBinlog("h:1", c.vars, c.onReplica, c.assumeRBR)
+			switch {
+			case c.phrase == "" && err != nil:
+				t.Errorf("%s: refused: %v", c.name, err)
+			case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase)):
+				t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.phrase)
+			}
+		})
 	}
 }
 
@@ -114,10 +116,12 @@ func TestParseHostPort(t *testing.T) {
 		{"", "", 0, true},
 	}
 	for _, c := range cases {
-		h, p, err := parseHostPort(c.in, 3306)
-		if (err != nil) != c.bad || h != c.host || p != c.port {
-			t.Errorf("parseHostPort(%q) = %q %d %v", c.in, h, p, err)
-		}
+		t.Run(c.in, func(t *testing.T) {
+			h, p, err := parseHostPort(c.in, 3306)
+			if (err != nil) != c.bad || h != c.host || p != c.port {
+				t.Errorf("parseHostPort(%q) = %q %d %v", c.in, h, p, err)
+			}
+		})
 	}
 }
 
@@ -188,23 +192,25 @@ func TestCheckForeignKeysCascadingActions(t *testing.T) {
 		{foreignKey{"fk_e", "c", "RESTRICT", "cascade"}, "fk_e -> c ON DELETE CASCADE"}, // self-reference
 		{foreignKey{"fk_f", "p", "NO ACTION", "RESTRICT"}, ""},
 	} {
-		for _, skip := range []bool{false, true} {
-			cfg := DefaultConfig()
-			cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !skip, skip
-			own := []foreignKey{{"fk_0", "q", "RESTRICT", "RESTRICT"}, c.fk}
-			err := checkForeignKeys(cfg, "gl.c", own, nil)
-			switch {
-			case c.want == "" && err != nil:
-				t.Errorf("%s refused: %v", c.fk.Name, err)
-			case c.want != "" && (err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys with actions the server runs inside InnoDB, outside the row binlog ("+c.want+")") ||
-				!strings.Contains(err.Error(), "--allow-cascading-foreign-keys-data-loss") || strings.Contains(err.Error(), "\n")):
-				t.Errorf("%s (skip %v): got %v, want the key %q and the flag on one line", c.fk.Name, skip, err, c.want)
+		t.Run(c.fk.Name, func(t *testing.T) {
+			for _, skip := range []bool{false, true} {
+				cfg := DefaultConfig()
+				cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !skip, skip
+				own := []foreignKey{{"fk_0", "q", "RESTRICT", "RESTRICT"}, c.fk}
+				err := checkForeignKeys(cfg, "gl.c", own, nil)
+				switch {
+				case c.want == "" && err != nil:
+					t.Errorf("%s refused: %v", c.fk.Name, err)
+				case c.want != "" && (err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys with actions the server runs inside InnoDB, outside the row binlog ("+c.want+")") ||
+					!strings.Contains(err.Error(), "--allow-cascading-foreign-keys-data-loss") || strings.Contains(err.Error(), "\n")):
+					t.Errorf("%s (skip %v): got %v, want the key %q and the flag on one line", c.fk.Name, skip, err, c.want)
+				}
+				cfg.AllowCascadingForeignKeysDataLoss = true
+				if err := checkForeignKeys(cfg, "gl.c", own, nil); err != nil {
+					t.Errorf("%s with --allow-cascading-foreign-keys-data-loss: %v", c.fk.Name, err)
+				}
 			}
-			cfg.AllowCascadingForeignKeysDataLoss = true
-			if err := checkForeignKeys(cfg, "gl.c", own, nil); err != nil {
-				t.Errorf("%s with --allow-cascading-foreign-keys-data-loss: %v", c.fk.Name, err)
-			}
-		}
+		})
 	}
 }
 
@@ -235,11 +241,13 @@ func TestValidateRefusesLongAndUnsupported(t *testing.T) {
 		{func(c *Config) { c.AssumeMasterHost = "db1:notaport" }, "--assume-master-host"},
 	}
 	for _, c := range cases {
-		cfg := base
-		c.mutate(&cfg)
-		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.phrase) {
-			t.Errorf("Validate: got %v, want %q", err, c.phrase)
-		}
+		t.Run(c.phrase, func(t *testing.T) {
+			cfg := base
+			c.mutate(&cfg)
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.phrase) {
+				t.Errorf("Validate: got %v, want %q", err, c.phrase)
+			}
+		})
 	}
 	if err := base.Validate(); err != nil {
 		t.Fatalf("valid config refused: %v", err)

@@ -1,9 +1,12 @@
-// Package migrator orchestrates one online schema migration: pre-flight inspection and validation,
-// the ghost and changelog tables, the row copy, the binlog applier, status, and the cut-over.
-// It owns the state machine of a migration; binlogapply, cutover and throttle do one job each
-// and never import one another.
+// Package migrator orchestrates one online schema migration as a run with typed phases
+// (prepare, copy, postponed, checksum, cut-over, done, failed): pre-flight inspection and
+// validation, the ghost and changelog tables, and the order of the phases. It owns the state of
+// the run and announces each phase change to observers (phase.go); the mechanisms live in
+// binlogapply, copier, cutover and throttle, which never import one another.
 //
 // Invariants:
+//   - every phase change is announced in order, after it is recorded in the changelog's state row
+//     and logged; observers hear about the run, they never steer it;
 //   - the original table is never written or renamed before the cut-over, and after any failure
 //     it is left in place, under its name, with its data;
 //   - a per-table GET_LOCK mutex, held on a dedicated connection for the whole run, keeps two
@@ -11,7 +14,7 @@
 //   - the binlog reader is positioned before the first row is copied;
 //   - the copy uses INSERT IGNORE ... SELECT and a chunk is done only when proven complete: no
 //     warning at all, or a full warning list of duplicate keys only and every row of the chunk
-//     present in the ghost by its shared key (copycheck.go); any other warning fails the run, so
+//     present in the ghost by its shared key (package copier); any other warning fails the run, so
 //     no row is merged, dropped or truncated silently;
 //   - the shared key compares alike in both tables (sharedKeyComparable): same type, charset and
 //     collation, or a widening that keeps distinct keys distinct;
@@ -23,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -39,8 +43,36 @@ var ErrUsage = errors.New("usage")
 
 // Migrator runs one migration.
 type Migrator struct {
-	cfg Config
-	log zerolog.Logger
+	cfg    Config
+	log    zerolog.Logger
+	phases *phases
+	levers *levers             // what Controls changes (controls.go)
+	cur    atomic.Pointer[run] // the executing run, for Status and the levers; nil before it
+	// prepared is the plan once preparation passed, for Status (what is heard after it reads it).
+	prepared atomic.Pointer[Plan]
+	// events are the observers that also hear the run's other moments; gates run before each
+	// cut-over attempt (events.go).
+	events []EventObserver
+	gates  []func(ctx context.Context, attempt int) error
+}
+
+var _ Controls = (*Migrator)(nil)
+
+// Observe adds an observer of the run's phases; an EventObserver hears the run's events too.
+// Call it before Run.
+func (m *Migrator) Observe(o Observer) {
+	m.phases.observers = append(m.phases.observers, o)
+	if eo, ok := o.(EventObserver); ok {
+		m.events = append(m.events, eo)
+	}
+}
+
+// applier is the running run's binlog applier, or nil.
+func (m *Migrator) applier() *binlogapply.Applier {
+	if r := m.cur.Load(); r != nil {
+		return r.applier
+	}
+	return nil
 }
 
 // New checks the configuration and returns a Migrator.
@@ -48,7 +80,10 @@ func New(cfg Config) (*Migrator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Migrator{cfg: cfg, log: cfg.Logger.With().Str("component", "migrator").Logger()}, nil
+	m := &Migrator{cfg: cfg, log: cfg.Logger.With().Str("component", "migrator").Logger()}
+	m.phases = newPhases(m.log, nil)
+	m.levers = m.newLevers()
+	return m, nil
 }
 
 // Validate checks the configuration without touching a server.
@@ -68,8 +103,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --default-retries must be at least 1 (got %d)", ErrUsage, c.DefaultRetries)
 	case c.ApproveRenamedColumns && c.SkipRenamedColumns:
 		return fmt.Errorf("%w: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one", ErrUsage)
-	case c.CutOver != cutover.AlgorithmThreeStep && c.CutOver != cutover.AlgorithmAtomic && c.CutOver != cutover.AlgorithmTwoStep:
-		return fmt.Errorf("%w: --cut-over=%q is not supported; use three-step, atomic or two-step", ErrUsage, c.CutOver)
+	case cutover.Validate(c.CutOver) != nil:
+		return fmt.Errorf("%w: --cut-over=%q is not supported; use %s", ErrUsage, c.CutOver, cutover.Choices())
 	case c.CutOverLockTimeout <= 0:
 		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
 	}
@@ -81,6 +116,9 @@ func (c *Config) Validate() error {
 	}
 	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
 		return fmt.Errorf("%w: --storage-engine=%q is not supported; use innodb", ErrUsage, c.StorageEngine)
+	}
+	if err := c.validateThrottle(); err != nil {
+		return err
 	}
 	if err := c.validateReplicaModes(); err != nil {
 		return err
@@ -96,19 +134,32 @@ func (c *Config) Validate() error {
 // Run performs the migration and returns nil on success. Without --execute it is a dry run: it
 // prepares (every check, the ALTER proven on the ghost table), prints the plan, drops the ghost
 // and releases the lock, leaving the server as it found it.
-func (m *Migrator) Run(ctx context.Context) error {
+func (m *Migrator) Run(ctx context.Context) (err error) {
 	if m.cfg.RecoverCutOver {
 		return m.recoverCutOver(ctx)
 	}
+	ph := m.phases
+	ph.Enter(ctx, PhasePrepare)
 	s, err := m.prepare(ctx)
 	if err != nil {
+		ph.Fail(ctx, err)
 		return err
 	}
+	m.prepared.Store(s.plan)
+	m.emit(EventValidated, Event{})
+	if m.cfg.ExactRowcount {
+		m.emit(EventRowCountComplete, Event{})
+	}
 	if !m.cfg.Execute {
-		return m.dryRun(ctx, s)
+		if err := m.dryRun(ctx, s); err != nil {
+			ph.Fail(ctx, err)
+			return err
+		}
+		ph.Enter(ctx, PhaseDone)
+		return nil
 	}
 	defer s.close()
-	err = m.execute(ctx, s)
+	err = m.execute(ctx, s, ph)
 	if errors.Is(err, binlogapply.ErrOriginalAltered) {
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)
 	}

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -24,27 +22,18 @@ const mutexDB = "gl_mutex"
 // mutexRun starts a migration of mutexDB.t that postpones its cut-over while postpone exists.
 func mutexRun(t *testing.T, postpone string, serverID uint32, dropGhost bool, opts ...func(*Config)) <-chan error {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = mutexDB, "t", "ADD COLUMN c INT NULL"
-	cfg.AllowOnMaster, cfg.Execute = true, true
-	cfg.ReplicaServerID = serverID
+	cfg := testConfig(t, mutexDB, "t", "ADD COLUMN c INT NULL", nil)
+	executing(&cfg, serverID)
 	cfg.InitiallyDropGhostTable = dropGhost
 	cfg.PostponeCutOverFlagFile = postpone
 	cfg.FlagFileInterval = 10 * time.Millisecond
 	cfg.CutOverLockTimeout = time.Second
 	cfg.DefaultRetries = 2
-	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).With().Uint32("server_id", serverID).Logger()
+	cfg.Logger = cfg.Logger.With().Uint32("server_id", serverID).Logger()
 	for _, o := range opts {
 		o(&cfg)
 	}
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(context.Background()) }()
-	return done
+	return runMigration(t, cfg)
 }
 
 // innodbID is the InnoDB table id of mutexDB.name, 0 when it does not exist.
@@ -61,23 +50,7 @@ func innodbID(t *testing.T, db *sql.DB, name string) int64 {
 // waitPostponedOwn waits until the changelog says "postponed" and is not the table notID.
 func waitPostponedOwn(t *testing.T, db *sql.DB, done <-chan error, notID int64) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var state string
-		err := db.QueryRow("SELECT value FROM "+table.QuoteIdent(table.ChangelogName("t"))+" WHERE hint = ?", table.HintState).Scan(&state)
-		if err == nil && state == "postponed" && innodbID(t, db, table.ChangelogName("t")) != notID {
-			return
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("run ended before postponing: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("cut-over never postponed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitPostponed(t, db, done, func() bool { return innodbID(t, db, table.ChangelogName("t")) != notID })
 }
 
 // A migration whose mutex connection is killed (an idle-connection killer) loses its lock; a
@@ -86,8 +59,7 @@ func waitPostponedOwn(t *testing.T, db *sql.DB, done <-chan error, notID int64) 
 // cut-over), stop with a clear error, and drop nothing: the tables under the helper names are
 // the second run's now. The second run then completes.
 func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
-	db := testenv.Database(t, mutexDB)
-	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
+	db := testenv.Table(t, mutexDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
 	dir := t.TempDir()
 	postponeA, postponeB := filepath.Join(dir, "a"), filepath.Join(dir, "b")
@@ -103,11 +75,9 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 	ghostA, changelogA := innodbID(t, db, ghost), innodbID(t, db, changelog)
 
 	// Kill A's mutex connection, as an idle-connection killer would.
-	var holder sql.NullInt64
-	if err := db.QueryRow("SELECT IS_USED_LOCK(?)", mutexName(mutexDB, "t")).Scan(&holder); err != nil || !holder.Valid {
-		t.Fatalf("find the mutex holder: %v (held: %v)", err, holder.Valid)
+	if err := killMutexHolder(context.Background(), db); err != nil {
+		t.Fatal(err)
 	}
-	testenv.Exec(t, db, fmt.Sprintf("KILL CONNECTION %d", holder.Int64))
 
 	// B takes the free lock and, told to, replaces A's helper tables with its own.
 	doneB := mutexRun(t, postponeB, 78002, true)
@@ -121,15 +91,11 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 	if err := os.Remove(postponeA); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-doneA:
-		if !errors.Is(err, ErrMutexLost) || !strings.Contains(err.Error(), "migration lock") {
-			t.Fatalf("run A ended with %v, want ErrMutexLost", err)
-		}
-		t.Logf("run A stopped: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("run A did not stop")
+	errA := testenv.WaitResult(t, doneA, 60*time.Second)
+	if !errors.Is(errA, ErrMutexLost) || !strings.Contains(errA.Error(), "migration lock") {
+		t.Fatalf("run A ended with %v, want ErrMutexLost", errA)
 	}
+	t.Logf("run A stopped: %v", errA)
 	if got := innodbID(t, db, ghost); got != ghostB {
 		t.Fatalf("B's ghost table was touched by A: id %d, want %d", got, ghostB)
 	}
@@ -144,13 +110,8 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 	if err := os.Remove(postponeB); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-doneB:
-		if err != nil {
-			t.Fatalf("run B: %v", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("run B did not finish")
+	if err := testenv.WaitResult(t, doneB, 60*time.Second); err != nil {
+		t.Fatalf("run B: %v", err)
 	}
 	if !hasColumnC(t, db) {
 		t.Fatal("run B did not migrate t")
@@ -160,11 +121,7 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 // hasColumnC reports whether mutexDB.t has the column the migrations add.
 func hasColumnC(t *testing.T, db *sql.DB) bool {
 	t.Helper()
-	var n int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 't' AND COLUMN_NAME = 'c'`, mutexDB).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n == 1
+	return testenv.HasColumn(t, db, mutexDB, "t", "c")
 }
 
 // killMutexHolder kills the connection holding the migration lock of mutexDB.t.
@@ -181,24 +138,18 @@ func killMutexHolder(ctx context.Context, db *sql.DB) error {
 // before any rename, and the cut-over stops without retrying. With the lock gone the run cannot
 // tell whose the helper tables are: it leaves them.
 func TestLostMutexStopsCutOverAttempt(t *testing.T) {
-	db := testenv.Database(t, mutexDB)
-	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
+	db := testenv.Table(t, mutexDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_500")
 	killed := false
-	hooks := cutover.Hooks{BeforeStep: func(ctx context.Context, step cutover.Step, info cutover.HookInfo) error {
+	hooks := cutover.TestSeams{BeforeStep: func(ctx context.Context, step cutover.Step, info cutover.StepInfo) error {
 		if info.Attempt == 1 && step == cutover.StepSentinel {
 			killed = true
 			return killMutexHolder(ctx, db)
 		}
 		return nil
 	}}
-	done := mutexRun(t, "", 78003, false, func(c *Config) { c.CutOverHooks = hooks })
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("run did not stop")
-	}
+	done := mutexRun(t, "", 78003, false, func(c *Config) { c.CutOverSeams = hooks })
+	err := testenv.WaitResult(t, done, 60*time.Second)
 	if !killed {
 		t.Fatal("the cut-over never reached the sentinel")
 	}
@@ -217,13 +168,8 @@ func TestLostMutexStopsCutOverAttempt(t *testing.T) {
 // A table under a helper name that this run did not create is never dropped, even with the lock
 // held: here the ghost is replaced behind the run's back.
 func TestDropOnlyTablesThisRunCreated(t *testing.T) {
-	db := testenv.Database(t, mutexDB)
-	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = mutexDB, "t", "ADD COLUMN c INT NULL"
-	cfg.AllowOnMaster = true
-	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t))
+	db := testenv.Table(t, mutexDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
+	cfg := testConfig(t, mutexDB, "t", "ADD COLUMN c INT NULL", nil)
 	m := mustNew(t, cfg)
 	ctx := context.Background()
 	s, err := m.prepare(ctx)

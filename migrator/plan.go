@@ -144,3 +144,17 @@ func (p *Plan) GhostKeyOriginalColumns() []string {
 	}
 	return out
 }
+
+// GhostKeyExprs give the value of each column of GhostKey as the copy writes it, read from the
+// original qualified by qualifier: the select expression of its column pair, or the column of
+// the same name.
+func (p *Plan) GhostKeyExprs(qualifier string) []string {
+	out := make([]string, len(p.GhostKey.Columns))
+	for i, g := range p.GhostKey.Columns {
+		out[i] = qualifier + "." + table.QuoteIdent(g)
+		if pair, ok := p.pairOfGhost(g); ok {
+			out[i] = p.selectExpr(pair, qualifier)
+		}
+	}
+	return out
+}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -39,12 +41,16 @@ type session struct {
 	cascadingForeignKeys []string
 	// original is the original's definition and triggers as preparation saw them (startcheck.go).
 	original originalSnapshot
+	// ddl is the server's global settings the ghost's CREATE and ALTER ran with.
+	ddl ddlSettings
 
 	log zerolog.Logger
 }
 
 // close releases the mutex (RELEASE_LOCK, then closes its connection) and closes the pools.
 // It is safe to call more than once.
+//
+//nolint:contextcheck // its own context: it runs after the run's context may be cancelled (a signal)
 func (s *session) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -80,11 +86,10 @@ func (m *Migrator) dropGhost(ctx context.Context, s *session) error {
 // On any error it leaves the server as it found it: the ghost it created is dropped and the
 // migration lock released.
 func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
-	cfg := m.cfg
 	started := time.Now()
 	s := &session{plan: &Plan{Renames: map[string]string{}}, log: m.log}
 	ghostCreated := false
-	defer func() {
+	defer func() { //nolint:contextcheck // its own context: the cleanup runs after ctx may be cancelled
 		if err == nil {
 			return
 		}
@@ -97,132 +102,172 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		}
 		s.close()
 	}()
-	p := s.plan
-	schema, tbl := cfg.Database, cfg.Table
-
-	// 1. The server given with --host, and its flavor.
-	if s.inspected, err = openServer(ctx, cfg.Conn, schema); err != nil {
+	if err := m.connect(ctx, s); err != nil { // 1-3
 		return nil, err
 	}
-	if p.Flavor, err = dbconn.DetectFlavor(ctx, s.inspected); err != nil {
-		return nil, fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
+	if err := m.checkServers(ctx, s); err != nil { // 4-5
+		return nil, err
 	}
-	if err := p.Flavor.Supported(); err != nil {
-		return nil, fmt.Errorf("%s: %w", cfg.Conn.Addr(), err)
+	if err := m.checkTable(ctx, s); err != nil { // 6
+		return nil, err
 	}
-	p.Inspected = cfg.Conn
-
-	// 2. Topology: where the binlog is read, where tables are written (read-only, before the lock,
-	// because the lock lives on the primary).
-	rs, err := readReplicaStatus(ctx, s.inspected, p.Flavor, cfg.Conn.Addr())
+	spec, err := m.checkAlter(ctx, s) // 7-8
 	if err != nil {
 		return nil, err
 	}
-	if p.Primary, p.InspectedIsReplica, err = resolvePrimary(cfg, rs); err != nil {
+	ghostCreated, err = m.buildGhost(ctx, s, spec) // 9
+	if err != nil {
 		return nil, err
 	}
-	s.primary = s.inspected
-	if p.InspectedIsReplica {
-		if s.primary, err = openServer(ctx, p.Primary, schema); err != nil {
-			return nil, fmt.Errorf("connect to the primary of %s: %w", cfg.Conn.Addr(), err)
-		}
+	if err := m.planCopy(ctx, s, spec); err != nil { // 10-12
+		return nil, err
 	}
-	primaryAddr := p.Primary.Addr()
+	m.log.Debug().Str("ghost", s.plan.GhostTable).Str("took", logfmt.Duration(time.Since(started))).Msg("preparation complete")
+	return s, nil
+}
+
+// connect opens the server given with --host and, when it is a replica, its primary, and takes
+// the per-table mutex there before anything is created.
+func (m *Migrator) connect(ctx context.Context, s *session) (err error) {
+	cfg, p := m.cfg, s.plan
+	schema, tbl := cfg.Database, cfg.Table
+
+	// 1-2. The server given with --host, its flavor, and where the tables are written.
+	if err := m.connectPrimary(ctx, s); err != nil {
+		return err
+	}
 	// Replica modes (replica.go): checks that only the whole-migration-on-the-replica needs.
 	if err := m.checkOnReplica(ctx, s); err != nil {
-		return nil, err
+		return err
 	}
 
 	// 3. The per-table mutex, before anything is created.
-	if s.mutex, s.mutexName, err = acquireMutex(ctx, s.primary, primaryAddr, schema, tbl); err != nil {
-		return nil, err
-	}
+	s.mutex, s.mutexName, err = acquireMutex(ctx, s.primary, p.Primary.Addr(), schema, tbl)
+	return err
+}
 
-	// 4. The binary log the applier will read.
+// connectPrimary opens the --host server (a supported flavor) and, when it is a replica, its
+// primary: the tables are created, written and renamed there. The topology is read before the
+// migration lock is taken, because the lock lives on the primary.
+func (m *Migrator) connectPrimary(ctx context.Context, s *session) error {
+	cfg, p := m.cfg, s.plan
+	var err error
+	if s.inspected, err = openServer(ctx, cfg.Conn, cfg.Database); err != nil {
+		return err
+	}
+	if p.Flavor, err = dbconn.DetectFlavor(ctx, s.inspected); err != nil {
+		return fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
+	}
+	if err := p.Flavor.Supported(); err != nil {
+		return fmt.Errorf("%s: %w", cfg.Conn.Addr(), err)
+	}
+	p.Inspected = cfg.Conn
+	rs, err := readReplicaStatus(ctx, s.inspected, p.Flavor, cfg.Conn.Addr())
+	if err != nil {
+		return err
+	}
+	if p.Primary, p.InspectedIsReplica, err = resolvePrimary(cfg, rs); err != nil {
+		return err
+	}
+	s.primary = s.inspected
+	if p.InspectedIsReplica {
+		if s.primary, err = openServer(ctx, p.Primary, cfg.Database); err != nil {
+			return fmt.Errorf("connect to the primary of %s: %w", cfg.Conn.Addr(), err)
+		}
+	}
+	return nil
+}
+
+// checkServers checks the binary log the applier will read (4), the plugins that write around
+// LOCK TABLES on the primary and the metadata locks the cut-over's checks read there (5).
+func (m *Migrator) checkServers(ctx context.Context, s *session) error {
+	cfg, p := m.cfg, s.plan
 	vars, err := readVariables(ctx, s.inspected, binlogVariables...)
 	if err != nil {
-		return nil, fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
+		return fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
 	}
 	if err := checkBinlog(cfg.Conn.Addr(), vars, p.InspectedIsReplica, cfg.AssumeRBR); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
-		return nil, err
+		return err
 	}
-
-	// 5. Plugins that write around LOCK TABLES on the primary.
 	plugins, err := readPlugins(ctx, s.primary)
 	if err != nil {
-		return nil, fmt.Errorf("on %s: %w", primaryAddr, err)
+		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
-	if err := checkLockBypassingPlugins(primaryAddr, plugins, cfg.AllowPlugins); err != nil {
-		return nil, err
+	if err := checkLockBypassingPlugins(p.Primary.Addr(), plugins, cfg.AllowPlugins); err != nil {
+		return err
 	}
+	return m.checkMetadataLocks(ctx, s) // mdlcheck.go
+}
 
-	// 6. The table.
-	if err := m.checkTable(ctx, s); err != nil {
-		return nil, err
-	}
-
-	// 7. The ALTER.
-	spec, err := parseAlter(cfg.Alter, schema, tbl)
+// checkAlter parses the ALTER (7) and names the helper tables, refusing when an earlier run's
+// are in the way (8).
+func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, error) {
+	cfg, p := m.cfg, s.plan
+	spec, err := parseAlter(cfg.Alter, cfg.Database, cfg.Table)
 	if err != nil {
 		return nil, err
 	}
 	if err := renameRefusal(spec.Renames, cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns); err != nil {
 		return nil, err
 	}
-
-	// 8. Helper tables of an earlier run.
-	p.GhostTable, p.ChangelogTable = table.GhostName(tbl), table.ChangelogName(tbl)
-	p.OldTable = table.OldName(tbl, "")
+	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), table.ChangelogName(cfg.Table)
+	p.OldTable = table.OldName(cfg.Table, "")
 	if cfg.TimestampOldTable {
-		p.OldTable = table.OldName(tbl, time.Now().UTC().Format("20060102150405"))
+		p.OldTable = table.OldName(cfg.Table, time.Now().UTC().Format("20060102150405"))
 	}
 	if err := m.checkHelperTables(ctx, s); err != nil {
 		return nil, err
 	}
+	return spec, nil
+}
 
-	// 9. The ghost: created, altered, inspected.
+// buildGhost creates the ghost, runs the ALTER on it under the server's global settings and
+// inspects it (9). created tells whether a ghost was created, even when err is not nil.
+func (m *Migrator) buildGhost(ctx context.Context, s *session, spec *alterSpec) (created bool, err error) {
+	cfg, p := m.cfg, s.plan
 	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
-		return nil, fmt.Errorf("on %s: %w", primaryAddr, err)
+		return false, fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
+	s.ddl = ddl
 	p.TimeZone = ddl.TimeZone
 	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
-	ghostCreated, err = createGhost(ctx, s.primary, ddl, schema, tbl, p.GhostTable, spec, cfg.DiscardForeignKeys)
-	if ghostCreated {
+	created, err = createGhost(ctx, s.primary, ddl, cfg.Database, cfg.Table, p.GhostTable, spec, cfg.DiscardForeignKeys)
+	if created {
 		s.own(ctx, p.GhostTable, p.GhostTable) // the ALTER, failed or not, is done: its final identity
 	}
 	if err != nil {
-		return nil, err
+		return created, err
 	}
-	if p.Ghost, err = table.Inspect(ctx, s.primary, schema, p.GhostTable); err != nil {
-		return nil, fmt.Errorf("inspect the ghost table: %w", err)
+	if p.Ghost, err = table.Inspect(ctx, s.primary, cfg.Database, p.GhostTable); err != nil {
+		return created, fmt.Errorf("inspect the ghost table: %w", err)
 	}
 	if p.Ghost.Engine != "" && !strings.EqualFold(p.Ghost.Engine, "InnoDB") {
-		return nil, fmt.Errorf("the ALTER makes the table use the %s engine; go-ghostlite migrates to InnoDB only: remove ENGINE= from --alter", p.Ghost.Engine)
+		return created, fmt.Errorf("the ALTER makes the table use the %s engine; go-ghostlite migrates to InnoDB only: remove ENGINE= from --alter", p.Ghost.Engine)
 	}
+	return created, nil
+}
 
-	// 10-11. Columns, then the shared key over them.
+// planCopy maps the columns (10), chooses the shared key over them (11) and estimates the rows
+// to copy (12).
+func (m *Migrator) planCopy(ctx context.Context, s *session, spec *alterSpec) (err error) {
+	cfg, p := m.cfg, s.plan
 	if s.columns, err = mapColumns(p.Original, p.Ghost, spec.Renames, spec.Recreated, cfg.SkipRenamedColumns); err != nil {
-		return nil, err
+		return err
 	}
 	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames
-	p.PadChar = table.HasPadChar(ddl.SQLMode)
+	p.PadChar = table.HasPadChar(s.ddl.SQLMode)
 	if err := p.setPadding(); err != nil {
-		return nil, err
+		return err
 	}
 	if p.OriginalKey, p.GhostKey, err = chooseSharedKey(p.Original, p.Ghost, p.Columns); err != nil {
-		return nil, err
+		return err
 	}
-
-	// 12. Rows.
-	if p.EstimatedRows, err = estimateRows(ctx, s.inspected, schema, tbl, cfg.ExactRowcount); err != nil {
-		return nil, err
-	}
-	m.log.Debug().Str("ghost", p.GhostTable).Dur("took", time.Since(started)).Msg("preparation complete")
-	return s, nil
+	p.EstimatedRows, err = estimateRows(ctx, s.inspected, cfg.Database, cfg.Table, cfg.ExactRowcount && !cfg.countsConcurrently())
+	return err
 }
 
 // checkTable checks the original table on the primary, where it is copied, written and renamed,
@@ -233,7 +278,7 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 	schema, tbl := cfg.Database, cfg.Table
 	primaryAddr := p.Primary.Addr()
 	// A run that died between its two renames left tbl missing: say so before "does not exist".
-	if err := cutOverDiedError(ctx, s.primary, schema, tbl); err != nil {
+	if err := cutover.CheckCrashed(ctx, s.primary, schema, tbl); err != nil {
 		return err
 	}
 	if err := checkTableKind(ctx, s.primary, primaryAddr, schema, tbl); err != nil {

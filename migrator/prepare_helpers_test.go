@@ -1,17 +1,13 @@
 package migrator
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -19,47 +15,10 @@ import (
 // prepareDB is the database of the preparation tests (other packages use their own).
 const prepareDB = "gl_prepare"
 
-// logBuffer collects log output written from any goroutine.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *logBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *logBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// testConfig is a dry-run configuration on the sandbox primary, logging to the test (and to logs).
-func prepareConfig(t *testing.T, tbl, alter string, logs *logBuffer) Config {
+// prepareConfig is a dry-run configuration of prepareDB.tbl (see testConfig).
+func prepareConfig(t *testing.T, tbl, alter string, logs *testenv.LogBuffer) Config {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = prepareDB, tbl, alter
-	cfg.AllowOnMaster = true
-	var w = zerolog.NewTestWriter(t)
-	if logs != nil {
-		cfg.Logger = zerolog.New(zerolog.MultiLevelWriter(w, logs))
-	} else {
-		cfg.Logger = zerolog.New(w)
-	}
-	return cfg
-}
-
-func mustNew(t *testing.T, cfg Config) *Migrator {
-	t.Helper()
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	return m
+	return testConfig(t, prepareDB, tbl, alter, logs)
 }
 
 // serverState is what a refused preparation must not change: the tables of the database and the
@@ -82,19 +41,7 @@ func captureState(t *testing.T, db *sql.DB) serverState {
 
 func tableColumnNames(t *testing.T, db *sql.DB, tbl string) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, prepareDB, tbl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			t.Fatal(err)
-		}
-		cols = append(cols, c)
-	}
+	cols := testenv.Columns(t, db, prepareDB, tbl)
 	if len(cols) == 0 {
 		t.Fatalf("table %s has no columns", tbl)
 	}

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -18,12 +16,9 @@ const recoverDB = "gl_recover_migrator"
 
 func recoverConfig(t *testing.T, tbl string, recover bool) Config {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = recoverDB, tbl, "ADD COLUMN c INT NULL"
-	cfg.AllowOnMaster, cfg.RecoverCutOver = true, recover
+	cfg := testConfig(t, recoverDB, tbl, "ADD COLUMN c INT NULL", nil)
+	cfg.RecoverCutOver = recover
 	cfg.CutOverLockTimeout = time.Second
-	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t))
 	return cfg
 }
 
@@ -104,24 +99,6 @@ func TestRecoverRefusalAndRollBack(t *testing.T) {
 	}
 }
 
-func TestRecoverTimestampedOld(t *testing.T) {
-	db := testenv.Database(t, recoverDB)
-	makeTables(t, db, "_t2_20250101000000_del", "_t2_20260101000000_del", "_t2_gho")
-	err := mustNew(t, recoverConfig(t, "t2", false)).Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "t2 is missing but _t2_20260101000000_del and _t2_gho exist") {
-		t.Fatalf("run: got %v, want the died-cut-over refusal naming the newest old table", err)
-	}
-	if err := runRecover(t, "t2", time.Second); err != nil {
-		t.Fatalf("recover: %v", err)
-	}
-	if got := bornAs(t, db, "t2"); got != "_t2_20260101000000_del" {
-		t.Fatalf("t2 is the table born as %q, want the newest old table", got)
-	}
-	if got := listTables(t, db, "t2"); got != "_t2_20250101000000_del,t2" {
-		t.Fatalf("tables after recovery: %s", got)
-	}
-}
-
 func TestRecoverNothingToDo(t *testing.T) {
 	db := testenv.Database(t, recoverDB)
 	// Nothing was renamed: original, ghost, changelog.
@@ -145,88 +122,5 @@ func TestRecoverNothingToDo(t *testing.T) {
 	err := mustNew(t, recoverConfig(t, "t4", false)).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "left by an earlier migration") {
 		t.Fatalf("run after a completed swap: got %v, want the helper-table refusal", err)
-	}
-}
-
-func TestRecoverRefusesUnknownStates(t *testing.T) {
-	db := testenv.Database(t, recoverDB)
-	cases := []struct {
-		tbl    string
-		tables []string
-	}{
-		{"t5", []string{"_t5_del"}},                                      // original and ghost missing
-		{"t6", []string{"_t6_gho"}},                                      // only the ghost
-		{"t7", []string{"_t7_del", "_t7_20260101000000_del", "_t7_gho"}}, // which old one?
-		{"t8", nil}, // nothing at all
-	}
-	for _, c := range cases {
-		makeTables(t, db, c.tables...)
-		before := listTables(t, db, c.tbl)
-		err := runRecover(t, c.tbl, time.Second)
-		if err == nil || !strings.Contains(err.Error(), "a state a cut-over does not leave") {
-			t.Errorf("%s (%s): got %v, want a refusal describing the state", c.tbl, before, err)
-		}
-		if after := listTables(t, db, c.tbl); after != before {
-			t.Errorf("%s: refused recovery changed the tables from %q to %q", c.tbl, before, after)
-		}
-	}
-}
-
-// A RENAME of our tables queued on the server (a silently cut client's) is waited for, never
-// killed: recovery refuses while it stays, and acts on the state it leaves once it has run.
-func TestRecoverWaitsForQueuedRename(t *testing.T) {
-	db := testenv.Database(t, recoverDB)
-	makeTables(t, db, "_t9_del", "_t9_gho", "_t9_ghc")
-	ctx := context.Background()
-	locker, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
-	if _, err := locker.ExecContext(ctx, "LOCK TABLES `_t9_gho` WRITE"); err != nil {
-		t.Fatal(err)
-	}
-	renameDone := make(chan error, 1)
-	go func() {
-		_, err := db.ExecContext(ctx, "RENAME TABLE `"+recoverDB+"`.`_t9_gho` TO `"+recoverDB+"`.`t9`")
-		renameDone <- err
-	}()
-	waitFor(t, func() bool {
-		found, err := queuedRenames(ctx, db, recoverDB, "t9")
-		return err == nil && len(found) == 1
-	})
-
-	err = runRecover(t, "t9", 300*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "RENAME TABLE still queued") {
-		t.Fatalf("recover with a queued rename: got %v, want a refusal naming it", err)
-	}
-	if got := listTables(t, db, "t9"); got != "_t9_del,_t9_ghc,_t9_gho" {
-		t.Fatalf("refused recovery changed the tables: %s", got)
-	}
-
-	// Release the lock while a recovery waits: the queued rename completes the swap first.
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		_, _ = locker.ExecContext(ctx, "UNLOCK TABLES")
-	}()
-	if err := runRecover(t, "t9", 10*time.Second); err != nil {
-		t.Fatalf("recover after the queued rename ran: %v", err)
-	}
-	if err := <-renameDone; err != nil {
-		t.Fatalf("queued rename: %v", err)
-	}
-	if got := bornAs(t, db, "t9"); got != "_t9_gho" {
-		t.Fatalf("t9 is %q, want the former ghost (the queued rename ran, recovery saw a completed swap)", got)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

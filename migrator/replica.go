@@ -193,6 +193,7 @@ func (m *Migrator) beforeCutOver(ctx context.Context, s *session, sent *sentinel
 		return nil
 	}
 	addr := m.cfg.Conn.Addr()
+	m.emit(EventStopReplication, Event{}) // also with skip-replica-stop, as gh-ost: a hook may stop it
 	if m.cfg.TestOnReplicaSkipReplicaStop {
 		m.log.Warn().Str("replica", addr).Msg("--test-on-replica-skip-replica-stop: replication keeps running through the cut-over; nothing must write to the table")
 		return nil
@@ -219,7 +220,9 @@ func (m *Migrator) afterCutOver(ctx context.Context, s *session, cutErr error) e
 		return cutErr
 	}
 	if cutErr != nil {
-		if !m.cfg.TestOnReplicaSkipReplicaStop {
+		if m.cfg.TestOnReplicaSkipReplicaStop {
+			m.emit(EventStartReplication, Event{}) // as gh-ost: a hook may start it
+		} else {
 			m.restartReplication(s)
 		}
 		return cutErr
@@ -251,7 +254,7 @@ func swapBack(ctx context.Context, db *sql.DB, schema, tbl, ghost, old string, l
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", secondsAtLeastOne(lockWait))); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", dbconn.CeilSeconds(lockWait))); err != nil {
 		return fmt.Errorf("set lock_wait_timeout: %w", err)
 	}
 	q := fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", table.Qualify(schema, tbl), table.Qualify(schema, ghost),
@@ -262,16 +265,12 @@ func swapBack(ctx context.Context, db *sql.DB, schema, tbl, ghost, old string, l
 	return nil
 }
 
-func secondsAtLeastOne(d time.Duration) int64 {
-	if s := int64((d + time.Second - 1) / time.Second); s > 1 {
-		return s
-	}
-	return 1
-}
-
 // restartReplication starts the replication this code stopped, after a failure (best effort,
 // logged: the migration's own error is what the run reports).
+//
+//nolint:contextcheck // its own context: it runs after the run's context may be cancelled (a signal)
 func (m *Migrator) restartReplication(s *session) {
+	m.emit(EventStartReplication, Event{})
 	ctx, cancel := context.WithTimeout(context.Background(), replicaStopTimeout)
 	defer cancel()
 	q := s.plan.Flavor.StartReplicaSQL()

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -31,17 +30,11 @@ func TestTestOnReplicaStrictModeOwnDomain(t *testing.T) {
 	t.Cleanup(func() { startReplicationAndWait(t, replica) }) // runs before strictReplica's restore
 	before := localGTIDs(t, replica, 0)
 
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := replicaTestConfig(t, schema, 76011, logs)
 	cfg.TestOnReplica = true
 	cfg.AssumeMasterHost = testenv.PrimaryConfig().Addr()
-	cfg.PostponeCutOverFlagFile = postponeFor(t, time.Second)
-	stopLoad := startReplicaLoad(t, primary)
-	err := <-runAsync(t, cfg)
-	if n := stopLoad(); n == 0 {
-		t.Fatal("the writer wrote nothing")
-	}
-	if err != nil {
+	if err := runUnderReplicaLoad(t, primary, cfg, 0); err != nil {
 		t.Fatalf("--test-on-replica on a strict replica with its own GTID domain: %v", err)
 	}
 	assertEventsApplied(t, logs)
@@ -77,15 +70,17 @@ func TestReplicaModesRefuseStrictReplicatedDomain(t *testing.T) {
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	strictReplica(t, primary, replica, 0)
 	for _, testMode := range []bool{false, true} {
-		cfg := replicaTestConfig(t, schema, 76012, nil)
-		cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
-		err := <-runAsync(t, cfg)
-		want := fmt.Sprintf("gtid_strict_mode is ON on replica %s and its gtid_domain_id 0 is a domain it replicates from its primary", testenv.ReplicaConfig().Addr())
-		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Fatalf("%s: got %v, want one line saying %q", cfg.replicaModeFlag(), err, want)
-		}
-		assertTables(t, replica, schema, "t")
-		assertReplicationRunning(t, replica, true)
+		t.Run(fmt.Sprintf("test-on-replica=%v", testMode), func(t *testing.T) {
+			cfg := replicaTestConfig(t, schema, 76012, nil)
+			cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
+			err := runToEnd(t, cfg)
+			want := fmt.Sprintf("gtid_strict_mode is ON on replica %s and its gtid_domain_id 0 is a domain it replicates from its primary", testenv.ReplicaConfig().Addr())
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%s: got %v, want one line saying %q", cfg.replicaModeFlag(), err, want)
+			}
+			assertTables(t, replica, schema, "t")
+			assertReplicationRunning(t, replica, true)
+		})
 	}
 }
 

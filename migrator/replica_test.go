@@ -12,13 +12,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -48,15 +49,17 @@ func TestReplicaModeValidate(t *testing.T) {
 		{func(c *Config) { c.TestOnReplica, c.RecoverCutOver = true, true }, "--recover-cut-over does not support --test-on-replica"},
 	}
 	for i, c := range cases {
-		cfg := base
-		c.mutate(&cfg)
-		err := cfg.Validate()
-		switch {
-		case c.phrase == "" && err != nil:
-			t.Errorf("case %d: refused: %v", i, err)
-		case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase) || !errors.Is(err, ErrUsage)):
-			t.Errorf("case %d: got %v, want usage error %q", i, err, c.phrase)
-		}
+		t.Run(fmt.Sprintf("case %d", i), func(t *testing.T) {
+			cfg := base
+			c.mutate(&cfg)
+			err := cfg.Validate()
+			switch {
+			case c.phrase == "" && err != nil:
+				t.Errorf("case %d: refused: %v", i, err)
+			case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase) || !errors.Is(err, ErrUsage)):
+				t.Errorf("case %d: got %v, want usage error %q", i, err, c.phrase)
+			}
+		})
 	}
 }
 
@@ -85,15 +88,17 @@ func TestCheckGTIDDomain(t *testing.T) {
 		{"not strict, own domain", vars("OFF", "9", "0-1-592"), "", "", false},
 	}
 	for _, c := range cases {
-		warning, err := checkGTIDDomain("r:1", c.vars, c.ioPos)
-		switch {
-		case c.refuse == "" && err != nil:
-			t.Errorf("%s: refused: %v", c.name, err)
-		case c.refuse != "" && (err == nil || !strings.Contains(err.Error(), c.refuse)):
-			t.Errorf("%s: got %v, want %q", c.name, err, c.refuse)
-		case (warning != "") != c.warn:
-			t.Errorf("%s: warning %q, want one: %v", c.name, warning, c.warn)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			warning, err := checkGTIDDomain("r:1", c.vars, c.ioPos)
+			switch {
+			case c.refuse == "" && err != nil:
+				t.Errorf("%s: refused: %v", c.name, err)
+			case c.refuse != "" && (err == nil || !strings.Contains(err.Error(), c.refuse)):
+				t.Errorf("%s: got %v, want %q", c.name, err, c.refuse)
+			case (warning != "") != c.warn:
+				t.Errorf("%s: warning %q, want one: %v", c.name, warning, c.warn)
+			}
+		})
 	}
 	// The suggested domain is free: not replicated, not in the binlog (0, 1 and 9 are used).
 	_, err := checkGTIDDomain("r:1", vars("ON", "0", "0-1-592"), "")
@@ -136,7 +141,7 @@ func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
 	cfg := replicaTestConfig(t, schema, 76001, nil)
 	cfg.PostponeCutOverFlagFile = flag
 	stopLoad := startReplicaLoad(t, primary)
-	done := runAsync(t, cfg)
+	done := runMigration(t, cfg)
 	time.Sleep(1500 * time.Millisecond)
 	if n := stopLoad(); n == 0 {
 		t.Fatal("the writer wrote nothing")
@@ -144,7 +149,7 @@ func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
 	if err := os.Remove(flag); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
+	if err := testenv.WaitResult(t, done, 60*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	assertTables(t, primary, schema, "t", "_t_del")
@@ -168,17 +173,11 @@ func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
 func TestMigrateOnReplicaEndToEnd(t *testing.T) {
 	const schema = "gl_replica_mor"
 	primary := replicaFixture(t, schema)
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := replicaTestConfig(t, schema, 76002, logs)
 	cfg.MigrateOnReplica = true
-	cfg.PostponeCutOverFlagFile = postponeFor(t, time.Second)
-	stopLoad := startReplicaLoad(t, primary)
-	err := <-runAsync(t, cfg)
-	time.Sleep(300 * time.Millisecond) // writes after the cut-over, into the replica's new table
-	if n := stopLoad(); n == 0 {
-		t.Fatal("the writer wrote nothing")
-	}
-	if err != nil {
+	// Writes after the cut-over go into the replica's new table.
+	if err := runUnderReplicaLoad(t, primary, cfg, 300*time.Millisecond); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	assertEventsApplied(t, logs)
@@ -203,15 +202,17 @@ func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
 	const schema = "gl_replica_refuse"
 	primary := replicaFixture(t, schema)
 	for _, testMode := range []bool{false, true} {
-		cfg := replicaTestConfig(t, schema, 76003, nil)
-		cfg.Conn = testenv.PrimaryConfig()
-		cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
-		flag := cfg.replicaModeFlag()
-		err := <-runAsync(t, cfg)
-		if err == nil || !strings.Contains(err.Error(), flag+" needs --host to be a replica") {
-			t.Fatalf("%s on the primary: got %v", flag, err)
-		}
-		assertTables(t, primary, schema, "t")
+		t.Run(fmt.Sprintf("test-on-replica=%v", testMode), func(t *testing.T) {
+			cfg := replicaTestConfig(t, schema, 76003, nil)
+			cfg.Conn = testenv.PrimaryConfig()
+			cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
+			flag := cfg.replicaModeFlag()
+			err := runToEnd(t, cfg)
+			if err == nil || !strings.Contains(err.Error(), flag+" needs --host to be a replica") {
+				t.Fatalf("%s on the primary: got %v", flag, err)
+			}
+			assertTables(t, primary, schema, "t")
+		})
 	}
 }
 
@@ -223,14 +224,10 @@ func TestTestOnReplicaEndToEnd(t *testing.T) {
 	primary := replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	t.Cleanup(func() { startReplicationAndWait(t, replica) })
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := replicaTestConfig(t, schema, 76004, logs)
 	cfg.TestOnReplica = true
-	cfg.PostponeCutOverFlagFile = postponeFor(t, time.Second)
-	stopLoad := startReplicaLoad(t, primary)
-	err := <-runAsync(t, cfg)
-	stopLoad()
-	if err != nil {
+	if err := runUnderReplicaLoad(t, primary, cfg, 0); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	assertEventsApplied(t, logs)
@@ -259,10 +256,10 @@ func TestTestOnReplicaSkipReplicaStopEndToEnd(t *testing.T) {
 	replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	t.Cleanup(func() { startReplicationAndWait(t, replica) }) // only if the test failed half-way
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := replicaTestConfig(t, schema, 76005, logs)
 	cfg.TestOnReplica, cfg.TestOnReplicaSkipReplicaStop = true, true
-	if err := <-runAsync(t, cfg); err != nil {
+	if err := runToEnd(t, cfg); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	assertReplicationRunning(t, replica, true)
@@ -296,83 +293,66 @@ func replicaFixture(t *testing.T, schema string) *sql.DB {
 	return primary
 }
 
-func replicaTestConfig(t *testing.T, schema string, serverID uint32, logs *logBuffer) Config {
+func replicaTestConfig(t *testing.T, schema string, serverID uint32, logs *testenv.LogBuffer) Config {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.ReplicaConfig()
-	cfg.Database, cfg.Table, cfg.Alter = schema, "t", "ADD COLUMN c INT NOT NULL DEFAULT 7"
-	cfg.Execute = true
-	cfg.ReplicaServerID = serverID
+	cfg := testConfig(t, schema, "t", "ADD COLUMN c INT NOT NULL DEFAULT 7", logs)
+	cfg.Conn, cfg.AllowOnMaster = testenv.ReplicaConfig(), false
+	executing(&cfg, serverID)
 	cfg.ChunkSize = 500
 	cfg.DefaultRetries = 5
-	var w zerolog.LevelWriter = zerolog.MultiLevelWriter(zerolog.NewTestWriter(t))
-	if logs != nil {
-		w = zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), logs)
-	}
-	cfg.Logger = zerolog.New(w).Level(zerolog.InfoLevel)
+	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	return cfg
 }
 
-// runAsync runs a migration and delivers its result.
-func runAsync(t *testing.T, cfg Config) <-chan error {
+// runToEnd runs a migration and returns its result (it must end within 60 s).
+func runToEnd(t *testing.T, cfg Config) error {
 	t.Helper()
-	done := make(chan error, 1)
-	m, err := New(cfg)
-	if err != nil {
-		done <- err
-		return done
+	return testenv.WaitResult(t, runMigration(t, cfg), 60*time.Second)
+}
+
+// runUnderReplicaLoad runs the migration cfg describes, its cut-over postponed for a second, while
+// the writer changes t on the primary; the writer goes on for after once the run has ended. It
+// returns the run's result; a writer that wrote nothing fails the test.
+func runUnderReplicaLoad(t *testing.T, primary *sql.DB, cfg Config, after time.Duration) error {
+	t.Helper()
+	cfg.PostponeCutOverFlagFile = postponeFor(t, time.Second)
+	stopLoad := startReplicaLoad(t, primary)
+	err := runToEnd(t, cfg)
+	time.Sleep(after)
+	if n := stopLoad(); n == 0 {
+		t.Fatal("the writer wrote nothing")
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		done <- m.Run(ctx)
-	}()
-	return done
+	return err
 }
 
 // startReplicaLoad inserts, updates and deletes rows of t on the primary until the returned
 // function is called; that function returns the number of writes and fails the test on an error.
 func startReplicaLoad(t *testing.T, primary *sql.DB) func() int {
 	t.Helper()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var n int
-	var loadErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		rnd := rand.New(rand.NewSource(time.Now().UnixNano()))
-		for i := 1; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			id := 1 + rnd.Intn(replicaRows)
-			var err error
-			switch i % 4 {
-			case 0, 1:
-				_, err = primary.Exec("INSERT INTO t (id, a, b) VALUES (?, ?, 'new')", 100000+i, i)
-			case 2:
-				_, err = primary.Exec("UPDATE t SET a = a + 1, b = CONCAT('upd ', ?) WHERE id = ?", i, id)
-			case 3:
-				_, err = primary.Exec("DELETE FROM t WHERE id = ?", id)
-			}
-			if err != nil {
-				loadErr = err
-				return
-			}
-			n++
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
-	var once sync.Once
+	var next atomic.Int64
+	next.Store(100000)
+	insert := func(r *rand.Rand) (string, []any) {
+		id := next.Add(1)
+		return "INSERT INTO t (id, a, b) VALUES (?, ?, 'new')", []any{id, id}
+	}
+	l := loadgen.Start(context.Background(), loadgen.Config{
+		DB: primary, Workers: 1, Rate: 500, SkipMissed: true, StopOnFailure: true,
+		Ops: []loadgen.Op{insert, insert,
+			func(r *rand.Rand) (string, []any) {
+				return "UPDATE t SET a = a + 1, b = CONCAT('upd ', ?) WHERE id = ?", []any{r.Intn(1 << 20), 1 + r.Intn(replicaRows)}
+			},
+			func(r *rand.Rand) (string, []any) {
+				return "DELETE FROM t WHERE id = ?", []any{1 + r.Intn(replicaRows)}
+			},
+		},
+	})
+	t.Cleanup(func() { l.Stop() })
 	return func() int {
-		once.Do(func() { close(stop); wg.Wait() })
-		if loadErr != nil {
-			t.Fatalf("writer: %v", loadErr)
+		st := l.Stop()
+		if st.FirstError != nil {
+			t.Fatalf("writer: %v", st.FirstError)
 		}
-		return n
+		return int(st.Acked)
 	}
 }
 
@@ -400,13 +380,8 @@ func assertTables(t *testing.T, db *sql.DB, schema string, want ...string) {
 
 func assertHasColumnC(t *testing.T, db *sql.DB, schema, tbl string, want bool) {
 	t.Helper()
-	var n int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = 'c'`,
-		schema, tbl).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if (n == 1) != want {
-		t.Fatalf("%s.%s has column c: %v, want %v", schema, tbl, n == 1, want)
+	if has := testenv.HasColumn(t, db, schema, tbl, "c"); has != want {
+		t.Fatalf("%s.%s has column c: %v, want %v", schema, tbl, has, want)
 	}
 }
 
@@ -450,7 +425,7 @@ var eventsAppliedRe = regexp.MustCompile(`"events_applied":(\d+)`)
 
 // assertEventsApplied checks the migration applied binlog events (the writer's changes reached
 // the binlog that was read), from its final log line.
-func assertEventsApplied(t *testing.T, logs *logBuffer) {
+func assertEventsApplied(t *testing.T, logs *testenv.LogBuffer) {
 	t.Helper()
 	m := eventsAppliedRe.FindStringSubmatch(logs.String())
 	if m == nil {

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,21 +24,12 @@ const sameResultDB = "gl_sameresult"
 // executing configuration with a postpone flag file (the caller removes it to cut over).
 func sameResultSetup(t *testing.T, serverID uint32, create, alter string, inserts ...string) (*sql.DB, Config, string) {
 	t.Helper()
-	db := testenv.Database(t, sameResultDB)
-	testenv.Exec(t, db, "DROP TABLE IF EXISTS t, want, _t_del, _t_gho, _t_ghc", create)
-	testenv.Exec(t, db, inserts...)
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = sameResultDB, "t", alter
-	cfg.AllowOnMaster, cfg.Execute, cfg.OkToDropTable = true, true, true
-	cfg.ReplicaServerID = serverID
-	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
-	postpone := filepath.Join(t.TempDir(), "postpone")
-	if err := os.WriteFile(postpone, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
-	return db, cfg, postpone
+	db := testenv.Table(t, sameResultDB, create, inserts...)
+	cfg := testConfig(t, sameResultDB, "t", alter, nil)
+	executing(&cfg, serverID)
+	cfg.OkToDropTable = true
+	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
+	return db, cfg, postpone(t, &cfg)
 }
 
 // setGlobal sets a global server variable for the test and restores it afterwards.
@@ -89,21 +79,28 @@ func finishRun(t *testing.T, postpone string, done <-chan error) {
 	if err := os.Remove(postpone); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("migration: %v", err)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatal("the migration did not end")
+	if err := testenv.WaitResult(t, done, 90*time.Second); err != nil {
+		t.Fatalf("migration: %v", err)
 	}
+}
+
+// assertSameAsServerAlter runs the server's own ALTER of oracle (a copy of t's rows) in a session
+// with the server's globals, and checks the migrated t has its definition and its rows.
+func assertSameAsServerAlter(t *testing.T, db *sql.DB, oracle, alter string) {
+	t.Helper()
+	conn := serverSession(t, db)
+	if _, err := conn.ExecContext(t.Context(), "ALTER TABLE "+oracle+" "+alter+", ALGORITHM=COPY"); err != nil {
+		t.Fatalf("the server's own ALTER: %v", err)
+	}
+	assertSameDefinition(t, db, "t", oracle)
+	assertSameRows(t, db, "t", oracle)
 }
 
 // assertSameRows compares every row of a and b (read as text in the pool's UTC session, so a
 // TIMESTAMP compares by its instant) and names the first rows that differ.
 func assertSameRows(t *testing.T, db *sql.DB, a, b string) {
 	t.Helper()
-	ra, rb := rowsText(t, db, a), rowsText(t, db, b)
+	ra, rb := testenv.RowsText(t, db, sameResultDB, a, "1"), testenv.RowsText(t, db, sameResultDB, b, "1")
 	if strings.Join(ra, "\n") == strings.Join(rb, "\n") {
 		return
 	}
@@ -122,39 +119,6 @@ func assertSameRows(t *testing.T, db *sql.DB, a, b string) {
 		}
 	}
 	t.Errorf("%s (%d rows) differs from %s (%d rows)", a, len(ra), b, len(rb))
-}
-
-func rowsText(t *testing.T, db *sql.DB, tbl string) []string {
-	t.Helper()
-	rows, err := db.Query("SELECT * FROM " + table.QuoteIdent(tbl) + " ORDER BY 1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		dest := make([]any, len(cols))
-		for i := range vals {
-			dest[i] = &vals[i]
-		}
-		if err := rows.Scan(dest...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "NULL"
-			if v.Valid {
-				parts[i] = v.String
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // assertSameDefinition compares the definitions of a and b (names aside).

@@ -67,10 +67,12 @@ func TestKeyColumnConversion(t *testing.T) {
 		{"enum('1','2')", "utf8mb4_general_ci", "set('1','2')", "utf8mb4_general_ci", false},
 	}
 	for _, c := range cases {
-		why := keyColumnConversion(col(c.from, c.fromColl), col(c.to, c.toColl))
-		if (why == "") != c.injective {
-			t.Errorf("%s %s -> %s %s: got %q, want injective=%v", c.from, c.fromColl, c.to, c.toColl, why, c.injective)
-		}
+		t.Run(c.from+" "+c.fromColl+" -> "+c.to+" "+c.toColl, func(t *testing.T) {
+			why := keyColumnConversion(col(c.from, c.fromColl), col(c.to, c.toColl))
+			if (why == "") != c.injective {
+				t.Errorf("%s %s -> %s %s: got %q, want injective=%v", c.from, c.fromColl, c.to, c.toColl, why, c.injective)
+			}
+		})
 	}
 }
 

@@ -87,6 +87,8 @@ func TestDDLBeforeStreamStartStopsMigration(t *testing.T) {
 
 // prepareXA leaves an XA transaction prepared on the primary (it outlives its connection on
 // MariaDB 10.5+) and rolls it back at the end of the test.
+//
+//nolint:contextcheck // its own context: the transaction outlives the hook that prepares it
 func prepareXA(t *testing.T, db *sql.DB, gtrid string) {
 	t.Helper()
 	ctx := context.Background()

@@ -71,9 +71,10 @@ func (s *server) createSource(ctx context.Context, rows int) error {
 	return err
 }
 
+// avgRowLength is the server's estimate of the source rows' size, for the report (0 when unknown).
 func (s *server) avgRowLength(ctx context.Context) int64 {
 	var n int64
-	s.db.QueryRowContext(ctx, "SELECT AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='gl_bench' AND TABLE_NAME='src'").Scan(&n)
+	_ = s.db.QueryRowContext(ctx, "SELECT AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='gl_bench' AND TABLE_NAME='src'").Scan(&n)
 	return n
 }
 
@@ -121,12 +122,13 @@ func (s *server) pauseReplica(ctx context.Context) (func(), error) {
 			fmt.Fprintln(os.Stderr, "bench: could not restart the sandbox replica's SQL thread:", err, "(run START SLAVE on it)")
 			return
 		}
+		// best effort, like the restart above: a failed read or wait only shortens the catch-up wait
 		var pos string
-		s.db.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&pos)
+		_ = s.db.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&pos)
 		fmt.Print("sandbox replica: catching up... ")
 		start := time.Now()
 		var res sql.NullInt64
-		s.replica.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, 600)", pos).Scan(&res)
+		_ = s.replica.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, 600)", pos).Scan(&res)
 		fmt.Printf("done in %.0fs\n", time.Since(start).Seconds())
 	}, nil
 }

@@ -2,7 +2,6 @@ package dbconn
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -35,9 +34,7 @@ func ParseFlavor(version, comment string) (Flavor, error) {
 }
 
 // DetectFlavor asks the server for its version.
-func DetectFlavor(ctx context.Context, q interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}) (Flavor, error) {
+func DetectFlavor(ctx context.Context, q Querier) (Flavor, error) {
 	var v, c string
 	if err := q.QueryRowContext(ctx, "SELECT @@version, @@version_comment").Scan(&v, &c); err != nil {
 		return Flavor{}, fmt.Errorf("read server version: %w", err)

@@ -1,18 +1,22 @@
 // Package loadgen drives a paced write load against a table and records what the server
-// acknowledged: how many writes succeeded or failed and how long the slowest one waited. The bench
-// uses it to measure the write stall at cut-over; tests use it to check no acknowledged write is lost.
+// acknowledged: every write's outcome (a journal), how many writes succeeded or failed and how
+// long the slowest one waited. The bench uses it to measure the write stall at cut-over; tests use
+// its journal to check that no acknowledged write is lost.
 //
-// Invariants: an operation counts as acknowledged only when the server returned success for it;
-// the load stops by itself when its context ends; it never retries a failed write.
+// Invariants: a write counts as acknowledged only when the server returned success for it, and
+// every write that was sent is in the journal with its outcome (a write in flight when the load
+// stops is allowed to finish: its outcome is real). The load stops by itself when its context
+// ends (or at its first failure, when asked to); it never retries a failed write.
 package loadgen
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"math/rand"
-	"sort"
-	"sync"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // Op builds one write: the statement and its arguments.
@@ -24,10 +28,68 @@ type Config struct {
 	Ops     []Op    // chosen uniformly at random for each write
 	Rate    float64 // writes per second over all workers; 0 means as fast as the workers go
 	Workers int     // concurrent connections (default 4)
-	// OnAck, when set, is called after every acknowledged write (from the worker's goroutine).
+	// SkipMissed makes a worker whose write outlasted its turn skip the turns it missed, as a
+	// time.Ticker drops ticks, instead of catching up with a burst: a slow server slows the load,
+	// as it slows an application's clients. Without it the load keeps its rate through a stall
+	// (what the bench wants, measuring the stall under a constant rate).
+	SkipMissed bool
+	// WriteTimeout bounds each write (0: no bound); a write that runs out of it has failed.
+	WriteTimeout time.Duration
+	// OnAck, when set, is called after every acknowledged write (from the worker's goroutine),
+	// once the write is in the journal.
 	OnAck func(op int, res sql.Result, args []any)
 	// OnError, when set, decides whether a failed write is tolerated (true) or counted as failed.
 	OnError func(op int, err error) bool
+	// StopOnFailure ends the load at its first failed write that OnError does not tolerate.
+	StopOnFailure bool
+}
+
+// Write is the outcome of one write the load sent.
+type Write struct {
+	Op         int
+	Args       []any
+	Start, End time.Time
+	Err        error // nil: the server acknowledged the write
+	Tolerated  bool  // Err was tolerated by Config.OnError
+	// Of an acknowledged write: the driver's LastInsertId (0 when the statement generated no
+	// AUTO_INCREMENT value) and RowsAffected.
+	InsertID, RowsAffected int64
+}
+
+// Acked reports whether the server acknowledged the write.
+func (w Write) Acked() bool { return w.Err == nil }
+
+// Errno is the server's error number of a failed write (0 when acknowledged or not a server error).
+func (w Write) Errno() uint16 { return Errno(w.Err) }
+
+// Latency is how long the write took.
+func (w Write) Latency() time.Duration { return w.End.Sub(w.Start) }
+
+// Errno is the MySQL/MariaDB error number of err, 0 when err is not an error the server returned.
+func Errno(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+// Failures counts the writes that failed with the server error errno, and gives the end times of
+// the first and of the last of them.
+func Failures(writes []Write, errno uint16) (n int, first, last time.Time) {
+	for _, w := range writes {
+		if w.Err == nil || w.Errno() != errno {
+			continue
+		}
+		if n == 0 || w.End.Before(first) {
+			first = w.End
+		}
+		if w.End.After(last) {
+			last = w.End
+		}
+		n++
+	}
+	return n, first, last
 }
 
 // Stats summarises a finished load.
@@ -39,70 +101,12 @@ type Stats struct {
 	FirstError               error
 }
 
-// Run writes until ctx ends and returns what happened.
+// Run writes until ctx ends (or the load stops at a failure) and returns what happened.
 func Run(ctx context.Context, cfg Config) Stats {
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = 4
+	l := Start(ctx, cfg)
+	select {
+	case <-ctx.Done():
+	case <-l.Done():
 	}
-	var interval time.Duration
-	if cfg.Rate > 0 {
-		interval = time.Duration(float64(time.Second) * float64(workers) / cfg.Rate)
-	}
-	var mu sync.Mutex
-	var st Stats
-	var latencies []time.Duration
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(seed int64) {
-			defer wg.Done()
-			r := rand.New(rand.NewSource(seed))
-			next := time.Now()
-			for ctx.Err() == nil {
-				if interval > 0 {
-					next = next.Add(interval)
-					if d := time.Until(next); d > 0 {
-						select {
-						case <-ctx.Done():
-							return
-						case <-time.After(d):
-						}
-					}
-				}
-				op := r.Intn(len(cfg.Ops))
-				q, args := cfg.Ops[op](r)
-				start := time.Now()
-				// A write already sent is allowed to finish even when ctx ends: its outcome is real.
-				res, err := cfg.DB.ExecContext(context.WithoutCancel(ctx), q, args...)
-				lat := time.Since(start)
-				mu.Lock()
-				latencies = append(latencies, lat)
-				if lat > st.MaxLatency {
-					st.MaxLatency, st.MaxLatencyAt = lat, start
-				}
-				switch {
-				case err == nil:
-					st.Acked++
-				case cfg.OnError != nil && cfg.OnError(op, err):
-					st.Tolerated++
-				default:
-					st.Failed++
-					if st.FirstError == nil {
-						st.FirstError = err
-					}
-				}
-				mu.Unlock()
-				if err == nil && cfg.OnAck != nil {
-					cfg.OnAck(op, res, args)
-				}
-			}
-		}(time.Now().UnixNano() + int64(w))
-	}
-	wg.Wait()
-	if len(latencies) > 0 {
-		sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
-		st.P99 = latencies[len(latencies)*99/100]
-	}
-	return st
+	return l.Stop()
 }

@@ -7,21 +7,17 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // ErrNotFound is returned by Inspect when the table does not exist.
 var ErrNotFound = errors.New("table not found")
 
-// Querier is what Inspect needs: *sql.DB, *sql.Conn and *sql.Tx all satisfy it.
-type Querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // Inspect reads a base table's engine, columns and unique keys from information_schema.
 // It returns an error wrapping ErrNotFound when there is no such table, and an error naming the
 // table type when it is a view or another non-base table.
-func Inspect(ctx context.Context, db Querier, schema, name string) (*Table, error) {
+func Inspect(ctx context.Context, db dbconn.Querier, schema, name string) (*Table, error) {
 	t := &Table{Schema: schema, Name: name}
 	var tableType string
 	var engine sql.NullString
@@ -47,7 +43,7 @@ func Inspect(ctx context.Context, db Querier, schema, name string) (*Table, erro
 	return t, nil
 }
 
-func readColumns(ctx context.Context, db Querier, t *Table) error {
+func readColumns(ctx context.Context, db dbconn.Querier, t *Table) error {
 	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,
 		COALESCE(CHARACTER_SET_NAME, ''), COALESCE(COLLATION_NAME, ''), COALESCE(CHARACTER_OCTET_LENGTH, 0),
 		COALESCE(DATETIME_PRECISION, 0), EXTRA, COALESCE(GENERATION_EXPRESSION, '')
@@ -80,7 +76,7 @@ func readColumns(ctx context.Context, db Querier, t *Table) error {
 	return rows.Err()
 }
 
-func readUniqueKeys(ctx context.Context, db Querier, t *Table) error {
+func readUniqueKeys(ctx context.Context, db dbconn.Querier, t *Table) error {
 	rows, err := db.QueryContext(ctx, `SELECT INDEX_NAME, COLUMN_NAME, SUB_PART IS NOT NULL
 		FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND NON_UNIQUE = 0
 		ORDER BY INDEX_NAME, SEQ_IN_INDEX`, t.Schema, t.Name)

@@ -1,10 +1,17 @@
-// Package testenv connects tests to the sandbox servers started by script/sandbox.
+// Package testenv is the test support every package shares: it connects tests to the sandbox
+// servers started by script/sandbox, and holds the plumbing tests would otherwise copy: a log
+// buffer to assert on (logs.go), tables and their columns and rows (tables.go), waiting for a
+// condition instead of sleeping (wait.go) and killing sessions (sessions.go). The write load
+// that records acknowledged writes is internal/loadgen.
 //
 // Invariants: settings come from the GHOSTLITE_TEST_* variables printed by `script/sandbox env`
 // (defaults: the sandbox's own ports and user). When the sandbox does not answer, a test is
 // skipped when run by hand, and fails under CI=true: CI never passes on skipped integration tests.
 // Each test package works in its own database. Packages still run one at a time (script/test
 // passes -p 1): some tests change server-wide state (globals, prepared XA transactions).
+// testenv imports no package of the tool but internal leaves, so any package's own tests
+// (package migrator included) may use it; a helper that needs a package's types (a
+// migrator.Config builder) lives in that package's _test.go files.
 package testenv
 
 import (
@@ -72,7 +79,7 @@ func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
 	if conn, err := net.DialTimeout("tcp", c.Addr(), 2*time.Second); err != nil {
 		Unavailable(t, err.Error())
 	} else {
-		conn.Close()
+		_ = conn.Close() // a probe: only the dial mattered
 	}
 	db, err := dbconn.Open(ctx, c, schema)
 	if err != nil {

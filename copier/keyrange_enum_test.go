@@ -1,4 +1,4 @@
-package migrator
+package copier
 
 import (
 	"context"
@@ -13,13 +13,16 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
+// copierDB is the database of the copier's tests.
+const copierDB = "gl_copier"
+
 // ENUM and SET key columns compare by number as IN lists, and by member text for equality.
 func TestKeyRangeMemberTerms(t *testing.T) {
 	orig := &table.Table{Schema: "s", Name: "t", Columns: []table.Column{
 		{Name: "e", DataType: "enum", EnumValues: []string{"b", "c", "d"}, Charset: "latin1", Collation: "latin1_swedish_ci"},
 		{Name: "s", DataType: "set", EnumValues: []string{"x", "y"}, Charset: "utf8mb4", Collation: "utf8mb4_bin"},
 	}}
-	k, err := newKeyRange(&Plan{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"e", "s"}}})
+	k, err := newKeyRange(&Config{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"e", "s"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +48,7 @@ func TestKeyRangeMemberTerms(t *testing.T) {
 // Walking a key of ENUM (with the error value), SET and INT columns in chunks visits every row
 // once, and each chunk's range is read through the index (not a scan from its start).
 func TestKeyRangeWalksEnumAndSetKeys(t *testing.T) {
-	db := testenv.Database(t, prepareDB)
+	db := testenv.Database(t, copierDB)
 	members := make([]string, 300)
 	for i := range members {
 		members[i] = fmt.Sprintf("'m%03d'", i)
@@ -56,7 +59,7 @@ func TestKeyRangeWalksEnumAndSetKeys(t *testing.T) {
 		"SET STATEMENT sql_mode='' FOR INSERT INTO ek (e, s, n) SELECT 'nosuch', 'x', seq FROM seq_1_to_40")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	orig, err := table.Inspect(ctx, db, prepareDB, "ek")
+	orig, err := table.Inspect(ctx, db, copierDB, "ek")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +72,7 @@ func TestKeyRangeWalksEnumAndSetKeys(t *testing.T) {
 		var k *keyRange
 		for _, uk := range orig.UniqueKeys {
 			if uk.Name == key {
-				if k, err = newKeyRange(&Plan{Original: orig, OriginalKey: uk}); err != nil {
+				if k, err = newKeyRange(&Config{Original: orig, OriginalKey: uk}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package migrator
+package copier
 
 import (
 	"bytes"
@@ -17,33 +17,34 @@ import (
 // strings as bytes, decimals cast to the column's type, temporal values as the server's text,
 // ENUM and SET by their number (keyrange_enum.go).
 type keyRange struct {
-	plan    *Plan
+	cfg     *Config
 	cols    []*table.Column
 	quoted  []string // quoted key column names
 	from    string   // `schema`.`tbl` FORCE INDEX (`key`)
 	orderBy string
 	read    string // the SELECT list reading a key: ENUM and SET columns as numbers
+	ghost   string // `schema`.`ghost`
 }
 
-func newKeyRange(p *Plan) (*keyRange, error) {
-	k := &keyRange{plan: p}
-	for _, name := range p.OriginalKey.Columns {
-		col, ok := p.Original.Column(name)
+func newKeyRange(cfg *Config) (*keyRange, error) {
+	k := &keyRange{cfg: cfg, ghost: table.Qualify(cfg.Original.Schema, cfg.GhostTable)}
+	for _, name := range cfg.OriginalKey.Columns {
+		col, ok := cfg.Original.Column(name)
 		if !ok {
-			return nil, fmt.Errorf("shared key column %s is not in %s", name, p.Original.Name)
+			return nil, fmt.Errorf("shared key column %s is not in %s", name, cfg.Original.Name)
 		}
 		switch col.DataType {
 		case "bit", "float", "double", "json", "geometry", "point", "linestring", "polygon":
 			return nil, fmt.Errorf("shared key %s: column %s is %s, which cannot be used to copy in key order: keep a unique key over other types in both tables",
-				p.OriginalKey.Name, col.Name, strings.ToUpper(col.DataType))
+				cfg.OriginalKey.Name, col.Name, strings.ToUpper(col.DataType))
 		}
 		k.cols = append(k.cols, col)
 		k.quoted = append(k.quoted, table.QuoteIdent(col.Name))
 	}
 	if len(k.cols) == 0 {
-		return nil, fmt.Errorf("shared key %s has no columns", p.OriginalKey.Name)
+		return nil, fmt.Errorf("shared key %s has no columns", cfg.OriginalKey.Name)
 	}
-	k.from = fmt.Sprintf("%s FORCE INDEX (%s)", p.Original.QualifiedName(), table.QuoteIdent(p.OriginalKey.Name))
+	k.from = fmt.Sprintf("%s FORCE INDEX (%s)", cfg.Original.QualifiedName(), table.QuoteIdent(cfg.OriginalKey.Name))
 	k.orderBy = strings.Join(k.quoted, ", ")
 	read := make([]string, len(k.cols))
 	for i, c := range k.cols {
@@ -90,10 +91,8 @@ func (k *keyRange) chunkEnd(ctx context.Context, conn *sql.Conn, lower []sql.Raw
 func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(upper, true, false)
-	p := k.plan
 	q := fmt.Sprintf("INSERT IGNORE INTO %s (%s) SELECT %s FROM %s WHERE (%s) AND (%s) LOCK IN SHARE MODE",
-		table.Qualify(p.Original.Schema, p.GhostTable), table.QuoteIdents(p.GhostColumns()),
-		strings.Join(p.SelectExprs(""), ", "), k.from, lo, hi)
+		k.ghost, table.QuoteIdents(k.cfg.GhostColumns), strings.Join(k.cfg.SelectExprs, ", "), k.from, lo, hi)
 	return q, append(loArgs, hiArgs...)
 }
 
@@ -106,21 +105,16 @@ func (k *keyRange) countSQL(lower []sql.RawBytes, inclusive bool, upper []sql.Ra
 
 // missingSQL counts the chunk's rows of the original that have no row with the same ghost key
 // in the ghost: rows a copy would have lost. The ghost's key is matched through its own index,
-// with each of its columns read from the original as the copy converts it.
+// with each of its columns read from the original as the copy converts it (GhostKeyExprs).
 func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(upper, true, false)
-	p := k.plan
-	match := make([]string, len(p.GhostKey.Columns))
-	for i, g := range p.GhostKey.Columns {
-		orig := p.Original.QualifiedName() + "." + table.QuoteIdent(g)
-		if pair, ok := p.pairOfGhost(g); ok {
-			orig = p.selectExpr(pair, p.Original.QualifiedName())
-		}
-		match[i] = fmt.Sprintf("g.%s = %s", table.QuoteIdent(g), orig)
+	match := make([]string, len(k.cfg.GhostKey.Columns))
+	for i, g := range k.cfg.GhostKey.Columns {
+		match[i] = fmt.Sprintf("g.%s = %s", table.QuoteIdent(g), k.cfg.GhostKeyExprs[i])
 	}
 	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s) AND NOT EXISTS (SELECT 1 FROM %s AS g WHERE %s)",
-		k.from, lo, hi, table.Qualify(p.Original.Schema, p.GhostTable), strings.Join(match, " AND "))
+		k.from, lo, hi, k.ghost, strings.Join(match, " AND "))
 	return q, append(loArgs, hiArgs...)
 }
 

@@ -1,4 +1,4 @@
-package migrator
+package copier
 
 import (
 	"database/sql"

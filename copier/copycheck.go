@@ -1,8 +1,9 @@
-package migrator
+package copier
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,11 +29,12 @@ import (
 // Warnings into errors, never Notes): DECIMAL rounding of fractional digits, DATETIME to DATE
 // (Note 1265). IGNORE leaves Notes as they are, so a Note here is a Note in the server's ALTER
 // too, and the value stored is the one the ALTER stores. Any Warning or Error other than a
-// duplicate key fails the migration: the server's own ALTER would refuse that row. A list shorter than the count is never trusted: the range is copied
-// again in two halves, each re-raising its rows' warnings (conversion and CHECK warnings are
-// raised before the duplicate-key check, so they come back for rows already in the ghost). Rows
-// still missing after a few rounds fail the migration. The shared key compares alike in both
-// tables (sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
+// duplicate key fails the migration: the server's own ALTER would refuse that row. A list shorter
+// than the count is never trusted: the range is copied again in two halves, each re-raising its
+// rows' warnings (conversion and CHECK warnings are raised before the duplicate-key check, so they
+// come back for rows already in the ghost). Rows still missing after a few rounds fail the
+// migration. The shared key compares alike in both tables (the migrator chooses it so:
+// sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
 
 // maxWarningsListed is the largest max_error_count of MariaDB and MySQL.
 const maxWarningsListed = dbconn.MaxErrorCount
@@ -42,20 +44,25 @@ const maxWarningsListed = dbconn.MaxErrorCount
 const verifyRounds = 3
 
 // raiseMaxErrorCount lets SHOW WARNINGS list up to c.maxErrorCount warnings on the copy session.
-func (c *rowCopier) raiseMaxErrorCount(ctx context.Context, conn *sql.Conn) error {
+func (c *Copier) raiseMaxErrorCount(ctx context.Context, conn *sql.Conn) error {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_error_count = %d", c.maxErrorCount)); err != nil {
 		return fmt.Errorf("raise max_error_count of the copy session: %w", err)
 	}
 	return nil
 }
 
+// errCatchUpFirst is what copyChunk returns, when it may defer, for a chunk with rows missing from
+// the ghost: the copy comes back to it after the applier has caught up (see Run).
+var errCatchUpFirst = errors.New("rows missing from the ghost before the applier caught up")
+
 // copyChunk copies one chunk and proves it complete (see above). A statement that fails is
-// retried, up to --default-retries attempts in all.
-func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, ch chunk) error {
+// retried, up to --default-retries attempts in all. With mayDefer, a chunk with rows missing from
+// the ghost returns errCatchUpFirst at once instead of waiting for the applier to catch up.
+func (c *Copier) copyChunk(ctx context.Context, conn *sql.Conn, ch chunk, mayDefer bool) error {
 	q, args := c.key.copySQL(ch.lower, ch.inclusive, ch.upper)
 	var lastErr error
 	lost, rounds := "", 0
-	for attempt := 1; attempt <= c.cfg.DefaultRetries; attempt++ {
+	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
 		inserted, warnings, err := copyOnce(ctx, conn, q, args)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -70,7 +77,7 @@ func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, ch chunk) err
 		if warnings == 0 {
 			return nil
 		}
-		w, err := readWarnings(ctx, conn, c.s.plan.GhostKey.Name)
+		w, err := readWarnings(ctx, conn, c.cfg.GhostKey.Name)
 		if err != nil {
 			return fmt.Errorf("copy chunk %d: read warnings: %w", ch.n, err)
 		}
@@ -79,9 +86,9 @@ func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, ch chunk) err
 		}
 		if w.listed < warnings {
 			c.log.Debug().Int64("chunk", ch.n).Int64("warnings", warnings).Int64("listed", w.listed).Msg("more warnings than listed; copying the chunk again in parts")
-			return c.copyInParts(ctx, conn, ch)
+			return c.copyInParts(ctx, conn, ch, mayDefer)
 		}
-		missing, err := c.missingRows(ctx, conn, ch)
+		missing, err := c.missingRows(ctx, conn, ch, mayDefer)
 		if err != nil {
 			return fmt.Errorf("copy chunk %d: %w", ch.n, err)
 		}
@@ -97,13 +104,13 @@ func (c *rowCopier) copyChunk(ctx context.Context, conn *sql.Conn, ch chunk) err
 	if lastErr == nil && lost != "" {
 		return chunkFailure(ch.n, lost)
 	}
-	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", ch.n, c.cfg.DefaultRetries, lastErr)
+	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", ch.n, c.cfg.Retries, lastErr)
 }
 
 // copyInParts copies the range of ch again as two parts of about half its rows each (counted
 // now), so that each part's warnings fit the list. A single row that raises more warnings than
 // the server lists cannot be judged, and fails.
-func (c *rowCopier) copyInParts(ctx context.Context, conn *sql.Conn, ch chunk) error {
+func (c *Copier) copyInParts(ctx context.Context, conn *sql.Conn, ch chunk, mayDefer bool) error {
 	q, args := c.key.countSQL(ch.lower, ch.inclusive, ch.upper)
 	var rows int
 	if err := conn.QueryRowContext(ctx, q, args...).Scan(&rows); err != nil {
@@ -116,13 +123,13 @@ func (c *rowCopier) copyInParts(ctx context.Context, conn *sql.Conn, ch chunk) e
 	if err != nil {
 		return fmt.Errorf("copy chunk %d: split the chunk: %w", ch.n, err)
 	}
-	if err := c.copyChunk(ctx, conn, chunk{n: ch.n, lower: ch.lower, inclusive: ch.inclusive, upper: mid}); err != nil {
+	if err := c.copyChunk(ctx, conn, chunk{n: ch.n, lower: ch.lower, inclusive: ch.inclusive, upper: mid}, mayDefer); err != nil {
 		return err
 	}
 	if c.key.equal(mid, ch.upper) {
 		return nil // rows were deleted meanwhile: the first part was the whole range
 	}
-	return c.copyChunk(ctx, conn, chunk{n: ch.n, lower: mid, upper: ch.upper})
+	return c.copyChunk(ctx, conn, chunk{n: ch.n, lower: mid, upper: ch.upper}, mayDefer)
 }
 
 // copyOnce runs one chunk's INSERT and, in the same round trip, reads how many rows it inserted
@@ -201,8 +208,9 @@ func chunkFailure(n int64, msg string) error {
 
 // missingRows counts the chunk's rows of the original that have no row with the same shared key
 // in the ghost. Rows the applier has yet to write look missing, so a count that is not zero is
-// taken again once the applier has applied everything written so far.
-func (c *rowCopier) missingRows(ctx context.Context, conn *sql.Conn, ch chunk) (int64, error) {
+// taken again once the applier has applied everything written so far; with mayDefer it returns
+// errCatchUpFirst instead.
+func (c *Copier) missingRows(ctx context.Context, conn *sql.Conn, ch chunk, mayDefer bool) (int64, error) {
 	q, args := c.key.missingSQL(ch.lower, ch.inclusive, ch.upper)
 	count := func() (int64, error) {
 		var n int64
@@ -215,8 +223,37 @@ func (c *rowCopier) missingRows(ctx context.Context, conn *sql.Conn, ch chunk) (
 	if err != nil || n == 0 {
 		return n, err
 	}
-	if err := c.sync.awaitWithin(ctx, 5*time.Minute); err != nil {
+	if mayDefer {
+		return n, errCatchUpFirst
+	}
+	if err := c.awaitCatchUp(ctx); err != nil {
 		return 0, fmt.Errorf("wait for the applier before counting missing rows: %w", err)
 	}
 	return count()
+}
+
+// catchUpPatience bounds the wait for the applier before rows missing from the ghost are counted
+// again.
+const catchUpPatience = 5 * time.Minute
+
+// awaitCatchUp waits, at most catchUpPatience, until the applier has applied every change
+// written to the original so far.
+func (c *Copier) awaitCatchUp(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, catchUpPatience)
+	defer cancel()
+	return c.cfg.CatchUp.AwaitApplied(ctx)
+}
+
+// duplicateKeyName extracts the key name of "Duplicate entry 'x' for key 'name'" (MariaDB) or
+// "... for key 'tbl.name'" (MySQL 8).
+func duplicateKeyName(msg string) string {
+	i := strings.LastIndex(msg, "for key '")
+	if i < 0 {
+		return ""
+	}
+	name := strings.TrimSuffix(msg[i+len("for key '"):], "'")
+	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+		name = name[dot+1:]
+	}
+	return name
 }

@@ -1,8 +1,9 @@
-package migrator
+package copier
 
 import (
 	"database/sql"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -16,9 +17,10 @@ func testKeyRange(t *testing.T) *keyRange {
 		{Name: "c", DataType: "decimal", ColumnType: "decimal(10,2) unsigned"},
 		{Name: "d", DataType: "text"},
 	}}
-	p := &Plan{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"a", "b", "c"}},
-		GhostTable: "_t_gho", Columns: []ColumnPair{{Original: "a", Ghost: "a"}, {Original: "b", Ghost: "b"}, {Original: "c", Ghost: "c2"}, {Original: "d", Ghost: "d"}}}
-	k, err := newKeyRange(p)
+	// The migrator's Plan maps c to c2 (TestCopierConfigColumnLists checks the lists it builds).
+	cfg := &Config{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"a", "b", "c"}}, GhostTable: "_t_gho",
+		GhostColumns: []string{"a", "b", "c2", "d"}, SelectExprs: []string{"`a`", "`b`", "`c`", "`d`"}}
+	k, err := newKeyRange(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +60,26 @@ func TestKeyRangeCopySQL(t *testing.T) {
 	}
 }
 
+// The missing-row count matches the ghost's key through the expressions the copy writes it with.
+func TestKeyRangeMissingSQL(t *testing.T) {
+	k := testKeyRange(t)
+	k.cfg.GhostKey = table.Key{Name: "gk", Columns: []string{"a", "c2"}}
+	k.cfg.GhostKeyExprs = []string{"`s`.`t`.`a`", "`s`.`t`.`c`"}
+	lo := []sql.RawBytes{sql.RawBytes("1"), sql.RawBytes("a"), sql.RawBytes("0")}
+	q, args := k.missingSQL(lo, false, lo)
+	want := " AND NOT EXISTS (SELECT 1 FROM `s`.`_t_gho` AS g WHERE g.`a` = `s`.`t`.`a` AND g.`c2` = `s`.`t`.`c`)"
+	if !strings.HasPrefix(q, "SELECT COUNT(*) FROM `s`.`t` FORCE INDEX (`k`) WHERE (") || !strings.HasSuffix(q, want) {
+		t.Errorf("missing-row SQL: %s", q)
+	}
+	if len(args) != 12 {
+		t.Errorf("missing-row SQL has %d args, want 12", len(args))
+	}
+}
+
 func TestKeyRangeRefusesUnorderableKeys(t *testing.T) {
-	p := &Plan{Original: &table.Table{Name: "t", Columns: []table.Column{{Name: "b", DataType: "bit"}}},
+	cfg := &Config{Original: &table.Table{Name: "t", Columns: []table.Column{{Name: "b", DataType: "bit"}}},
 		OriginalKey: table.Key{Name: "k", Columns: []string{"b"}}}
-	if _, err := newKeyRange(p); err == nil {
+	if _, err := newKeyRange(cfg); err == nil {
 		t.Fatal("a BIT shared key was accepted for chunking")
 	}
 }

@@ -1,0 +1,52 @@
+package copier
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// chunk is one range of the shared key: (lower, upper], or [lower, upper] when inclusive. Parts
+// of a chunk copied separately keep its number n.
+type chunk struct {
+	n            int64
+	lower, upper []sql.RawBytes
+	inclusive    bool
+}
+
+// planChunks sends the chunks of the table, from its smallest to its largest key as they are when
+// the copy starts (rows added later are the applier's), then closes out. It reads the chunk ends
+// on a connection of its own, as far ahead as out's buffer lets it; each chunk has the chunk size
+// the knobs hold when its end is read.
+func (c *Copier) planChunks(ctx context.Context, out chan<- chunk) error {
+	defer close(out)
+	conn, err := c.cfg.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("row copy: connect: %w", err)
+	}
+	defer conn.Close()
+	min, max, err := c.key.bounds(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("row copy: read key bounds: %w", err)
+	}
+	if min == nil {
+		c.log.Info().Msg("original table is empty: nothing to copy")
+		return nil
+	}
+	lower, inclusive := min, true
+	for n := int64(1); ; n++ {
+		upper, err := c.key.chunkEnd(ctx, conn, lower, inclusive, max, c.cfg.Knobs.ChunkSize())
+		if err != nil {
+			return fmt.Errorf("row copy: find end of chunk %d: %w", n, err)
+		}
+		select {
+		case out <- chunk{n: n, lower: lower, upper: upper, inclusive: inclusive}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if c.key.equal(upper, max) {
+			return nil
+		}
+		lower, inclusive = upper, false
+	}
+}

@@ -1,0 +1,265 @@
+// Package copier copies the rows of the original table into the ghost table, in chunks of the
+// shared key, in key order:
+//
+//	INSERT IGNORE INTO ghost (...) SELECT ... FROM original FORCE INDEX (key) WHERE <range> LOCK IN SHARE MODE
+//
+// The chunker reads the ends of the chunks from the key's index (never by scanning the table), a
+// few chunks ahead, on its own connection; the copy loop asks the Throttler before each chunk,
+// copies it, and proves it complete before it moves on.
+//
+// Invariants:
+//   - rows are copied with INSERT IGNORE ... SELECT ... LOCK IN SHARE MODE, in shared-key order;
+//   - a row already in the ghost was written by the binlog applier, so it is newer and wins: a
+//     duplicate on the shared key is expected and skipped;
+//   - a chunk is done only when proven complete (copycheck.go): its INSERT left no warning at all,
+//     or the full list of its warnings holds only Notes and duplicates on the shared key and every
+//     row of the chunk has its shared key in the ghost. Any other warning fails the copy, so no
+//     row is merged, dropped or changed silently;
+//   - a chunk with rows missing from the ghost (the applier has yet to write them, or they clash
+//     on a new unique key with a row the applier wrote in an older state) is copied again after
+//     the last chunk, once the applier has caught up, and proven complete then: the copy is
+//     done only when every chunk is;
+//   - the throttler is asked before each chunk and only delays the copy; it never stops the
+//     applier, and the copy never skips a chunk;
+//   - the copy walks the keys the table holds when it starts: rows added later are the applier's.
+//
+// The copier knows nothing of the migration around it: it takes the tables, the shared key and
+// the column lists through Config, and the applier only through the CatchUp it is given.
+package copier
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// Config is what one row copy needs to know.
+type Config struct {
+	// Primary is the server written to: the copy session opens its own connection there, with
+	// multi-statements on (a chunk's INSERT and the read of its counts go in one round trip).
+	Primary dbconn.Config
+	// DB is a pool on the primary: the chunker reads chunk ends on a connection of its own.
+	DB *sql.DB
+
+	Original   *table.Table // the table copied from, as inspected
+	GhostTable string       // the ghost table's name, in Original's schema
+
+	// OriginalKey is the shared key as the original has it: the copy walks it in order.
+	OriginalKey table.Key
+	// GhostKey is the shared key as the ghost has it: a duplicate on it is a row the applier
+	// wrote first, and the missing-row count looks rows up through it.
+	GhostKey table.Key
+	// GhostColumns are the ghost columns written, and SelectExprs the expressions over the
+	// original (unqualified) that give their values, one for one.
+	GhostColumns []string
+	SelectExprs  []string
+	// GhostKeyExprs give, for each column of GhostKey, its value as the copy converts it, read from
+	// the original qualified by Original.QualifiedName().
+	GhostKeyExprs []string
+
+	EstimatedRows int64 // the expected number of rows, for Progress
+	Retries       int   // attempts of a chunk whose statement fails (--default-retries)
+
+	Knobs     *Knobs    // values that may change while the copy runs (chunk size)
+	Throttler Throttler // asked before each chunk; nil: never throttled
+	CatchUp   CatchUp   // lets the applier catch up before rows are judged missing
+	Logger    zerolog.Logger
+
+	// Test holds seams for tests; the command line never sets them.
+	Test TestHooks
+}
+
+// TestHooks are the copy's seams for tests.
+type TestHooks struct {
+	// BeforeChunk, when set, runs before each planned chunk is copied (after the throttler).
+	BeforeChunk func(ctx context.Context, n int64) error
+	// MaxErrorCount is the copy session's max_error_count, how many warnings SHOW WARNINGS lists
+	// (0: the largest the server accepts).
+	MaxErrorCount int
+}
+
+// Throttler decides whether the copy may go on now. Wait returns when it may, or with the
+// context's error when ctx ends first.
+type Throttler interface {
+	Wait(ctx context.Context) error
+}
+
+// CatchUp waits until the binlog applier has applied every change written to the original before
+// the call (or ctx ends). The copy calls it before it judges rows missing from the ghost, since
+// rows the applier has yet to write look missing.
+type CatchUp interface {
+	AwaitApplied(ctx context.Context) error
+}
+
+// CatchUpFunc is a function used as a CatchUp.
+type CatchUpFunc func(ctx context.Context) error
+
+// AwaitApplied calls f.
+func (f CatchUpFunc) AwaitApplied(ctx context.Context) error { return f(ctx) }
+
+// Copier copies the original into the ghost (see the package comment). Progress can be read
+// while Run runs.
+type Copier struct {
+	cfg           Config
+	log           zerolog.Logger
+	key           *keyRange
+	maxErrorCount int // the copy session's max_error_count
+
+	rows      atomic.Int64 // rows inserted by the copy
+	chunks    atomic.Int64 // the last chunk copied
+	lastChunk atomic.Int64 // how long the last chunk took to copy, in nanoseconds
+	done      atomic.Bool
+}
+
+// New checks cfg and returns a Copier ready to Run.
+func New(cfg Config) (*Copier, error) {
+	switch {
+	case cfg.DB == nil || cfg.Original == nil || cfg.GhostTable == "":
+		return nil, errors.New("row copy: the primary's pool, the original and the ghost table are required")
+	case cfg.Knobs == nil || cfg.CatchUp == nil:
+		return nil, errors.New("row copy: knobs and a catch-up are required")
+	case len(cfg.SelectExprs) != len(cfg.GhostColumns):
+		return nil, fmt.Errorf("row copy: %d select expressions for %d ghost columns", len(cfg.SelectExprs), len(cfg.GhostColumns))
+	case len(cfg.GhostKeyExprs) != len(cfg.GhostKey.Columns):
+		return nil, fmt.Errorf("row copy: %d expressions for the %d columns of the ghost's key", len(cfg.GhostKeyExprs), len(cfg.GhostKey.Columns))
+	}
+	if cfg.Throttler == nil {
+		cfg.Throttler = notThrottled{}
+	}
+	c := &Copier{cfg: cfg, maxErrorCount: maxWarningsListed, log: cfg.Logger.With().Str("component", "copier").Logger()}
+	if cfg.Test.MaxErrorCount > 0 {
+		c.maxErrorCount = cfg.Test.MaxErrorCount
+	}
+	key, err := newKeyRange(&c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.key = key
+	return c, nil
+}
+
+// notThrottled is the Throttler of a copy given none.
+type notThrottled struct{}
+
+func (notThrottled) Wait(ctx context.Context) error { return ctx.Err() }
+
+// Copied is the number of rows the copy has inserted so far.
+func (c *Copier) Copied() int64 { return c.rows.Load() }
+
+// LastChunkTime is how long the last chunk took to copy (0 before the first): what --nice-ratio
+// rests in proportion to.
+func (c *Copier) LastChunkTime() time.Duration { return time.Duration(c.lastChunk.Load()) }
+
+// Done reports whether every chunk was copied and proven complete.
+func (c *Copier) Done() bool { return c.done.Load() }
+
+// Progress is rows copied and the total to expect (the estimate, or the copied count when larger
+// or when the copy is done).
+func (c *Copier) Progress() (copied, total int64) {
+	copied = c.rows.Load()
+	total = c.cfg.EstimatedRows
+	if copied > total || c.done.Load() {
+		total = copied
+	}
+	return copied, total
+}
+
+// Run copies every chunk, from the smallest key to the largest the table holds now, and returns
+// when all are proven complete, on the first failure, or when ctx ends.
+func (c *Copier) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conn, closeSession, err := c.openSession(ctx)
+	if err != nil {
+		return fmt.Errorf("row copy: %w", err)
+	}
+	defer closeSession()
+
+	// Chunk ends are read on their own connection, a few chunks ahead, so reading the key index
+	// overlaps with copying the previous chunk.
+	chunks := make(chan chunk, 2)
+	planned := make(chan error, 1)
+	go func() { planned <- c.planChunks(ctx, chunks) }()
+	var deferred []chunk // chunks with rows missing from the ghost, copied again at the end
+	for ch := range chunks {
+		if err := c.cfg.Throttler.Wait(ctx); err != nil {
+			return err
+		}
+		if c.cfg.Test.BeforeChunk != nil {
+			if err := c.cfg.Test.BeforeChunk(ctx, ch.n); err != nil {
+				return err
+			}
+		}
+		began := time.Now()
+		switch err := c.copyChunk(ctx, conn, ch, true); {
+		case errors.Is(err, errCatchUpFirst):
+			deferred = append(deferred, ch)
+		case err != nil:
+			return err
+		}
+		c.lastChunk.Store(int64(time.Since(began)))
+		c.chunks.Store(ch.n)
+	}
+	if err := <-planned; err != nil {
+		return err
+	}
+	if err := c.copyDeferred(ctx, conn, deferred); err != nil {
+		return err
+	}
+	c.done.Store(true)
+	return nil
+}
+
+// copyDeferred copies again, once the applier has caught up, the chunks that had rows missing
+// from the ghost: rows the applier had yet to write, or rows that clashed on a new unique key with
+// a row the applier had written in an older state. Waiting for the applier once for all of them,
+// rather than once per chunk, keeps a lagging applier from slowing every such chunk by its lag
+// (and the lag from growing while the copy waits).
+func (c *Copier) copyDeferred(ctx context.Context, conn *sql.Conn, deferred []chunk) error {
+	if len(deferred) == 0 {
+		return nil
+	}
+	c.log.Info().Int("chunks", len(deferred)).Msg("chunks with rows missing from the ghost: copying them again once the applier has caught up")
+	if err := c.awaitCatchUp(ctx); err != nil {
+		return fmt.Errorf("row copy: wait for the applier before copying %d chunks again: %w", len(deferred), err)
+	}
+	for _, ch := range deferred {
+		if err := c.cfg.Throttler.Wait(ctx); err != nil {
+			return err
+		}
+		if err := c.copyChunk(ctx, conn, ch, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openSession opens the copy session: a connection of its own with multi-statements on (see
+// copyOnce) and max_error_count raised. closeSession closes it and its pool.
+func (c *Copier) openSession(ctx context.Context) (conn *sql.Conn, closeSession func(), err error) {
+	dc := c.cfg.Primary
+	dc.MultiStatements = true
+	db, err := dbconn.Open(ctx, dc, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err = db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("connect: %w", err)
+	}
+	if err := c.raiseMaxErrorCount(ctx, conn); err != nil {
+		conn.Close()
+		db.Close()
+		return nil, nil, err
+	}
+	return conn, func() { conn.Close(); db.Close() }, nil
+}

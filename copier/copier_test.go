@@ -1,0 +1,200 @@
+package copier
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// countingThrottler never throttles; it counts how often it was asked.
+type countingThrottler struct{ asked atomic.Int64 }
+
+func (c *countingThrottler) Wait(ctx context.Context) error {
+	c.asked.Add(1)
+	return ctx.Err()
+}
+
+// copyTestConfig is the Config of a copy of copierDB.t(id, u) into _t_gho over the primary key.
+func copyTestConfig(t *testing.T, chunkSize int, catchUps *atomic.Int64) Config {
+	t.Helper()
+	db := testenv.Database(t, copierDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, u VARCHAR(10))",
+		"INSERT INTO t SELECT seq, CONCAT('v', seq) FROM seq_1_to_1000")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	orig, err := table.Inspect(ctx, db, copierDB, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := table.Key{Name: "PRIMARY", Columns: []string{"id"}}
+	return Config{
+		Primary: testenv.PrimaryConfig(), DB: db, Original: orig, GhostTable: "_t_gho",
+		OriginalKey: pk, GhostKey: pk,
+		GhostColumns: []string{"id", "u"}, SelectExprs: []string{"`id`", "`u`"},
+		GhostKeyExprs: []string{orig.QualifiedName() + ".`id`"},
+		EstimatedRows: 900, Retries: 3, Knobs: NewKnobs(chunkSize),
+		CatchUp: CatchUpFunc(func(context.Context) error { catchUps.Add(1); return nil }),
+		Logger:  zerolog.New(zerolog.NewTestWriter(t)),
+	}
+}
+
+// The copy asks the throttler before every chunk, reads the chunk size for each chunk it plans,
+// leaves a row already in the ghost (the applier's, newer) as it is, and reports its progress.
+func TestCopierCopiesEveryChunkAfterAskingTheThrottler(t *testing.T) {
+	var catchUps atomic.Int64
+	cfg := copyTestConfig(t, 100, &catchUps)
+	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho LIKE t", "INSERT INTO _t_gho VALUES (5, 'newer')")
+	th := &countingThrottler{}
+	cfg.Throttler = th
+	var chunks atomic.Int64
+	cfg.Test.BeforeChunk = func(_ context.Context, n int64) error {
+		if asked := th.asked.Load(); asked != n {
+			t.Errorf("before chunk %d the throttler was asked %d times", n, asked)
+		}
+		chunks.Store(n)
+		if n == 1 {
+			cfg.Knobs.SetChunkSize(50)
+		}
+		return nil
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copied, total := c.Progress(); copied != 0 || total != 900 {
+		t.Errorf("progress before the copy: %d/%d, want 0/900", copied, total)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Chunks of 100 make 10; at most the first four are planned before the size falls to 50.
+	if n := chunks.Load(); n < 16 {
+		t.Errorf("%d chunks: the new chunk size was not used", n)
+	}
+	if copied, total := c.Progress(); copied != 999 || total != 999 || c.Copied() != 999 {
+		t.Errorf("progress after the copy: %d/%d (copied %d), want 999/999", copied, total, c.Copied())
+	}
+	if catchUps.Load() != 0 {
+		t.Errorf("the copy waited for the applier %d times with no row missing", catchUps.Load())
+	}
+	_, got := testenv.Checksum(t, cfg.DB, copierDB, "_t_gho", []string{"id", "u"}, "id")
+	testenv.Exec(t, cfg.DB, "UPDATE t SET u = 'newer' WHERE id = 5")
+	_, want := testenv.Checksum(t, cfg.DB, copierDB, "t", []string{"id", "u"}, "id")
+	if got != want {
+		t.Error("the ghost does not hold every row of the original, with the applier's row 5 kept")
+	}
+}
+
+// A value the ghost cannot hold fails the copy, naming the warning.
+func TestCopierFailsOnATruncation(t *testing.T) {
+	var catchUps atomic.Int64
+	cfg := copyTestConfig(t, 300, &catchUps)
+	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho (id INT PRIMARY KEY, u VARCHAR(5))", "UPDATE t SET u = 'toolong' WHERE id = 700")
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = c.Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "copy chunk 3") || !strings.Contains(err.Error(), "Data truncated for column 'u'") ||
+		!strings.Contains(err.Error(), "the original table is untouched") {
+		t.Fatalf("copy of a row the ghost cannot hold: %v", err)
+	}
+}
+
+// Rows that clash on a new unique key with rows the applier wrote in an older state are missing
+// after their chunk: the copy goes on and copies those chunks again once, after a single wait for
+// the applier, instead of waiting for the applier at every such chunk (a lagging applier would
+// slow every chunk by its lag).
+func TestCopierWaitsForTheApplierOnceForAllChunksWithMissingRows(t *testing.T) {
+	var catchUps atomic.Int64
+	cfg := copyTestConfig(t, 100, &catchUps)
+	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho (id INT PRIMARY KEY, u VARCHAR(10), UNIQUE KEY uk_u (u))")
+	// Just before each chunk of 100 is copied, the "applier" writes row 1000+k with the old value
+	// of row k of that chunk: a clash on uk_u until it catches up.
+	cfg.Test.BeforeChunk = func(ctx context.Context, n int64) error {
+		k := (n-1)*100 + 50
+		_, err := cfg.DB.ExecContext(ctx, "INSERT INTO "+copierDB+"._t_gho VALUES (?, CONCAT('v', ?))", 1000+k, k)
+		return err
+	}
+	cfg.CatchUp = CatchUpFunc(func(context.Context) error {
+		catchUps.Add(1)
+		// The applier catches up: those rows now hold their current values.
+		_, err := cfg.DB.Exec("UPDATE " + copierDB + "._t_gho SET u = CONCAT('w', id) WHERE id > 1000")
+		return err
+	})
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := catchUps.Load(); n != 1 {
+		t.Errorf("the copy waited for the applier %d times, want once for the ten chunks", n)
+	}
+	var n int
+	if err := cfg.DB.QueryRow("SELECT COUNT(*) FROM " + copierDB + "._t_gho WHERE id <= 1000").Scan(&n); err != nil || n != 1000 {
+		t.Errorf("the ghost holds %d rows of the original (%v), want 1000", n, err)
+	}
+}
+
+func TestNewRefusesIncompleteConfigs(t *testing.T) {
+	orig := &table.Table{Schema: "s", Name: "t", Columns: []table.Column{{Name: "id", DataType: "int"}}}
+	pk := table.Key{Name: "PRIMARY", Columns: []string{"id"}}
+	good := func() Config {
+		return Config{DB: new(sql.DB), Original: orig, GhostTable: "_t_gho", OriginalKey: pk, GhostKey: pk,
+			GhostColumns: []string{"id"}, SelectExprs: []string{"`id`"}, GhostKeyExprs: []string{"`s`.`t`.`id`"},
+			Knobs: NewKnobs(10), CatchUp: CatchUpFunc(func(context.Context) error { return nil })}
+	}
+	if _, err := New(good()); err != nil {
+		t.Fatalf("a complete config was refused: %v", err)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(*Config)
+	}{
+		{"no pool", func(c *Config) { c.DB = nil }},
+		{"no ghost table", func(c *Config) { c.GhostTable = "" }},
+		{"no knobs", func(c *Config) { c.Knobs = nil }},
+		{"no catch-up", func(c *Config) { c.CatchUp = nil }},
+		{"select list shorter than the columns", func(c *Config) { c.SelectExprs = nil }},
+		{"ghost key without expressions", func(c *Config) { c.GhostKeyExprs = nil }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := good()
+			c.change(&cfg)
+			if _, err := New(cfg); err == nil {
+				t.Error("accepted")
+			}
+		})
+	}
+}
+
+func TestKnobs(t *testing.T) {
+	k := NewKnobs(1000)
+	if k.ChunkSize() != 1000 {
+		t.Errorf("chunk size %d, want 1000", k.ChunkSize())
+	}
+	k.SetChunkSize(20)
+	if k.ChunkSize() != 20 {
+		t.Errorf("chunk size %d after setting 20", k.ChunkSize())
+	}
+	k.SetChunkSize(0)
+	if k.ChunkSize() != 1 {
+		t.Errorf("chunk size %d after setting 0, want 1", k.ChunkSize())
+	}
+}

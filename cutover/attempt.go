@@ -1,0 +1,221 @@
+package cutover
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/rs/zerolog"
+)
+
+// attempt is one try of a cut-over algorithm, with everything its recovery needs to undo it.
+type attempt struct {
+	cfg      Config
+	algo     algorithm
+	n        int
+	sentinel Sentinel
+	caps     capabilities
+	log      zerolog.Logger
+
+	token  string   // liveness GET_LOCK name held by C1
+	obs    *session // observer
+	lock   *session // C1
+	r1, r2 *renamer // three-step: C18, C19; atomic and two-step: C2 (r1) only
+	before identities
+
+	lockedAt, unlockedAt time.Time
+
+	// sentry is the COMMENT of the atomic algorithm's sentry table while it exists and C1 holds
+	// it locked ("" before it is created and once it is dropped).
+	sentry string
+	// sentinelOK is set once the sentinel was confirmed applied in this attempt.
+	sentinelOK bool
+}
+
+// runAttempts runs attempts of algo until one succeeds, a failure is final (unsafe, unknown
+// state, ctx ended), or cfg.Retries attempts failed; it waits backoff(n) between attempts.
+func runAttempts(ctx context.Context, algo algorithm, cfg Config, s Sentinel) error {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	t := cfg.Tables
+	log := cfg.Logger.With().Str("component", "cutover").Str("algorithm", algo.name).Str("schema", t.Schema).Str("table", t.Original).Logger()
+	caps, err := probe(ctx, cfg.DB, log)
+	if err != nil {
+		return err
+	}
+	var last error
+	for n := 1; n <= cfg.Retries; n++ {
+		if n > 1 {
+			wait := backoff(cfg.RetryBackoff, cfg.MaxBackoff, cfg.ExponentialBackoff, n-1)
+			log.Info().Int("attempt", n).Str("backoff", logfmt.Duration(wait)).Msg("waiting before the next cut-over attempt")
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("cut-over of %s.%s aborted before attempt %d (last failure: %v): %w", t.Schema, t.Original, n, last, ctx.Err())
+			case <-time.After(wait):
+			}
+		}
+		a := &attempt{cfg: cfg, algo: algo, n: n, sentinel: s, caps: caps,
+			log: log.With().Int("attempt", n).Logger()}
+		began := time.Now()
+		err := a.runAndRecover(ctx)
+		if cfg.AfterAttempt != nil {
+			cfg.AfterAttempt(n, time.Since(began), err)
+		}
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, ErrUnsafe) || errors.Is(err, ErrUnknownState) {
+			return err
+		}
+		last = err
+		a.log.Warn().Err(err).Msg("cut-over attempt failed; original restored")
+		if ctx.Err() != nil {
+			return fmt.Errorf("cut-over of %s.%s aborted in attempt %d; %s is in place under its name: %w", t.Schema, t.Original, n, t.Original, err)
+		}
+	}
+	return fmt.Errorf("cut-over of %s.%s failed after %d attempt(s); %s is in place under its name: %w",
+		t.Schema, t.Original, cfg.Retries, t.Original, last)
+}
+
+// runAndRecover checks the starting state, runs the attempt and, on any failure, restores a
+// known state. It returns nil only when the ghost is in place under the original's name.
+func (a *attempt) runAndRecover(ctx context.Context) error {
+	if gate := a.cfg.BeforeAttempt; gate != nil {
+		if err := gate(ctx, a.n); err != nil {
+			return fmt.Errorf("before cut-over attempt %d: %w", a.n, err)
+		}
+	}
+	if err := a.checkStart(ctx); err != nil {
+		return err
+	}
+	err := a.algo.run(a, ctx)
+	if err == nil {
+		a.closeSessions(ctx)
+		return nil
+	}
+	return a.recover(ctx, err)
+}
+
+// checkStart requires tbl and ghost, and no old table, and records which table is which.
+func (a *attempt) checkStart(ctx context.Context) error {
+	t := a.cfg.Tables
+	st, err := a.freshState(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !st.original.exists:
+		return fmt.Errorf("%w: the original table %s.%s does not exist", ErrUnknownState, t.Schema, t.Original)
+	case !st.ghost.exists:
+		return fmt.Errorf("%w: the ghost table %s.%s does not exist", ErrUnknownState, t.Schema, t.Ghost)
+	case st.old.exists:
+		return fmt.Errorf("%w: a table named %s.%s already exists; the original cannot take that name: drop or rename it", ErrUnsafe, t.Schema, t.Old)
+	}
+	a.before = identities{original: st.original.id, ghost: st.ghost.id}
+	return nil
+}
+
+// timeouts of the sessions. C1 is idle from LOCK TABLES to UNLOCK TABLES for at most three
+// bounded steps (sentinel, two observations): its wait_timeout is a little more, so the server
+// drops the lock if we freeze. The renames wait longer than that, so a frozen tool never leaves
+// rename 2 timing out alone after rename 1 ran (C1 dies first and both renames run).
+func (a *attempt) lockWaitSeconds() int64 { return dbconn.CeilSeconds(a.cfg.LockTimeout) }
+func (a *attempt) c1WaitTimeout() int64   { return 4*a.lockWaitSeconds() + 1 }
+func (a *attempt) renameLockWait() int64  { return 2*a.c1WaitTimeout() + a.lockWaitSeconds() }
+
+// beforeStep runs the test seam for step, if any.
+func (a *attempt) beforeStep(ctx context.Context, step Step) error {
+	if a.cfg.Seams.BeforeStep == nil {
+		return nil
+	}
+	info := StepInfo{Attempt: a.n}
+	if a.lock != nil {
+		info.Lock = a.lock.id
+	}
+	if a.r1 != nil {
+		info.Rename1 = a.r1.id
+	}
+	if a.r2 != nil {
+		info.Rename2 = a.r2.id
+	}
+	if err := a.cfg.Seams.BeforeStep(ctx, step, info); err != nil {
+		return fmt.Errorf("before step %d (%s): %w", int(step), step, err)
+	}
+	return nil
+}
+
+// openObserverAndLock opens the sessions every algorithm starts with, before anything is locked
+// (so the locked phase never waits for a connection): the observer, then, once no other session
+// holds the ghost, C1 with its liveness token. openCtx bounds the opening; ctx bounds the wait
+// for the ghost, which has its own limit (the lock timeout).
+func (a *attempt) openObserverAndLock(ctx, openCtx context.Context) error {
+	var err error
+	if a.obs, err = openSession(openCtx, a.cfg.DB, "observer"); err != nil {
+		return err
+	}
+	// A lock on the ghost would make the rename of the ghost wait on it, not behind C1.
+	if err := a.checkGhostUnlocked(ctx, a.obs.conn); err != nil {
+		return err
+	}
+	return a.openLockSession(openCtx)
+}
+
+// openLockSession opens C1 with bounded timeouts and makes it take a fresh liveness token.
+func (a *attempt) openLockSession(ctx context.Context) error {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Errorf("make liveness token: %w", err)
+	}
+	a.token = "ghostlite-cutover-" + hex.EncodeToString(b[:])
+	var err error
+	if a.lock, err = openSession(ctx, a.cfg.DB, "lock C1"); err != nil {
+		return err
+	}
+	if err := a.lock.exec(ctx,
+		fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()),
+		fmt.Sprintf("SET SESSION wait_timeout = %d", a.c1WaitTimeout())); err != nil {
+		return err
+	}
+	var got int
+	if err := a.lock.conn.QueryRowContext(ctx, "SELECT COALESCE(GET_LOCK(?, 0), 0)", a.token).Scan(&got); err != nil || got != 1 {
+		return fmt.Errorf("take liveness token %s on C1 (got %d): %v", a.token, got, err)
+	}
+	return nil
+}
+
+// openRenamer opens a rename session for stmt that waits at most waitSeconds for each lock.
+func (a *attempt) openRenamer(ctx context.Context, name, stmt string, waitSeconds int64) (*renamer, error) {
+	s, err := openSessionWaiting(ctx, a.cfg.DB, name, waitSeconds)
+	if err != nil {
+		return nil, err
+	}
+	return newRenamer(s, stmt), nil
+}
+
+// unlock releases C1's table locks: the queued renames run first.
+func (a *attempt) unlock(ctx context.Context) error {
+	if err := a.lock.exec(ctx, "UNLOCK TABLES"); err != nil {
+		return err
+	}
+	a.unlockedAt = time.Now()
+	return nil
+}
+
+// closeSessions releases every session of a successful attempt.
+func (a *attempt) closeSessions(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.LockTimeout)
+	defer cancel()
+	a.r1.close(cctx)
+	a.r2.close(cctx)
+	a.lock.discard()
+	if a.obs != nil && a.obs.conn != nil {
+		_ = a.obs.conn.Close()
+	}
+}

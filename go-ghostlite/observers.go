@@ -1,0 +1,46 @@
+package main
+
+import (
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/hooks"
+	"github.com/go-ghostlite/go-ghostlite/metrics"
+	"github.com/go-ghostlite/go-ghostlite/migrator"
+)
+
+// observers are what watches the run from outside: the hooks and the metrics endpoint.
+type observers struct {
+	hooks   *hooks.Hooks     // nil without --hooks-path
+	metrics *metrics.Metrics // nil without --metrics-addr
+}
+
+// attachObservers attaches the hooks and the metrics endpoint that the command line asks for to
+// m, and starts the endpoint (a failure to listen is returned before anything runs).
+func attachObservers(inv invocation, m *migrator.Migrator) (*observers, error) {
+	cfg, o := inv.Config, &observers{}
+	if f := inv.Hooks; f.path != "" {
+		o.hooks = hooks.New(hooks.Config{Path: f.path, Hint: f.hint, HintOwner: f.hintOwner, HintToken: f.hintToken,
+			StatusInterval: time.Duration(f.statusIntervalSeconds) * time.Second,
+			Alter:          cfg.Alter, DryRun: !cfg.Execute, Logger: cfg.Logger}, m)
+		m.Observe(o.hooks)
+		m.GateCutOver(o.hooks.BeforeCutOver)
+	}
+	if addr := inv.Metrics.addr; addr != "" {
+		o.metrics = metrics.New(m, cfg.Logger)
+		m.Observe(o.metrics)
+		if _, err := o.metrics.Listen(addr); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// close stops the observers after the run.
+func (o *observers) close() {
+	if o.hooks != nil {
+		o.hooks.Wait()
+	}
+	if o.metrics != nil {
+		o.metrics.Close()
+	}
+}

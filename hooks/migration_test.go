@@ -1,0 +1,224 @@
+package hooks
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/migrator"
+)
+
+const hooksDB = "gl_hooks"
+
+// migration is a migrator of hooksDB.t (on the primary) with the hooks of r attached.
+func migration(t *testing.T, r *recorder, cfg migrator.Config, logs *testenv.LogBuffer) (*migrator.Migrator, *Hooks) {
+	t.Helper()
+	cfg.Logger = testenv.Logger(t, logs).Level(zerolog.InfoLevel)
+	m, err := migrator.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Path: r.dir, StatusInterval: 500 * time.Millisecond, Alter: cfg.Alter, DryRun: !cfg.Execute,
+		Hint: "deploy 42", HintOwner: "alice", HintToken: "t0k", Logger: cfg.Logger}, m)
+	m.Observe(h)
+	m.GateCutOver(h.BeforeCutOver)
+	t.Cleanup(h.Wait)
+	return m, h
+}
+
+func baseConfig(database string, serverID uint32) migrator.Config {
+	cfg := migrator.DefaultConfig()
+	cfg.Conn = testenv.PrimaryConfig()
+	cfg.Database, cfg.Table, cfg.Alter = database, "t", "ADD COLUMN c INT NULL"
+	cfg.AllowOnMaster, cfg.Execute, cfg.ReplicaServerID = true, true, serverID
+	cfg.ExactRowcount, cfg.ChunkSize = true, 100
+	cfg.FlagFileInterval = 10 * time.Millisecond
+	return cfg
+}
+
+// TestEveryHookOnARealMigration installs every hook and runs a migration with a throttled copy
+// (long enough for on-status), a postponed cut-over, an interactive command and a before-cut-over
+// hook that refuses the first attempt: each hook runs at its moment, in gh-ost's order, with the
+// run's values in its environment.
+func TestEveryHookOnARealMigration(t *testing.T) {
+	db := testenv.Database(t, hooksDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_1000")
+	r := newRecorder(t)
+	for _, name := range allHooks {
+		r.install(name, "")
+	}
+	// The first cut-over attempt is refused (the file is not there yet), the second goes.
+	seen := filepath.Join(r.out, "seen")
+	r.install(OnBeforeCutOver, fmt.Sprintf("test -e %q || { touch %q; echo 'not yet'; exit 1; }", seen, seen))
+	logs := &testenv.LogBuffer{}
+	m, h := migration(t, r, baseConfig(hooksDB, 77501), logs)
+	m.Throttle(true)
+	if err := m.Postpone(true); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(context.Background()) }()
+
+	r.waitRan(OnStatus, done) // the copy is held while the status ticks
+	m.Throttle(false)
+	r.waitRan(OnBeginPostponed, done)
+	if err := h.InteractiveCommand("unpostpone"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Postpone(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
+		t.Fatalf("migration failed: %v", err)
+	}
+	h.Wait()
+
+	var order []string
+	for _, name := range r.order() {
+		if name != OnStatus { // its count depends on timing; it ran (waited for above)
+			order = append(order, name)
+		}
+	}
+	want := []string{OnStartup, OnValidated, OnRowCountComplete, OnBeforeRowCopy, OnRowCopyComplete,
+		OnBeginPostponed, OnInteractiveCommand, OnBeforeCutOver, OnBeforeCutOver, OnSuccess}
+	if !slices.Equal(order, want) {
+		t.Fatalf("hooks ran in the order\n %q\nwant\n %q", order, want)
+	}
+	if !logs.Contains("not yet") || !logs.Contains("cut-over attempt failed") {
+		t.Error("the refused attempt and the hook's output are not in the log")
+	}
+	checkCommonEnv(t, r)
+	checkProgressEnv(t, r)
+	if !testenv.HasColumn(t, db, hooksDB, "t", "c") {
+		t.Error("the table was not migrated")
+	}
+}
+
+// checkCommonEnv checks the variables every hook gets, on every run of every hook.
+func checkCommonEnv(t *testing.T, r *recorder) {
+	t.Helper()
+	host, _ := os.Hostname()
+	password := testenv.PrimaryConfig().Password
+	for _, name := range allHooks {
+		for _, env := range r.envs(name) {
+			for k, v := range map[string]string{"GH_OST_DATABASE_NAME": hooksDB, "GH_OST_TABLE_NAME": "t",
+				"GH_OST_GHOST_TABLE_NAME": "_t_gho", "GH_OST_OLD_TABLE_NAME": "_t_del", "GH_OST_DDL": "ADD COLUMN c INT NULL",
+				"GH_OST_EXECUTING_HOST": host, "GH_OST_HOOKS_HINT": "deploy 42", "GH_OST_HOOKS_HINT_OWNER": "alice",
+				"GH_OST_HOOKS_HINT_TOKEN": "t0k", "GH_OST_DRY_RUN": "false", "GH_OST_REVERT": "false"} {
+				if env[k] != v {
+					t.Errorf("%s: %s=%q, want %q", name, k, env[k], v)
+				}
+			}
+			for k, v := range env {
+				if password != "" && strings.Contains(v, password) {
+					t.Errorf("%s: %s carries the password", name, k)
+				}
+			}
+		}
+	}
+}
+
+// checkProgressEnv checks the values that follow the run: rows, progress, ETA, hosts, the status
+// line and the command.
+func checkProgressEnv(t *testing.T, r *recorder) {
+	t.Helper()
+	start := r.env(OnStartup)
+	if start["GH_OST_COPIED_ROWS"] != "0" || start["GH_OST_ETA_SECONDS"] != strconv.FormatInt(etaUnknown, 10) || start["GH_OST_ELAPSED_COPY_SECONDS"] != "0.000000" {
+		t.Errorf("on-startup: %v", start)
+	}
+	if got := r.env(OnRowCountComplete)["GH_OST_ESTIMATED_ROWS"]; got != "1000" {
+		t.Errorf("on-rowcount-complete: GH_OST_ESTIMATED_ROWS=%s, want the exact count 1000", got)
+	}
+	status := r.envs(OnStatus)[0]
+	if !strings.HasPrefix(status["GH_OST_STATUS"], "Copy: ") || !strings.Contains(status["GH_OST_STATUS"], "; ETA: ") {
+		t.Errorf("on-status: GH_OST_STATUS=%q, want the status line", status["GH_OST_STATUS"])
+	}
+	if got := r.env(OnInteractiveCommand)["GH_OST_COMMAND"]; got != "unpostpone" {
+		t.Errorf("on-interactive-command: GH_OST_COMMAND=%q", got)
+	}
+	done := r.env(OnSuccess)
+	for k, v := range map[string]string{"GH_OST_COPIED_ROWS": "1000", "GH_OST_PROGRESS": "100.000000", "GH_OST_ETA_SECONDS": "0",
+		"GH_OST_MIGRATED_HOST": testenv.PrimaryConfig().Host, "GH_OST_INSPECTED_HOST": testenv.PrimaryConfig().Host} {
+		if done[k] != v {
+			t.Errorf("on-success: %s=%q, want %q", k, done[k], v)
+		}
+	}
+	for _, k := range []string{"GH_OST_ELAPSED_SECONDS", "GH_OST_ELAPSED_COPY_SECONDS"} {
+		if f, err := strconv.ParseFloat(done[k], 64); err != nil || f <= 0 {
+			t.Errorf("on-success: %s=%q, want a positive number of seconds", k, done[k])
+		}
+	}
+	if lag, err := strconv.ParseFloat(done["GH_OST_HEARTBEAT_LAG"], 64); err != nil || lag < 0 || lag > 60 {
+		t.Errorf("on-success: GH_OST_HEARTBEAT_LAG=%q", done["GH_OST_HEARTBEAT_LAG"])
+	}
+}
+
+// TestFailingBeforeCutOverOnReplica: with --test-on-replica, a before-cut-over hook that always
+// fails fails every cut-over attempt; the run fails after its retries with on-stop-replication
+// before, on-start-replication and on-failure after; replication runs again and the original is
+// untouched.
+func TestFailingBeforeCutOverOnReplica(t *testing.T) {
+	const schema = "gl_hooks_replica"
+	primary := testenv.Database(t, schema)
+	t.Cleanup(func() { _, _ = primary.Exec("DROP DATABASE IF EXISTS " + schema) })
+	testenv.Exec(t, primary, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
+	testenv.WaitReplica(t)
+	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
+	r := newRecorder(t)
+	for _, name := range allHooks {
+		r.install(name, "")
+	}
+	r.install(OnBeforeCutOver, "echo 'blockers still there'; exit 1")
+	cfg := baseConfig(schema, 77502)
+	cfg.Conn, cfg.AllowOnMaster, cfg.TestOnReplica = testenv.ReplicaConfig(), false, true
+	cfg.ExactRowcount, cfg.DefaultRetries = false, 2
+	m, _ := migration(t, r, cfg, nil)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(context.Background()) }()
+	err := testenv.WaitResult(t, done, 2*time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "failed after 2 attempt(s)") || !strings.Contains(err.Error(), OnBeforeCutOver) {
+		t.Fatalf("got %v, want the cut-over to fail after 2 refused attempts", err)
+	}
+	want := []string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnStopReplication,
+		OnBeforeCutOver, OnBeforeCutOver, OnStartReplication, OnFailure}
+	if got := r.order(); !slices.Equal(without(got, OnStatus), want) {
+		t.Fatalf("hooks ran in the order\n %q\nwant\n %q", got, want)
+	}
+	assertReplicating(t, replica)
+	if testenv.HasColumn(t, replica, schema, "t", "c") {
+		t.Error("the original was altered")
+	}
+	if n := testenv.CountRows(t, replica, schema, "t"); n != 300 {
+		t.Errorf("the original has %d rows, want 300", n)
+	}
+	if left := testenv.TableNames(t, replica, schema, "_t_"); len(left) != 0 {
+		t.Errorf("helper tables left behind: %q", left)
+	}
+}
+
+func without(list []string, drop string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(s string) bool { return s == drop })
+}
+
+// assertReplicating checks replication runs on the replica (MariaDB's Slave_running: ON when
+// both threads run).
+func assertReplicating(t *testing.T, replica *sql.DB) {
+	t.Helper()
+	var name, running string
+	if err := replica.QueryRow("SHOW GLOBAL STATUS LIKE 'Slave_running'").Scan(&name, &running); err != nil {
+		t.Fatal(err)
+	}
+	if running != "ON" {
+		t.Errorf("Slave_running = %s after the failed cut-over, want ON", running)
+	}
+}

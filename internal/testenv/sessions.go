@@ -1,0 +1,32 @@
+package testenv
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// InProcesslist reports whether the connection id is in the server's processlist.
+func InProcesslist(ctx context.Context, db *sql.DB, id int64) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&n)
+	return n > 0, err
+}
+
+// KillAndWait kills the connection id from db and waits (at most 5 s) until the processlist no
+// longer shows it. The error of the KILL itself is wrapped, so a caller can tell "unknown thread
+// id" (1094: already gone) from a real failure.
+func KillAndWait(ctx context.Context, db *sql.DB, id int64) error {
+	if id == 0 {
+		return errors.New("no connection id")
+	}
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id)); err != nil {
+		return fmt.Errorf("kill %d: %w", id, err)
+	}
+	return Poll(ctx, 5*time.Second, 2*time.Millisecond, fmt.Sprintf("connection %d gone after KILL", id), func() (bool, error) {
+		alive, err := InProcesslist(ctx, db, id)
+		return !alive, err
+	})
+}

@@ -1,0 +1,191 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/migrator"
+)
+
+const metricsDB = "gl_metrics"
+
+// scrape reads the endpoint and returns its sample lines by series ("name{labels}" -> value).
+func scrape(t *testing.T, addr string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("scrape: %d %v", resp.StatusCode, err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("sample %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// series is the name of a ghostlite series of metricsDB.t with extra labels ("" for none).
+func series(name, extra string) string {
+	labels := `database="` + metricsDB + `",` + extra
+	if extra == "" {
+		labels = `database="` + metricsDB + `",`
+	}
+	return "ghostlite_" + name + "{" + labels + `table="t"}`
+}
+
+// sample is the value of a series, failing the test when it is absent.
+func sample(t *testing.T, s map[string]float64, key string) float64 {
+	t.Helper()
+	v, ok := s[key]
+	if !ok {
+		t.Fatalf("no series %s in the scrape", key)
+	}
+	return v
+}
+
+// TestScrapeDuringAMigration scrapes the endpoint while a migration is throttled, postponed, and
+// done after a refused first cut-over attempt: the counters move, the phase and throttle follow.
+func TestScrapeDuringAMigration(t *testing.T) {
+	db := testenv.Database(t, metricsDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
+	cfg := migrator.DefaultConfig()
+	cfg.Conn = testenv.PrimaryConfig()
+	cfg.Database, cfg.Table, cfg.Alter = metricsDB, "t", "ADD COLUMN c INT NULL"
+	cfg.AllowOnMaster, cfg.Execute, cfg.ReplicaServerID, cfg.ExactRowcount = true, true, 77511, true
+	cfg.FlagFileInterval = 10 * time.Millisecond
+	cfg.Logger = testenv.Logger(t, nil).Level(zerolog.InfoLevel)
+	m, err := migrator.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	met := New(m, cfg.Logger)
+	m.Observe(met)
+	m.GateCutOver(func(_ context.Context, attempt int) error {
+		if attempt == 1 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	addr, err := met.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer met.Close()
+	m.Throttle(true)
+	if err := m.Postpone(true); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(context.Background()) }()
+
+	testenv.WaitFor(t, time.Minute, 20*time.Millisecond, "the copy phase, throttled", func() (bool, error) {
+		s := scrape(t, addr)
+		return s[series("phase", `phase="copy",`)] == 1 && s[series("throttled", `reason="commanded by user",`)] == 1, nil
+	})
+	s := scrape(t, addr)
+	if got := sample(t, s, series("rows_copied_total", "")); got != 0 {
+		t.Errorf("rows copied while throttled from the start: %v", got)
+	}
+	if got := sample(t, s, series("rows_estimated", "")); got != 2000 {
+		t.Errorf("rows estimated %v, want the exact count 2000", got)
+	}
+	m.Throttle(false)
+	testenv.WaitFor(t, time.Minute, 20*time.Millisecond, "the postponed phase, a heartbeat seen", func() (bool, error) {
+		s := scrape(t, addr)
+		_, lag := s[series("heartbeat_lag_seconds", "")]
+		return s[series("phase", `phase="postponed",`)] == 1 && lag, nil
+	})
+	s = scrape(t, addr)
+	for name, want := range map[string]float64{series("rows_copied_total", ""): 2000, series("copy_progress_percent", ""): 100,
+		series("throttled", `reason="",`): 0, series("cut_over_postponed", ""): 1, series("phase", `phase="copy",`): 0} {
+		if got := sample(t, s, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if lag := sample(t, s, series("heartbeat_lag_seconds", "")); lag < 0 || lag > 30 {
+		t.Errorf("heartbeat lag %v s", lag)
+	}
+	applied := sample(t, s, series("events_applied_total", ""))
+	testenv.Exec(t, db, "UPDATE t SET v = v + 1 WHERE id <= 10")
+	testenv.WaitFor(t, time.Minute, 20*time.Millisecond, "the update applied", func() (bool, error) {
+		return scrape(t, addr)[series("events_applied_total", "")] >= applied+10, nil
+	})
+	if err := m.Postpone(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
+		t.Fatalf("migration failed: %v", err)
+	}
+	s = scrape(t, addr) // still served after the run, until Close
+	for name, want := range map[string]float64{series("phase", `phase="done",`): 1,
+		series("cut_over_attempts_total", `outcome="failure",`): 1, series("cut_over_attempts_total", `outcome="success",`): 1,
+		series("cut_over_attempt_duration_seconds_count", `outcome="success",`): 1} {
+		if got := sample(t, s, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if took := sample(t, s, series("cut_over_attempt_duration_seconds_sum", `outcome="success",`)); took <= 0 || took > 60 {
+		t.Errorf("the successful attempt took %v s", took)
+	}
+	if _, ok := s["go_goroutines"]; !ok {
+		t.Error("no Go runtime metrics")
+	}
+}
+
+// A busy address is refused at once.
+func TestListenOnBusyAddress(t *testing.T) {
+	c := &fakeStatus{}
+	a := New(c, zerolog.Nop())
+	addr, err := a.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := New(c, zerolog.Nop())
+	if _, err := b.Listen(addr); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Fatalf("second listener on %s: %v, want a refusal naming --metrics-addr", addr, err)
+	}
+	s := scrape(t, addr)
+	for phase, want := range map[string]float64{"prepare": 1, "done": 0} { // the fake's Status: the zero Phase
+		if v := sample(t, s, `ghostlite_phase{database="d",phase="`+phase+`",table="t"}`); v != want {
+			t.Errorf("phase %s = %v, want %v", phase, v, want)
+		}
+	}
+	if _, ok := s[`ghostlite_heartbeat_lag_seconds{database="d",table="t"}`]; ok {
+		t.Error("a heartbeat lag before any heartbeat")
+	}
+}
+
+// fakeStatus is a migrator.Controls with a fixed Status.
+type fakeStatus struct{}
+
+func (fakeStatus) Status() migrator.Status {
+	return migrator.Status{Database: "d", Table: "t", HeartbeatLag: -1}
+}
+func (fakeStatus) Knobs() []string            { return nil }
+func (fakeStatus) Get(string) (string, error) { return "", nil }
+func (fakeStatus) Set(string, string) error   { return nil }
+func (fakeStatus) Throttle(bool)              {}
+func (fakeStatus) Postpone(bool) error        { return nil }
+func (fakeStatus) Panic(string)               {}

@@ -1,0 +1,189 @@
+package migrator
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-ghostlite/go-ghostlite/copier"
+	"github.com/go-ghostlite/go-ghostlite/throttle"
+)
+
+// Controls are the operator's levers on a migration: what the interactive commands (and anything
+// else that steers a run from outside) may call. Every method is safe for concurrent use and
+// returns at once; a change takes effect at the next chunk, batch or check.
+type Controls interface {
+	// Status is a snapshot of the run (status.go).
+	Status() Status
+	// Knobs lists the names of the settings Get and Set accept, sorted (gh-ost's names:
+	// chunk-size, dml-batch-size, ...).
+	Knobs() []string
+	// Get reads a setting by name; Set changes it, refusing a value out of its range.
+	Get(name string) (string, error)
+	Set(name, value string) error
+	// Throttle holds the copy back (on) or lets it go (off); the binlog applier keeps running.
+	Throttle(on bool)
+	// Postpone holds the cut-over back (on) once the copy is done, or releases it (off: also
+	// removes --postpone-cut-over-flag-file, as gh-ost's unpostpone does).
+	Postpone(on bool) error
+	// Panic aborts the migration at once; the original table is left untouched.
+	Panic(reason string)
+}
+
+// ErrUnknownKnob is returned (wrapped) by Get and Set for a name that is not a setting.
+var ErrUnknownKnob = errors.New("unknown setting")
+
+// ErrPanicked is the run's error after Panic.
+var ErrPanicked = errors.New("panic requested")
+
+// knob is one setting an operator may read and change while the migration runs.
+type knob struct {
+	get func() string
+	set func(string) error
+}
+
+// levers are the state Controls changes: created with the Migrator, read by the run.
+type levers struct {
+	mu    sync.Mutex
+	knobs map[string]knob
+
+	chunkSize    *copier.Knobs
+	dmlBatchSize atomic.Int64
+	userThrottle throttle.Switch
+	signals      *throttleSignals // the throttle's settings and readings (throttle.go)
+	throttler    *throttle.Throttler
+	postponed    atomic.Bool // a commanded postponement (the flag file is checked apart)
+
+	panicOnce sync.Once
+	panicked  chan struct{} // closed by Panic
+	panicWhy  atomic.Pointer[string]
+}
+
+// newLevers sets up m's levers from its configuration.
+func (m *Migrator) newLevers() *levers {
+	l := &levers{knobs: map[string]knob{}, chunkSize: copier.NewKnobs(m.cfg.ChunkSize), panicked: make(chan struct{})}
+	l.dmlBatchSize.Store(int64(m.cfg.DMLBatchSize))
+	backlog := func() int {
+		if a := m.applier(); a != nil {
+			return a.Stats().Backlog
+		}
+		return 0
+	}
+	l.signals = newThrottleSignals(m.cfg)
+	l.throttler = throttle.New(l.signals.rules(m.cfg, &l.userThrottle, throttle.Backlog(throttle.BacklogLimit, backlog))...)
+	l.registerThrottleKnobs(l.signals)
+	l.register("chunk-size", intKnob(10, 100000, l.chunkSize.ChunkSize, l.chunkSize.SetChunkSize))
+	l.register("dml-batch-size", intKnob(1, 100, func() int { return int(l.dmlBatchSize.Load()) }, func(n int) {
+		l.dmlBatchSize.Store(int64(n))
+		if a := m.applier(); a != nil {
+			a.SetDMLBatchSize(n)
+		}
+	}))
+	return l
+}
+
+// register adds a setting; a later registration of the same name replaces it.
+func (l *levers) register(name string, k knob) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.knobs[name] = k
+}
+
+func (l *levers) knob(name string) (knob, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k, ok := l.knobs[name]
+	if !ok {
+		return knob{}, fmt.Errorf("%w %q", ErrUnknownKnob, name)
+	}
+	return k, nil
+}
+
+// intKnob is a whole-number setting within [lo, hi].
+func intKnob(lo, hi int, get func() int, set func(int)) knob {
+	return knob{
+		get: func() string { return strconv.Itoa(get()) },
+		set: func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < lo || n > hi {
+				return fmt.Errorf("%q is not a whole number from %d to %d", v, lo, hi)
+			}
+			set(n)
+			return nil
+		},
+	}
+}
+
+// Knobs implements Controls.
+func (m *Migrator) Knobs() []string {
+	m.levers.mu.Lock()
+	defer m.levers.mu.Unlock()
+	names := make([]string, 0, len(m.levers.knobs))
+	for name := range m.levers.knobs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Get implements Controls.
+func (m *Migrator) Get(name string) (string, error) {
+	k, err := m.levers.knob(name)
+	if err != nil {
+		return "", err
+	}
+	return k.get(), nil
+}
+
+// Set implements Controls.
+func (m *Migrator) Set(name, value string) error {
+	k, err := m.levers.knob(name)
+	if err != nil {
+		return err
+	}
+	if err := k.set(value); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	m.log.Info().Str("setting", name).Str("value", k.get()).Msg("setting changed")
+	return nil
+}
+
+// Throttle implements Controls.
+func (m *Migrator) Throttle(on bool) {
+	m.levers.userThrottle.Set(on, "commanded by user")
+	m.log.Info().Bool("throttle", on).Msg("throttle set by the operator")
+}
+
+// Postpone implements Controls.
+func (m *Migrator) Postpone(on bool) error {
+	m.levers.postponed.Store(on)
+	m.log.Info().Bool("postpone", on).Msg("cut-over postponement set by the operator")
+	if on || m.cfg.PostponeCutOverFlagFile == "" {
+		return nil
+	}
+	if err := os.Remove(m.cfg.PostponeCutOverFlagFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the postpone flag file: %w", err)
+	}
+	return nil
+}
+
+// Panic implements Controls.
+func (m *Migrator) Panic(reason string) {
+	m.levers.panicOnce.Do(func() {
+		m.levers.panicWhy.Store(&reason)
+		close(m.levers.panicked)
+	})
+}
+
+// panicError is the run's error after Panic.
+func (l *levers) panicError() error {
+	why := ""
+	if p := l.panicWhy.Load(); p != nil && *p != "" {
+		why = ": " + *p
+	}
+	return fmt.Errorf("%w%s; aborting, the original table is untouched", ErrPanicked, why)
+}

@@ -1,0 +1,44 @@
+package migrator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-ghostlite/go-ghostlite/cutover"
+)
+
+// checkMetadataLocks is the pre-flight of the cut-over's metadata-lock checks, on the primary where
+// the tables are renamed. When performance_schema does not show metadata locks the run is refused,
+// as gh-ost does, unless --skip-metadata-lock-check; with --allow-setup-metadata-lock-instruments
+// (and --execute: a dry run changes nothing) the instrument is turned on first. --cut-over=atomic
+// cannot go without them at all.
+func (m *Migrator) checkMetadataLocks(ctx context.Context, s *session) error {
+	cfg, addr := m.cfg, s.plan.Primary.Addr()
+	visible, why := cutover.MetadataLocksVisible(ctx, s.primary)
+	if !visible && cfg.AllowSetupMetadataLockInstruments {
+		if !cfg.Execute {
+			m.log.Info().Str("server", addr).Str("reason", why).Msg("dry run: with --execute the metadata lock instrument would be turned on (--allow-setup-metadata-lock-instruments)")
+			return nil
+		}
+		if err := cutover.EnableMetadataLockInstruments(ctx, s.primary); err != nil {
+			return fmt.Errorf("--allow-setup-metadata-lock-instruments on %s: %w", addr, err)
+		}
+		if visible, why = cutover.MetadataLocksVisible(ctx, s.primary); visible {
+			m.log.Warn().Str("server", addr).Msg("turned on performance_schema's wait/lock/metadata/sql/mdl instrument and global_instrumentation consumer (until the server restarts)")
+		}
+	}
+	switch {
+	case visible:
+		return nil
+	case cfg.CutOver == cutover.AlgorithmAtomic:
+		return fmt.Errorf("--cut-over=atomic needs performance_schema metadata locks on %s (%s): turn them on (performance_schema=ON, and --allow-setup-metadata-lock-instruments), or use --cut-over=three-step", addr, why)
+	case cfg.SkipMetadataLockCheck:
+		m.log.Warn().Str("server", addr).Str("reason", why).Msg("--skip-metadata-lock-check: the cut-over proceeds without performance_schema metadata locks (processlist checks only)")
+		return nil
+	}
+	hint := "pass --allow-setup-metadata-lock-instruments to let the tool turn the instrument on"
+	if why == "performance_schema is off" {
+		hint = "start the server with performance_schema=ON"
+	}
+	return fmt.Errorf("metadata lock instrument not enabled on %s (%s): the cut-over cannot prove its renames wait on the right table; %s, or pass --skip-metadata-lock-check to proceed without the check", addr, why, hint)
+}

@@ -1,0 +1,125 @@
+package migrator
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Phase is where a migration is. A run goes prepare -> copy -> [postponed] -> [checksum] ->
+// cut-over -> done, or ends in failed from any phase. A dry run goes prepare -> done.
+type Phase int
+
+// The phases, in the order a run passes them.
+const (
+	phaseNone      Phase = iota - 1 // before the run starts
+	PhasePrepare                    // checks, ghost table, plan
+	PhaseCopy                       // binlog applier running; rows copied in chunks
+	PhasePostponed                  // copy done; cut-over waits for the postpone flag file to go
+	PhaseChecksum                   // (reserved) original and ghost compared before the cut-over
+	PhaseCutOver                    // backlog drained; the tables are being swapped
+	PhaseDone                       // finished: migrated (or, in a dry run, proven)
+	PhaseFailed                     // stopped by an error
+)
+
+var phaseNames = [...]string{"prepare", "copy", "postponed", "checksum", "cut-over", "done", "failed"}
+
+// String is the phase's name as the changelog's state row, the logs and observers spell it.
+func (p Phase) String() string {
+	if p == phaseNone {
+		return "none"
+	}
+	if p < 0 || int(p) >= len(phaseNames) {
+		return fmt.Sprintf("phase(%d)", int(p))
+	}
+	return phaseNames[p]
+}
+
+// PhaseChange is what observers hear when the run enters a phase.
+type PhaseChange struct {
+	Phase    Phase
+	Previous Phase
+	At       time.Time
+	// Err is why the run failed (Phase == PhaseFailed only).
+	Err error
+}
+
+// Observer hears about the run: hooks, metrics, the interactive status and checkpoints attach
+// here, never inside the phase code. PhaseChanged is called synchronously, in order, from the
+// run's goroutine: it must return quickly and must not call back into the Migrator's run.
+type Observer interface {
+	PhaseChanged(PhaseChange)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(PhaseChange)
+
+// PhaseChanged calls f.
+func (f ObserverFunc) PhaseChanged(c PhaseChange) { f(c) }
+
+// phases tracks the run's phase. Each change is recorded (the changelog's state row, while the
+// changelog exists and the run goes on: done and failed are not written, the changelog is dropped
+// then), logged in one line and announced to every observer, in that order.
+type phases struct {
+	log       zerolog.Logger
+	observers []Observer
+
+	mu      sync.Mutex
+	current Phase
+	since   time.Time
+	// record writes the phase where scripts can read it (the changelog's state row); nil until
+	// there is somewhere to write it.
+	record func(ctx context.Context, p Phase)
+}
+
+func newPhases(log zerolog.Logger, observers []Observer) *phases {
+	return &phases{log: log, observers: observers, current: phaseNone, since: time.Now()}
+}
+
+// recordWith makes every later phase change call record first.
+func (t *phases) recordWith(record func(ctx context.Context, p Phase)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.record = record
+}
+
+// Current is the run's phase and when it began.
+func (t *phases) Current() (Phase, time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.current, t.since
+}
+
+// Enter moves the run to phase p; entering the phase it is in changes nothing.
+func (t *phases) Enter(ctx context.Context, p Phase) { t.change(ctx, p, nil) }
+
+// Fail moves the run to PhaseFailed with its cause.
+func (t *phases) Fail(ctx context.Context, cause error) { t.change(ctx, PhaseFailed, cause) }
+
+func (t *phases) change(ctx context.Context, p Phase, cause error) {
+	t.mu.Lock()
+	prev := t.current
+	if prev == p {
+		t.mu.Unlock()
+		return
+	}
+	t.current, t.since = p, time.Now()
+	ch := PhaseChange{Phase: p, Previous: prev, At: t.since, Err: cause}
+	record := t.record
+	t.mu.Unlock()
+
+	if record != nil && p != PhaseDone && p != PhaseFailed {
+		record(ctx, p)
+	}
+	ev := t.log.Info()
+	if p == PhaseFailed {
+		ev = t.log.Warn()
+	}
+	ev.Str("phase", p.String()).Msgf("phase: %s", p)
+	for _, o := range t.observers {
+		o.PhaseChanged(ch)
+	}
+}

@@ -1,0 +1,230 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/copier"
+	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+)
+
+// run is one executing migration: what preparation produced (the session: plan, connections,
+// lock), the binlog applier and its pool, the row copier, the sentinel, the phase tracker, and
+// the goroutines that live beside the phases under one error group.
+type run struct {
+	m      *Migrator
+	s      *session
+	phases *phases
+
+	bg        *background // binlog applier, heartbeat, panic-flag watch
+	applier   *binlogapply.Applier
+	applierDB *sql.DB
+	copier    atomic.Pointer[copier.Copier] // set when the copy starts; read by Status
+	sent      *sentinel
+
+	rowsEstimate          atomic.Int64 // the plan's estimate, then the concurrent exact count (rowcount.go)
+	copyStart, copyEnd    atomic.Int64 // UnixNano; 0 until the copy starts, ends
+	rate                  copyRate     // the copy's recent speed (status.go)
+	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
+
+	changelogCreated bool // from here a failure drops the helper tables (cleanupAfterFailure)
+	swapped          bool // the cut-over succeeded: nothing is cleaned up after a later failure
+
+	started, cutStart, cutDone time.Time
+}
+
+// do enters phase p (phaseNone: stays in the current phase) and runs fn under the background
+// group's context. When fn fails because a background goroutine failed, that failure is returned.
+func (r *run) do(ctx context.Context, p Phase, fn func(context.Context) error) error {
+	if p != phaseNone {
+		r.phases.Enter(ctx, p)
+	}
+	if err := fn(r.bg.ctx); err != nil { //nolint:contextcheck // the group's context derives from the run's (start)
+		if bgErr := r.bg.Err(); bgErr != nil {
+			return bgErr
+		}
+		return err
+	}
+	return nil
+}
+
+// start creates the changelog, positions the binlog stream, starts the applier, the heartbeat and
+// the panic-flag watch, and proves the stream delivers before anything is copied.
+func (r *run) start(ctx context.Context) error {
+	m, s, p := r.m, r.s, r.s.plan
+	if err := m.createChangelog(ctx, s); err != nil {
+		return err
+	}
+	r.changelogCreated = true
+	r.phases.recordWith(func(ctx context.Context, ph Phase) { m.writeState(ctx, s, ph.String()) })
+	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
+	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
+
+	pos, err := m.startPosition(ctx, s)
+	if err != nil {
+		return err
+	}
+	if r.applier, r.applierDB, err = m.newApplier(ctx, p, pos); err != nil {
+		return err
+	}
+	m.cur.Store(r) // Status and the levers see the applier from here on
+	r.bg = newBackground(ctx)
+	r.bg.Go(m.watchPanicFlag)
+	r.bg.Go(func(ctx context.Context) error {
+		if err := r.applier.Run(ctx); err != nil {
+			return fmt.Errorf("binlog applier: %w", err)
+		}
+		return nil
+	})
+	// A first heartbeat before the lag is first read, so the copy does not start throttled by
+	// "no heartbeat yet".
+	m.writeHeartbeat(ctx, s, time.Now())
+	r.bg.Go(func(ctx context.Context) error { m.heartbeat(ctx, s); return nil })
+	m.startThrottleReadings(r.bg, s) // throttle.go
+
+	r.sent = &sentinel{db: s.primary, plan: p, applier: r.applier, mutex: s.checkMutex}
+	return r.do(ctx, phaseNone, func(ctx context.Context) error {
+		if err := r.sent.awaitWithin(ctx, 30*time.Second); err != nil {
+			return fmt.Errorf("binlog stream from %s does not deliver changelog events: %w", p.Inspected.Addr(), err)
+		}
+		return nil
+	})
+}
+
+// copyRows copies every row of the original into the ghost, logging progress meanwhile.
+func (r *run) copyRows(ctx context.Context) error {
+	c, err := r.m.newCopier(r.s, r.applier, r.sent)
+	if err != nil {
+		return err
+	}
+	r.m.emit(EventBeforeRowCopy, Event{}) // before the copy's clock starts: its time is still 0
+	r.copyStart.Store(time.Now().UnixNano())
+	r.copier.Store(c)
+	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
+	if r.m.cfg.countsConcurrently() {
+		r.stopCount = r.countRowsConcurrently(ctx)
+	}
+	err = c.Run(ctx)
+	end := time.Now()
+	r.copyEnd.Store(end.UnixNano())
+	if r.stopCount != nil {
+		r.stopCount()
+	}
+	if err == nil {
+		r.m.emit(EventRowCopyComplete, Event{At: end})
+	}
+	return err
+}
+
+// copyTime is how long the copy has run at now, or ran once it ended.
+func (r *run) copyTime(now time.Time) time.Duration {
+	start := r.copyStart.Load()
+	if start == 0 {
+		return 0
+	}
+	if end := r.copyEnd.Load(); end != 0 {
+		return time.Duration(end - start)
+	}
+	return now.Sub(time.Unix(0, start))
+}
+
+// postponeCutOver waits while --postpone-cut-over-flag-file exists (flagfiles.go).
+func (r *run) postponeCutOver(ctx context.Context) error {
+	return r.m.postponeCutOver(ctx, r.phases)
+}
+
+// catchUp drains the backlog outside the lock, so the locked phase has little left to apply, and
+// waits for rows the applier displaced to be put back.
+func (r *run) catchUp(ctx context.Context) error {
+	if err := r.sent.awaitWithin(ctx, 10*time.Minute); err != nil {
+		return fmt.Errorf("wait for the binlog applier to catch up: %w", err)
+	}
+	return r.sent.awaitDisplacedBack(ctx, displacedPatience)
+}
+
+// cutOver swaps the ghost in place of the original (replica modes act around it: replica.go).
+func (r *run) cutOver(ctx context.Context) error {
+	m, s, p := r.m, r.s, r.s.plan
+	m.log.Info().Msg("row copy complete; cutting over")
+	r.applier.BeginCutOver()
+	r.cutStart = time.Now()
+	if err := m.beforeCutOver(ctx, s, r.sent); err != nil {
+		return err
+	}
+	// The cut-over renames the tables under the helper names: only while they are this run's.
+	if err := s.checkMutex(ctx); err != nil {
+		return fmt.Errorf("before the cut-over: %w", err)
+	}
+	err := cutover.Run(ctx, m.cfg.CutOver, cutover.Config{
+		DB:                 s.primary,
+		Tables:             cutover.Tables{Schema: p.Original.Schema, Original: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable},
+		LockTimeout:        m.cfg.CutOverLockTimeout,
+		Retries:            m.cfg.DefaultRetries,
+		ExponentialBackoff: m.cfg.CutOverExponentialBackoff,
+		MaxBackoff:         m.cfg.ExponentialBackoffMaxInterval,
+		Seams:              m.cfg.CutOverSeams,
+		BeforeAttempt:      m.beforeAttempt,
+		AfterAttempt:       m.afterAttempt,
+		Logger:             m.cfg.Logger,
+	}, r.sent)
+	// --test-on-replica swaps back (replica.go).
+	if err := m.afterCutOver(ctx, s, err); err != nil {
+		return fmt.Errorf("cut-over: %w", err)
+	}
+	r.swapped = true
+	r.cutDone = time.Now()
+	return nil
+}
+
+// finish stops the background goroutines, drops the helper tables and logs the summary.
+func (r *run) finish(ctx context.Context) {
+	m, p := r.m, r.s.plan
+	r.stopStatus()
+	_ = r.bg.stop()
+	m.finish(ctx, r.s)
+	r.phases.Enter(ctx, PhaseDone)
+	st := r.applier.Stats()
+	m.log.Info().
+		Int64("rows_copied", r.copier.Load().Copied()).
+		Int64("events_applied", st.EventsApplied).
+		Str("copy", logfmt.Duration(time.Unix(0, r.copyEnd.Load()).Sub(r.started))).
+		Str("cut_over", logfmt.Duration(r.cutDone.Sub(r.cutStart))).
+		Str("total", logfmt.Duration(time.Since(r.started))).
+		Str("old_table", p.OldTable).
+		Bool("old_table_dropped", m.cfg.OkToDropTable).
+		Msgf("migration of %s.%s complete", p.Original.Schema, p.Original.Name)
+}
+
+// end stops the background goroutines and folds their failure into the run's; after a failure
+// it announces the failed phase and, unless the tables were swapped, drops the helper tables.
+func (r *run) end(ctx context.Context, err error) error {
+	if r.stopStatus != nil {
+		r.stopStatus()
+	}
+	if r.bg != nil {
+		bgErr := r.bg.stop()
+		switch {
+		case bgErr == nil:
+		case err == nil:
+			err = bgErr
+		case !errors.Is(err, bgErr):
+			err = fmt.Errorf("%w (%v)", err, bgErr)
+		}
+	}
+	if r.applierDB != nil {
+		r.applierDB.Close()
+	}
+	if err != nil {
+		r.phases.Fail(ctx, err)
+		if r.changelogCreated && !r.swapped {
+			r.m.cleanupAfterFailure(r.s)
+		}
+	}
+	return err
+}

@@ -1,0 +1,114 @@
+package migrator
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// The configuration builder and the run helpers of this package's tests. They live here, not in
+// internal/testenv: testenv cannot import migrator (this package's own tests import testenv, a
+// cycle), and a migratortest package would import migrator from outside the main package, which
+// the package boundaries forbid. (The chaos tests, outside, build their one configuration
+// themselves.)
+
+// testConfig is the configuration every migration of these tests starts from: a dry run of
+// database.tbl with alter on the sandbox primary (--allow-on-master), logging to the test and,
+// when logs is not nil, to logs. A test sets what it needs on top (see executing, postpone).
+func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) Config {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Conn = testenv.PrimaryConfig()
+	cfg.Database, cfg.Table, cfg.Alter = database, tbl, alter
+	cfg.AllowOnMaster = true
+	cfg.Logger = testenv.Logger(t, logs)
+	return cfg
+}
+
+// executing makes cfg migrate for real (--execute), reading the binlog as replica server id
+// serverID (each test its own, so two runs never share one).
+func executing(cfg *Config, serverID uint32) {
+	cfg.Execute = true
+	cfg.ReplicaServerID = serverID
+}
+
+// postpone makes cfg postpone its cut-over while a flag file exists (checked every 10 ms) and
+// returns the file: removing it lets the cut-over go.
+func postpone(t *testing.T, cfg *Config) string {
+	t.Helper()
+	flag := filepath.Join(t.TempDir(), "postpone")
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = flag, 10*time.Millisecond
+	return flag
+}
+
+func mustNew(t *testing.T, cfg Config) *Migrator {
+	t.Helper()
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return m
+}
+
+// runMigration starts the migration cfg describes and delivers its result.
+func runMigration(t *testing.T, cfg Config) <-chan error {
+	t.Helper()
+	m := mustNew(t, cfg)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(context.Background()) }()
+	return done
+}
+
+// waitFailed waits (at most 90 s) for a migration that must fail and returns its error. Success
+// fails the test: wrong says what the migration must not have done.
+func waitFailed(t *testing.T, done <-chan error, wrong string) error {
+	t.Helper()
+	err := testenv.WaitResult(t, done, 90*time.Second)
+	if err == nil {
+		t.Fatalf("the migration succeeded %s", wrong)
+	}
+	return err
+}
+
+// waitPostponed waits (at most 60 s) until the changelog state of the migration of t says
+// "postponed" and also (when given) holds; the run ending first fails the test.
+func waitPostponed(t *testing.T, db *sql.DB, done <-chan error, also ...func() bool) {
+	t.Helper()
+	q := "SELECT value FROM " + table.QuoteIdent(table.ChangelogName("t")) + " WHERE hint = ?"
+	testenv.WaitFor(t, 60*time.Second, 20*time.Millisecond, "the cut-over postponed", func() (bool, error) {
+		select {
+		case err := <-done:
+			return false, fmt.Errorf("run ended before postponing: %v", err)
+		default:
+		}
+		var state string
+		err := db.QueryRow(q, table.HintState).Scan(&state)
+		switch {
+		case errors.Is(err, sql.ErrNoRows), loadgen.Errno(err) == 1146: // not written yet
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("read state: %w", err)
+		}
+		if state != "postponed" {
+			return false, nil
+		}
+		for _, cond := range also {
+			if !cond() {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
