@@ -15,8 +15,9 @@ import (
 // t on either side, TRUNCATE t, CREATE [OR REPLACE] TABLE/SEQUENCE t, CREATE TABLE x (... REFERENCES
 // t), CREATE/DROP INDEX ... ON t, CREATE [OR REPLACE] [DEFINER=...] TRIGGER ... ON t. Statements
 // that only read t (CREATE TABLE x LIKE t, ANALYZE, CREATE VIEW) and TEMPORARY tables do not count.
-// DROP TRIGGER is ignored: the migrator refuses a table with triggers, so the original has none
-// at the start, and the CREATE TRIGGER that would give it one already stopped the run.
+// DROP TRIGGER is ignored (it names no table): the migrator refuses a table with triggers, so the
+// original has none at the start, and the CREATE TRIGGER that would give it one already stopped the
+// run; with --include-triggers the migrator reads the triggers again under the cut-over lock.
 //
 // Invariants:
 //   - The text is tokenized by internal/sqltok, executable comments (/*! */, /*M! */, versioned)

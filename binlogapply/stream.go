@@ -123,6 +123,7 @@ func (r *reader) session(ctx context.Context) (progressed bool, err error) {
 		Port:                    uint16(cfg.Source.Port),
 		User:                    cfg.Source.User,
 		Password:                cfg.Source.Password,
+		TLSConfig:               cfg.Source.TLSConfig(), // the same TLS as every other connection
 		SemiSyncEnabled:         false,
 		ParseTime:               false,
 		TimestampStringLocation: time.UTC,

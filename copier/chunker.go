@@ -34,6 +34,18 @@ func (c *Copier) planChunks(ctx context.Context, out chan<- chunk) error {
 		return nil
 	}
 	lower, inclusive := min, true
+	if start := c.cfg.StartAfter; start != nil {
+		// A resumed copy: the ghost is complete up to start. Nothing above it: nothing to copy.
+		more, err := c.key.anyAbove(ctx, conn, start)
+		if err != nil {
+			return fmt.Errorf("row copy: look for keys above the resume point: %w", err)
+		}
+		if !more {
+			c.log.Info().Msg("the ghost is complete up to the largest key: nothing left to copy")
+			return nil
+		}
+		lower, inclusive = start, false
+	}
 	for n := int64(1); ; n++ {
 		upper, err := c.key.chunkEnd(ctx, conn, lower, inclusive, max, c.cfg.Knobs.ChunkSize())
 		if err != nil {

@@ -65,6 +65,10 @@ type Config struct {
 	// the original qualified by Original.QualifiedName().
 	GhostKeyExprs []string
 
+	// StartAfter, when set, is a shared-key value (as CompleteUpTo gave it) up to which the ghost
+	// is already complete: the copy walks only the keys above it (a resumed migration).
+	StartAfter []sql.RawBytes
+
 	EstimatedRows int64 // the expected number of rows, for Progress
 	Retries       int   // attempts of a chunk whose statement fails (--default-retries)
 
@@ -117,6 +121,9 @@ type Copier struct {
 	chunks    atomic.Int64 // the last chunk copied
 	lastChunk atomic.Int64 // how long the last chunk took to copy, in nanoseconds
 	done      atomic.Bool
+	// complete is the upper key of the longest prefix of chunks proven complete with none
+	// deferred (nil: none yet); see CompleteUpTo.
+	complete atomic.Pointer[[]sql.RawBytes]
 }
 
 // New checks cfg and returns a Copier ready to Run.
@@ -143,7 +150,26 @@ func New(cfg Config) (*Copier, error) {
 		return nil, err
 	}
 	c.key = key
+	if cfg.StartAfter != nil {
+		if len(cfg.StartAfter) != len(cfg.OriginalKey.Columns) {
+			return nil, fmt.Errorf("row copy: start key has %d values for the %d columns of %s", len(cfg.StartAfter), len(cfg.OriginalKey.Columns), cfg.OriginalKey.Name)
+		}
+		start := cfg.StartAfter
+		c.complete.Store(&start)
+	}
 	return c, nil
+}
+
+// CompleteUpTo is the shared-key value up to which (inclusive) every row of the original the
+// copy walks is proven to be in the ghost: the upper key of the longest prefix of chunks proven
+// complete with none deferred (Config.StartAfter before the first). It is nil while no chunk is.
+// The values are the key's columns as the server returns them (ENUM and SET as numbers), ready
+// for Config.StartAfter. A deferred chunk freezes it until every deferred chunk is proven.
+func (c *Copier) CompleteUpTo() []sql.RawBytes {
+	if p := c.complete.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // notThrottled is the Throttler of a copy given none.
@@ -189,6 +215,7 @@ func (c *Copier) Run(ctx context.Context) error {
 	planned := make(chan error, 1)
 	go func() { planned <- c.planChunks(ctx, chunks) }()
 	var deferred []chunk // chunks with rows missing from the ghost, copied again at the end
+	var last []sql.RawBytes
 	for ch := range chunks {
 		if err := c.cfg.Throttler.Wait(ctx); err != nil {
 			return err
@@ -204,7 +231,11 @@ func (c *Copier) Run(ctx context.Context) error {
 			deferred = append(deferred, ch)
 		case err != nil:
 			return err
+		case len(deferred) == 0:
+			upper := ch.upper
+			c.complete.Store(&upper)
 		}
+		last = ch.upper
 		c.lastChunk.Store(int64(time.Since(began)))
 		c.chunks.Store(ch.n)
 	}
@@ -213,6 +244,9 @@ func (c *Copier) Run(ctx context.Context) error {
 	}
 	if err := c.copyDeferred(ctx, conn, deferred); err != nil {
 		return err
+	}
+	if last != nil {
+		c.complete.Store(&last)
 	}
 	c.done.Store(true)
 	return nil

@@ -87,6 +87,13 @@ func (k *keyRange) chunkEnd(ctx context.Context, conn *sql.Conn, lower []sql.Raw
 	return end, nil
 }
 
+// anyAbove tells whether the original holds a key above vals, reading only the index.
+func (k *keyRange) anyAbove(ctx context.Context, conn *sql.Conn, vals []sql.RawBytes) (bool, error) {
+	gt, args := k.compare(vals, false, true)
+	key, err := k.readKey(ctx, conn, fmt.Sprintf("SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT 1", k.read, k.from, gt, k.orderBy), args...)
+	return key != nil, err
+}
+
 // copySQL is the INSERT IGNORE ... SELECT of one chunk.
 func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)

@@ -35,6 +35,10 @@ type attempt struct {
 	sentry string
 	// sentinelOK is set once the sentinel was confirmed applied in this attempt.
 	sentinelOK bool
+	// underLock is set once Config.UnderLock was called in this attempt, undone once its undo
+	// ran; undoErr is the failure of the undo (the run stops then).
+	underLock, undone bool
+	undoErr           error
 }
 
 // runAttempts runs attempts of algo until one succeeds, a failure is final (unsafe, unknown

@@ -12,6 +12,7 @@
 //	RecoverCrashed(ctx, CrashConfig) error         // --recover-cut-over; the caller holds the mutex
 //	Config.Seams (TestSeams{BeforeStep}, StepInfo)  // test seams, never set by the command line
 //	Config.BeforeAttempt, Config.AfterAttempt      // a gate before each attempt; each attempt's outcome
+//	Config.UnderLock, Config.UndoUnderLock         // work under the lock once in sync (triggers), and its undo
 //
 // Every algorithm is one entry of the registry (registry.go): its name, its run, and its decision
 // for the one or two table layouts only it can leave. Validation, dispatch and recovery all go
@@ -90,6 +91,15 @@ type Config struct {
 	// or anything locked. An error fails that attempt (nothing to undo), which is retried like any
 	// other failed attempt: gh-ost's on-before-cut-over hook.
 	BeforeAttempt func(ctx context.Context, attempt int) error
+	// UnderLock, when set, runs in every attempt once the sentinel is applied, while C1 holds the
+	// original locked and before any rename is queued: nothing writes to the original or the ghost
+	// then (--include-triggers creates the triggers on the ghost). An error fails the attempt.
+	// UndoUnderLock undoes it after a failed attempt in which UnderLock ran, when the original ends
+	// in place: after our renames are ended and before C1 releases the lock when nothing was
+	// renamed, else once the recovery rolled back (a swap completed or rolled forward keeps it). If
+	// it fails the run stops (ErrUnsafe), the original left in place.
+	UnderLock     func(ctx context.Context) error
+	UndoUnderLock func(ctx context.Context) error
 	// AfterAttempt, when set, hears how each attempt ended (err nil: the swap is done) and how long
 	// it took, the backoff before it excluded: for metrics and logs.
 	AfterAttempt func(attempt int, took time.Duration, err error)

@@ -94,12 +94,29 @@ const recoveryRounds = 3
 // for at most recoveryRounds actions. When it gives up, its advice comes from the last state
 // read, so it never contradicts the tables.
 func (a *attempt) recover(ctx context.Context, cause error) error {
+	err := a.recoverTables(ctx, cause)
+	if err != nil && !a.undone && a.underLock && a.cfg.UndoUnderLock != nil && !errors.Is(err, ErrUnknownState) {
+		// The original is in place again (rolled back): the ghost must lose what UnderLock did.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*a.cfg.LockTimeout+10*time.Second)
+		a.undoUnderLock(uctx)
+		cancel()
+	}
+	if a.undoErr != nil && err != nil && !errors.Is(err, ErrUnknownState) {
+		// The original is in place, but the ghost may keep what UnderLock did: no retry.
+		return fmt.Errorf("%w: the work done under the lock could not be undone (%v): %w", ErrUnsafe, a.undoErr, err)
+	}
+	return err
+}
+
+// recoverTables is recover but for the undo of Config.UnderLock (done by settle).
+func (a *attempt) recoverTables(ctx context.Context, cause error) error {
 	t := a.cfg.Tables
 	rctx, cancel, st, err := a.settle(ctx, cause)
 	defer cancel()
 	if err != nil {
 		return err
 	}
+
 	var last error
 	for round := 1; ; round++ {
 		r := a.decide(st, cause)
@@ -185,6 +202,16 @@ func (a *attempt) stopSessions(ctx context.Context) error {
 		a.log.Info().Str("session", r.name).Int64("connection", r.id).Bool("issued", r.started).
 			AnErr("rename_result", r.result).Msg("rename session ended")
 	}
+	// Undo UnderLock while C1 still holds the lock, when the original and the ghost are still under
+	// their names (nothing of ours was renamed: the original stays);
+	// any other layout is undone, if the original ends in place, once the recovery decided.
+	if a.underLock && a.cfg.UndoUnderLock != nil {
+		if st, err := a.freshState(ctx); err == nil {
+			if l := st.layout(a.before); l == layoutNothingRenamed || l == layoutOldTaken { // the atomic sentry may hold the old name
+				a.undoUnderLock(ctx)
+			}
+		}
+	}
 	if a.lock == nil || a.lock.conn == nil {
 		return nil
 	}
@@ -237,4 +264,13 @@ func (a *attempt) renameOnce(ctx context.Context, what, from, to string) error {
 	}
 	a.log.Warn().Str("statement", stmt).Msgf("%s done", what)
 	return nil
+}
+
+// undoUnderLock runs Config.UndoUnderLock once; its failure is kept in undoErr (the run stops).
+func (a *attempt) undoUnderLock(ctx context.Context) {
+	a.undone = true
+	if err := a.cfg.UndoUnderLock(ctx); err != nil {
+		a.undoErr = err
+		a.log.Error().Err(err).Msg("cannot undo the work done under the lock")
+	}
 }

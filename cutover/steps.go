@@ -108,6 +108,12 @@ func (a *attempt) awaitSentinel(ctx context.Context) error {
 		return fmt.Errorf("await sentinel under the lock: %w", err)
 	}
 	a.sentinelOK = true
+	if a.cfg.UnderLock != nil {
+		a.underLock = true
+		if err := a.cfg.UnderLock(sctx); err != nil {
+			return fmt.Errorf("under the lock: %w", err)
+		}
+	}
 	return nil
 }
 

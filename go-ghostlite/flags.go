@@ -22,9 +22,10 @@ import (
 type action int
 
 const (
-	actionRun     action = iota // run the migration (or the dry run)
-	actionHelp                  // --help was given: the help text is printed, nothing else happens
-	actionVersion               // --version was given: the version is printed, nothing else happens
+	actionRun       action = iota // run the migration (or the dry run)
+	actionHelp                    // --help was given: the help text is printed, nothing else happens
+	actionVersion                 // --version was given: the version is printed, nothing else happens
+	actionCheckFlag               // --check-flag was given and every flag exists: nothing else happens
 )
 
 // invocation is the result of reading the command line.
@@ -55,26 +56,19 @@ type flagValues struct {
 	stack              bool
 	version            bool
 	help               bool
-	hooks              hooksFlags   // flags_hooks.go
-	metrics            metricsFlags // flags_metrics.go
-	control            controlFlags // flags_control.go
+	hooks              hooksFlags      // flags_hooks.go
+	metrics            metricsFlags    // flags_metrics.go
+	control            controlFlags    // flags_control.go
+	checkpoint         checkpointFlags // flags_checkpoint.go
+	compat             compatFlags     // flags_compat.go
+	security           securityFlags   // flags_security.go
 }
 
 // unsupportedFlags are gh-ost flags go-ghostlite does not implement yet. They are registered
 // (hidden) so that a gh-ost command line using one is refused by name rather than with a
 // generic "unknown flag".
 var unsupportedFlags = []string{
-	// flag files, interactive commands, hooks
-	// metrics: no small, well-kept StatsD client (doc/metrics.md)
-	"statsd-addr", "statsd-tags",
-	// topologies and connections
-	"switch-to-rbr",
-	"master-user", "master-password", "ask-pass", "mysql-timeout", "skip-port-validation",
-	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure",
-	"aliyun-rds", "gcp", "azure", "tungsten", "allow-master-master",
-	// behaviour
-	"check-flag", "attempt-instant-ddl", "checkpoint", "resume", "force-table-names",
-	"allow-nullable-unique-key", "panic-on-warnings",
+	"attempt-instant-ddl",
 }
 
 // unsupportedFlag is the pflag.Value of a flag in unsupportedFlags: setting it fails.
@@ -134,6 +128,31 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.IntVar(&cfg.DefaultRetries, "default-retries", d.DefaultRetries, "attempts of an operation that failed (a chunk copy, the cut-over) before giving up")
 	fs.BoolVar(&cfg.ExactRowcount, "exact-rowcount", false, "count the table's rows (SELECT COUNT(*)) for progress, instead of the optimizer's estimate")
 
+	addAlterAndCutOverFlags(fs, cfg, v, d)
+	addThrottleFlags(fs, cfg, d)
+	addChecksumFlags(fs, cfg, d)
+
+	addOutputFlags(fs, v)
+	addControlFlags(fs, cfg, &v.control)
+	addHooksFlags(fs, &v.hooks)
+	addMetricsFlags(fs, &v.metrics)
+	addCheckpointFlags(fs, cfg, d, &v.checkpoint)
+	addCompatFlags(fs, cfg, &v.compat)
+	addSecurityFlags(fs, cfg, &v.security)
+
+	for _, name := range unsupportedFlags {
+		f := fs.VarPF(&unsupportedFlag{name: name}, name, "", "not supported yet")
+		// Any form is refused, with or without a value: --flag, --flag=x, --flag x.
+		f.NoOptDefVal = "true"
+		f.Hidden = true
+	}
+	addPendingGhostFlags(fs)
+	return fs
+}
+
+// addAlterAndCutOverFlags registers the flags about the ALTER itself, the tables left behind and
+// the cut-over.
+func addAlterAndCutOverFlags(fs *pflag.FlagSet, cfg *migrator.Config, v *flagValues, d migrator.Config) {
 	// the ALTER
 	fs.BoolVar(&cfg.ApproveRenamedColumns, "approve-renamed-columns", false, "a CHANGE COLUMN that renames a column is a rename: copy the old column's data into the new one")
 	fs.BoolVar(&cfg.SkipRenamedColumns, "skip-renamed-columns", false, "a CHANGE COLUMN that renames a column drops it and adds a new one: its data is not copied")
@@ -159,21 +178,6 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&cfg.RecoverCutOver, "recover-cut-over", false, "after a run died during the cut-over: restore the original table's name, then exit (see doc/cut-over.md)")
 	fs.StringVar(&cfg.PostponeCutOverFlagFile, "postpone-cut-over-flag-file", "", "while this file exists, the cut-over waits (the copy is done and the ghost kept in sync); delete it to cut over")
 	fs.StringVar(&cfg.PanicFlagFile, "panic-flag-file", "", "when this file appears, abort the migration at once, leaving the original table untouched")
-
-	addThrottleFlags(fs, cfg, d)
-
-	addOutputFlags(fs, v)
-	addControlFlags(fs, cfg, &v.control)
-	addHooksFlags(fs, &v.hooks)
-	addMetricsFlags(fs, &v.metrics)
-
-	for _, name := range unsupportedFlags {
-		f := fs.VarPF(&unsupportedFlag{name: name}, name, "", "not supported yet")
-		// Any form is refused, with or without a value: --flag, --flag=x, --flag x.
-		f.NoOptDefVal = "true"
-		f.Hidden = true
-	}
-	return fs
 }
 
 // addOutputFlags registers the flags of what the tool prints: logs, errors, version and help.
@@ -195,14 +199,22 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	var v flagValues
 	fs := newFlagSet(&cfg, &v)
 
+	args = normalizeArgs(fs, args)
 	if err := fs.Parse(args); err != nil {
 		var unsupported *unsupportedFlagError
 		if errors.As(err, &unsupported) {
-			return invocation{}, unsupported
+			err = unsupported
+		} else {
+			err = fmt.Errorf("%v (see go-ghostlite --help)", err)
 		}
-		return invocation{}, fmt.Errorf("%v%s (see go-ghostlite --help)", err, singleDashHint(fs, args))
+		if checkFlagRequested(args) {
+			return invocation{Action: actionCheckFlag}, &checkFlagError{err: err}
+		}
+		return invocation{}, err
 	}
 	switch {
+	case v.compat.checkFlag:
+		return invocation{Action: actionCheckFlag}, nil
 	case v.help:
 		writeHelp(stdout, fs)
 		return invocation{Action: actionHelp}, nil
@@ -214,10 +226,29 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 		return invocation{}, fmt.Errorf("unexpected argument %q: quote values that contain spaces, e.g. --alter=\"ADD COLUMN c INT\"", fs.Arg(0))
 	}
 
+	if err := v.applyBasics(fs, &cfg, stderr); err != nil {
+		return invocation{}, err
+	}
+
+	logger, progress, err := v.output(stderr)
+	if err != nil {
+		return invocation{}, err
+	}
+	cfg.Logger = logger
+	if err := v.compat.apply(fs, &cfg); err != nil {
+		return invocation{}, err
+	}
+	return invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
+		Control: v.control.controlConfig(cfg), Progress: progress}, nil
+}
+
+// applyBasics reads --conf, the credentials and TLS settings, and checks and converts the flags
+// that do not map one to one onto cfg (durations, the server id, the storage engine).
+func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr io.Writer) error {
 	if v.conf != "" {
 		creds, err := readConfFile(v.conf)
 		if err != nil {
-			return invocation{}, err
+			return err
 		}
 		if creds.hasUser && !fs.Changed("user") {
 			cfg.Conn.User = creds.user
@@ -227,8 +258,12 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 		}
 	}
 
+	if err := v.security.apply(fs, cfg, os.Stdin, stderr); err != nil {
+		return err
+	}
+
 	if v.heartbeatMillis <= 0 {
-		return invocation{}, fmt.Errorf("--heartbeat-interval-millis must be positive (got %d)", v.heartbeatMillis)
+		return fmt.Errorf("--heartbeat-interval-millis must be positive (got %d)", v.heartbeatMillis)
 	}
 	cfg.HeartbeatInterval = time.Duration(v.heartbeatMillis) * time.Millisecond
 	cfg.CutOverLockTimeout = time.Duration(v.cutOverLockSeconds) * time.Second
@@ -236,27 +271,23 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 		cfg.CutOverSeams = pauseAtStep(stderr, step)
 	}
 	if v.backoffMaxSeconds <= 0 {
-		return invocation{}, fmt.Errorf("--exponential-backoff-max-interval must be positive (got %d)", v.backoffMaxSeconds)
+		return fmt.Errorf("--exponential-backoff-max-interval must be positive (got %d)", v.backoffMaxSeconds)
 	}
 	cfg.ExponentialBackoffMaxInterval = time.Duration(v.backoffMaxSeconds) * time.Second
 	if cfg.ReplicaServerID == 0 {
-		return invocation{}, errors.New("--replica-server-id must not be 0")
+		return errors.New("--replica-server-id must not be 0")
 	}
 	if err := v.hooks.check(); err != nil {
-		return invocation{}, err
+		return err
+	}
+	if err := v.checkpoint.apply(cfg); err != nil {
+		return err
 	}
 	cfg.StorageEngine = strings.ToLower(cfg.StorageEngine)
 	if cfg.StorageEngine != "innodb" {
-		return invocation{}, fmt.Errorf("--storage-engine=%s is not supported; only innodb is", cfg.StorageEngine)
+		return fmt.Errorf("--storage-engine=%s is not supported; only innodb is", cfg.StorageEngine)
 	}
-
-	logger, progress, err := v.output(stderr)
-	if err != nil {
-		return invocation{}, err
-	}
-	cfg.Logger = logger
-	return invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
-		Control: v.control.controlConfig(cfg), Progress: progress}, nil
+	return nil
 }
 
 // output builds the logger that --log-format, --verbose, --debug and --quiet ask for, writing to
@@ -278,24 +309,6 @@ func (v *flagValues) output(stderr io.Writer) (zerolog.Logger, *progressLine, er
 	}
 	logger, err := newLogger(out, v.logFormat, level)
 	return logger, progress, err
-}
-
-// singleDashHint helps gh-ost users whose flags have one dash (-alter): pflag reads those as a
-// cluster of short flags.
-func singleDashHint(fs *pflag.FlagSet, args []string) string {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
-			continue
-		}
-		name, _, _ := strings.Cut(a[1:], "=")
-		if fs.Lookup(name) != nil {
-			return fmt.Sprintf("; long flags take two dashes: -%s", a)
-		}
-	}
-	return ""
 }
 
 // newLogger returns a zerolog logger on w in the given format ("console" or "json").
@@ -352,6 +365,7 @@ Flags:
 func writeHelp(w io.Writer, fs *pflag.FlagSet) {
 	_, _ = fmt.Fprint(w, helpIntro)
 	_, _ = fmt.Fprint(w, fs.FlagUsagesWrapped(100))
+	_, _ = fmt.Fprint(w, pendingHelp(fs))
 }
 
 // testPauseEnv is a test seam, not a user setting (so neither a flag nor in doc/flags.md): when it

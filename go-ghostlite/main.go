@@ -5,9 +5,11 @@
 // commands' server, the terminal's progress line). The migration itself is the migrator package's.
 //
 // Invariants:
-//   - exit codes: 0 success (and --help, --version), 1 failure (any error from the migration,
-//     including refusals found on the server), 2 bad usage (a flag that cannot be parsed, a gh-ost
-//     flag not supported yet, or an error wrapping migrator.ErrUsage from migrator.New);
+//   - exit codes: 0 success (and --help, --version, and --check-flag when every flag given exists),
+//     1 failure (any error from the migration, including refusals found on the server; and
+//     --check-flag when a flag given does not exist or is not supported yet), 2 bad usage (a flag
+//     that cannot be parsed, a gh-ost flag not supported yet, or an error wrapping
+//     migrator.ErrUsage from migrator.New);
 //   - an error is printed as one line on stderr, "go-ghostlite: <message>"; --stack adds detail;
 //   - a gh-ost flag go-ghostlite does not implement is refused by name, never ignored;
 //   - the first SIGINT/SIGTERM cancels the migration's context (the migrator cleans up); a second
@@ -38,12 +40,19 @@ const (
 )
 
 func main() {
+	if err := hidePasswordArgs(os.Args[1:]); err != nil {
+		_, _ = fmt.Fprintf(os.Stderr, "go-ghostlite: warning: %v; the password stays visible in the process list\n", err)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run is the whole program but for os.Exit: it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	inv, err := parseArgs(args, stdout, stderr)
+	var checkFailed *checkFlagError
+	if errors.As(err, &checkFailed) {
+		return report(stderr, err, false, exitFailure)
+	}
 	if err != nil {
 		return report(stderr, err, false, exitUsage)
 	}

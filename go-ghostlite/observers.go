@@ -8,10 +8,11 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
-// observers are what watches the run from outside: the hooks and the metrics endpoint.
+// observers are what watches the run from outside: the hooks, the metrics endpoint and StatsD.
 type observers struct {
 	hooks   *hooks.Hooks     // nil without --hooks-path
 	metrics *metrics.Metrics // nil without --metrics-addr
+	statsd  *metrics.StatsD  // nil without --statsd-addr
 }
 
 // attachObservers attaches the hooks and the metrics endpoint that the command line asks for to
@@ -32,6 +33,14 @@ func attachObservers(inv invocation, m *migrator.Migrator) (*observers, error) {
 			return nil, err
 		}
 	}
+	if f := inv.Metrics; f.statsdAddr != "" {
+		s, err := metrics.NewStatsD(f.statsdAddr, f.statsdTags, m.Status, time.Second, time.Duration(f.runtimeIntervalSeconds)*time.Second, cfg.Logger)
+		if err != nil {
+			o.close()
+			return nil, err
+		}
+		o.statsd = s
+	}
 	return o, nil
 }
 
@@ -42,5 +51,8 @@ func (o *observers) close() {
 	}
 	if o.metrics != nil {
 		o.metrics.Close()
+	}
+	if o.statsd != nil {
+		o.statsd.Close()
 	}
 }

@@ -115,7 +115,14 @@ func (h *Hooks) files(prefix string) ([]string, error) {
 	if h.cfg.Path == "" {
 		return nil, nil
 	}
-	entries, err := os.ReadDir(h.cfg.Path)
+	dir, err := filepath.EvalSymlinks(h.cfg.Path)
+	if err != nil {
+		return nil, fmt.Errorf("read --hooks-path %s: %w", h.cfg.Path, err)
+	}
+	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("--hooks-path %s became writable by group or others (mode %04o): no hook runs", h.cfg.Path, st.Mode().Perm())
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read --hooks-path %s: %w", h.cfg.Path, err)
 	}
@@ -124,10 +131,12 @@ func (h *Hooks) files(prefix string) ([]string, error) {
 		if !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		path := filepath.Join(h.cfg.Path, e.Name())
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			out = append(out, path)
+		path, err := hookFile(dir, e.Name()) // safety.go
+		if err != nil {
+			h.log.Warn().Err(err).Msgf("hook %s not run", e.Name())
+			continue
 		}
+		out = append(out, path)
 	}
 	slices.Sort(out)
 	return out, nil

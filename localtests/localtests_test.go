@@ -330,6 +330,9 @@ func (r *runner) runFull() {
 	if code := r.wait(p, exitTimeout); code != 0 {
 		t.Fatalf("go-ghostlite exited %d, want 0\n%s", code, p.output())
 	}
+	if strings.Contains(p.stderr.String(), "checksum: chunk differs") {
+		t.Errorf("the checksum before the cut-over found a chunk that differs (a false mismatch, or a copy gone wrong)\n%s", p.output())
+	}
 	if t.Failed() {
 		t.FailNow()
 	}

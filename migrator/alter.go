@@ -214,7 +214,7 @@ func parseRename(rest []token, tbl string) (*columnRename, error) {
 		}
 		return &columnRename{From: from, To: to}, nil
 	}
-	return nil, fmt.Errorf("the ALTER renames the table %s (RENAME TO): go-ghostlite keeps the table's name; migrate, then RENAME TABLE separately", tbl)
+	return nil, fmt.Errorf("alter statement seems to RENAME the table. This is not supported, and you should run your RENAME outside gh-ost: the ALTER renames the table %s (RENAME TO): go-ghostlite keeps the table's name; migrate, then RENAME TABLE separately", tbl)
 }
 
 // parseChange reads what follows CHANGE: [COLUMN] [IF EXISTS] old new <definition>.
@@ -254,7 +254,7 @@ func renameRefusal(renames []columnRename, approve, skip bool) error {
 	if len(renames) > 1 {
 		noun = "columns"
 	}
-	return fmt.Errorf("the ALTER renames %s %s: pass --approve-renamed-columns to copy %s's data into %s, or --skip-renamed-columns to leave %s empty",
+	return fmt.Errorf("gh-ost believes the ALTER statement renames columns: the ALTER renames %s %s: pass --approve-renamed-columns to copy %s's data into %s, or --skip-renamed-columns to leave %s empty",
 		noun, strings.Join(parts, ", "), strings.Join(froms, "/"), strings.Join(tos, "/"), strings.Join(tos, "/"))
 }
 

@@ -93,7 +93,7 @@ func TestParseAlterRefuses(t *testing.T) {
 func TestRenameRefusal(t *testing.T) {
 	one := []columnRename{{"a", "b"}}
 	err := renameRefusal(one, false, false)
-	want := "the ALTER renames column a to b: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
+	want := "gh-ost believes the ALTER statement renames columns: the ALTER renames column a to b: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}

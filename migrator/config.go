@@ -123,6 +123,46 @@ type Config struct {
 	// instead of before the copy starts.
 	ConcurrentRowcount bool
 
+	// Checksum before the cut-over (issue 13, checksum.go, doc/checksum.md): Checksum (--checksum,
+	// on by default) compares the original and the ghost in one consistent snapshot after the copy
+	// (and the postponed wait) and copies a differing chunk again, up to 3 times, before failing.
+	Checksum     bool
+	checksumTest func(ctx context.Context, round int) error // before each snapshot (tests only)
+	// Checkpoint and resume (issue 13, doc/resume.md), gh-ost's --checkpoint, --checkpoint-seconds
+	// and --resume. Checkpoint writes, every CheckpointInterval while the copy or the postponed
+	// phase runs, a consistent point to the checkpoint table _<tbl>_ghk (binlog position applied,
+	// shared key up to which the copy is complete), and keeps the helper tables after a failure.
+	// Resume continues the migration from the last checkpoint (and keeps checkpointing).
+	Checkpoint         bool
+	CheckpointInterval time.Duration
+	Resume             bool
+	// gh-ost compatibility (issue 16; doc/flags.md, "gh-ost compatibility").
+	// IncludeTriggers (--include-triggers) lets a table with triggers be migrated: at the cut-over,
+	// with the original locked and every change applied, each trigger is created on the ghost
+	// under its name with TriggerSuffix (--trigger-suffix) appended, or removed when
+	// RemoveTriggerSuffix (--remove-trigger-suffix-if-exists) and the name ends with it.
+	IncludeTriggers     bool
+	TriggerSuffix       string
+	RemoveTriggerSuffix bool
+	// AllowNullableUniqueKey (--allow-nullable-unique-key) lets the shared key have nullable
+	// columns once the original is proven to hold no NULL in them (the run refuses otherwise).
+	AllowNullableUniqueKey bool
+	// SwitchToRBR (--switch-to-rbr): when the inspected replica's binlog_format is not ROW, set it
+	// to ROW and restart its replication (refused when it has replicas of its own).
+	SwitchToRBR bool
+	// Tungsten (--tungsten): the inspected replica need not have log_slave_updates (a Tungsten
+	// replicator writes the primary's changes into its binlog).
+	Tungsten bool
+	// BinlogReconnectAttempts (--binlogsyncer-max-reconnect-attempts): consecutive failed binlog
+	// reconnections before the run fails (0: the applier's default).
+	BinlogReconnectAttempts int
+	// Security (issue 15): the primary's own credentials, when it is reached through
+	// --assume-master-host and its account differs from --host's (gh-ost's --master-user,
+	// --master-password; empty: --host's). TLS settings live in Conn.TLS and are shared by every
+	// connection; the privilege pre-flight runs before anything is created (privileges.go).
+	MasterUser     string
+	MasterPassword string
+
 	// copyTest lets the package's tests act before a chunk or the binlog stream, and shrink the
 	// warning list.
 	copyTest copyTestHooks
@@ -154,6 +194,8 @@ func DefaultConfig() Config {
 		ThrottleHTTPTimeout:           time.Second,
 		ThrottleAdditionalFlagFile:    "/tmp/gh-ost.throttle",
 		ConcurrentRowcount:            true,
+		Checksum:                      true,
+		CheckpointInterval:            300 * time.Second,
 		Logger:                        zerolog.Nop(),
 	}
 }

@@ -16,6 +16,7 @@ func (m *Migrator) newCopier(s *session, a *binlogapply.Applier, sent *sentinel)
 	cfg := copierConfig(s.plan)
 	cfg.DB = s.primary
 	cfg.Retries = m.cfg.DefaultRetries
+	cfg.StartAfter = s.resumeKey() // --resume: above the checkpoint's key
 	cfg.Knobs = m.levers.chunkSize
 	// --nice-ratio's rest, then the throttle's rules (throttle.go).
 	cfg.Throttler = copyGate{

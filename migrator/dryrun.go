@@ -62,6 +62,12 @@ func planLines(s *session, cfg Config) []string {
 	if len(s.referencedBy) > 0 {
 		lines = append(lines, "foreign keys referencing the original (they will follow it to "+p.OldTable+"): "+strings.Join(s.referencedBy, ", "))
 	}
+	for _, d := range s.triggers {
+		lines = append(lines, fmt.Sprintf("trigger %s (%s %s) recreated on the new table as %s at the cut-over (--include-triggers)", d.Name, d.Timing, d.Event, d.NewName))
+	}
+	if s.nullableKey {
+		lines = append(lines, "shared key "+describeKey(p.OriginalKey)+" has nullable columns (--allow-nullable-unique-key): no NULL now; checked again at the cut-over")
+	}
 	how := "optimizer estimate; --exact-rowcount counts them"
 	if cfg.ExactRowcount {
 		how = "exact count"

@@ -31,6 +31,11 @@ func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (err err
 	if err := r.do(ctx, phaseNone, r.catchUp); err != nil {
 		return err
 	}
+	if m.cfg.Checksum { // after the postponed wait: it proves the data as it is right before the swap
+		if err := r.do(ctx, PhaseChecksum, r.checksum); err != nil {
+			return err
+		}
+	}
 	if err := r.do(ctx, PhaseCutOver, r.cutOver); err != nil {
 		return err
 	}
@@ -95,6 +100,9 @@ func (m *Migrator) writeHeartbeat(ctx context.Context, s *session, now time.Time
 func (m *Migrator) finish(ctx context.Context, s *session) {
 	p := s.plan
 	drop := []string{p.ChangelogTable}
+	if m.cfg.checkpointing() {
+		drop = append(drop, p.CheckpointTable)
+	}
 	if m.cfg.OkToDropTable {
 		drop = append(drop, p.OldTable)
 	}
@@ -126,7 +134,11 @@ func (m *Migrator) cleanupAfterFailure(s *session) {
 		m.log.Error().Err(err).Msgf("the original table %s is not in place; leaving %s and %s for inspection", p.Original.Name, p.GhostTable, p.ChangelogTable)
 		return
 	}
-	for _, name := range []string{p.GhostTable, p.ChangelogTable} {
+	helpers := []string{p.GhostTable, p.ChangelogTable}
+	if m.cfg.checkpointing() {
+		helpers = append(helpers, p.CheckpointTable)
+	}
+	for _, name := range helpers {
 		if err := s.dropOwned(ctx, name); err != nil {
 			m.log.Warn().Err(err).Str("table", name).Msg("could not drop helper table after failure; drop it by hand")
 		}
@@ -181,7 +193,9 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
 		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
-		Logger:       m.cfg.Logger,
+		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
+		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
+		Logger:            m.cfg.Logger,
 	})
 	if err != nil {
 		applierDB.Close()

@@ -186,7 +186,7 @@ func describeKey(k table.Key) string {
 // of the original's is used (extendedSharedKey).
 func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, error) {
 	if len(orig.UniqueKeys) == 0 {
-		return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s.%s has no PRIMARY or UNIQUE key, and go-ghostlite needs one to copy by: add one with a plain ALTER TABLE first",
+		return table.Key{}, table.Key{}, fmt.Errorf("no PRIMARY nor UNIQUE key found in table! Bailing out: no shared unique key: %s.%s has no PRIMARY or UNIQUE key, and go-ghostlite needs one to copy by: add one with a plain ALTER TABLE first",
 			orig.Schema, orig.Name)
 	}
 	toGhost := map[string]string{}
@@ -196,11 +196,15 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 	var reasons []string
 	fix := "keep a unique NOT NULL key in both"
 	for _, ok := range orig.UniqueKeys {
-		gk, why := matchKey(orig, ghost, ok, toGhost)
+		gk, why := matchKey(orig, ghost, ok, toGhost, false)
 		if why == "" {
 			return ok, gk, nil
 		}
 		reasons = append(reasons, why)
+		if strings.Contains(why, "has nullable column") {
+			fix = "keep a unique NOT NULL key in both, or pass --allow-nullable-unique-key if its columns hold no NULL (chosen key " +
+				describeKey(ok) + " has nullable columns. Bailing out. To force this operation to continue, supply --allow-nullable-unique-key flag)"
+		}
 		if strings.Contains(why, "may be equal in the altered table") {
 			fix = "keep a unique NOT NULL key in both whose columns keep their type and collation, or run this ALTER with the server's own ALTER TABLE"
 		}
@@ -208,11 +212,12 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 	if ok, gk, found := extendedSharedKey(orig, ghost, pairs); found {
 		return ok, gk, nil
 	}
-	return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key: %s; %s", strings.Join(reasons, "; "), fix)
+	return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key can be found after ALTER! Bailing out: no shared unique key: %s; %s", strings.Join(reasons, "; "), fix)
 }
 
 // matchKey finds the ghost's key matching the original's key ok, and says why it is unusable ("" when usable).
-func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string) (table.Key, string) {
+// nullableOK lets the key's columns be nullable (--allow-nullable-unique-key).
+func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string, nullableOK bool) (table.Key, string) {
 	name := "the original's " + describeKey(ok)
 	if ok.HasPrefix {
 		return table.Key{}, name + " indexes a column prefix"
@@ -223,7 +228,7 @@ func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string)
 		if !found {
 			return table.Key{}, name + " names an unknown column " + c
 		}
-		if why := unusableKeyColumn(oc); why != "" {
+		if why := unusableKeyColumn(oc); why != "" && (why != "nullable" || !nullableOK) {
 			return table.Key{}, fmt.Sprintf("%s has %s column %s", name, why, c)
 		}
 		g, found := toGhost[strings.ToLower(c)]
@@ -244,7 +249,7 @@ func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string)
 			if gc == nil {
 				return table.Key{}, name + " names an unknown column of the altered table"
 			}
-			if why := unusableKeyColumn(gc); why != "" {
+			if why := unusableKeyColumn(gc); why != "" && (why != "nullable" || !nullableOK) {
 				return table.Key{}, fmt.Sprintf("%s has %s column %s in the altered table", name, why, c)
 			}
 		}

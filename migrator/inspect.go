@@ -62,13 +62,13 @@ func isOn(v string) bool { return strings.EqualFold(v, "ON") || v == "1" }
 // server replicates the primary's writes, which then must reach its own binlog.
 func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool) error {
 	if !isOn(vars["log_bin"]) {
-		return fmt.Errorf("binary logging is off on %s (log_bin=OFF); go-ghostlite reads row events from the binlog: enable log_bin (needs a restart), or point --host at a server that has it", addr)
+		return fmt.Errorf("%s must have binary logs enabled: binary logging is off on %s (log_bin=OFF); go-ghostlite reads row events from the binlog: enable log_bin (needs a restart), or point --host at a server that has it", addr, addr)
 	}
 	if f := vars["binlog_format"]; !assumeRBR && !strings.EqualFold(f, "ROW") {
-		return fmt.Errorf("binlog_format is %s on %s; go-ghostlite needs ROW: SET GLOBAL binlog_format=ROW (and restart replication)", f, addr)
+		return fmt.Errorf("you must be using ROW binlog format. I can switch it for you, provided --switch-to-rbr and that %s doesn't have replicas: binlog_format is %s on %s; go-ghostlite needs ROW: pass --switch-to-rbr on a replica, or SET GLOBAL binlog_format=ROW (and restart replication)", addr, f, addr)
 	}
 	if img := vars["binlog_row_image"]; !strings.EqualFold(img, "FULL") {
-		return fmt.Errorf("binlog_row_image is %s on %s; go-ghostlite needs FULL row images: SET GLOBAL binlog_row_image=FULL (and restart replication)", img, addr)
+		return fmt.Errorf("%s has '%s' binlog_row_image, and only 'FULL' is supported: binlog_row_image is %[2]s on %[1]s; go-ghostlite needs FULL row images: SET GLOBAL binlog_row_image=FULL (and restart replication)", addr, img)
 	}
 	if onReplica {
 		v, ok := vars["log_replica_updates"]
@@ -190,6 +190,12 @@ func resolvePrimary(cfg Config, rs *replicaStatus) (dbconn.Config, bool, error) 
 			return dbconn.Config{}, false, fmt.Errorf("--assume-master-host: %w", err)
 		}
 		primary.Host, primary.Port = host, port
+		if cfg.MasterUser != "" {
+			primary.User = cfg.MasterUser
+		}
+		if cfg.MasterPassword != "" {
+			primary.Password = cfg.MasterPassword
+		}
 		return primary, primary.Addr() != inspected, nil
 	case rs != nil:
 		if !strings.EqualFold(rs.IORunning, "Yes") || !strings.EqualFold(rs.SQLRunning, "Yes") {
@@ -199,7 +205,7 @@ func resolvePrimary(cfg Config, rs *replicaStatus) (dbconn.Config, bool, error) 
 		primary.Host, primary.Port = rs.SourceHost, rs.SourcePort
 		return primary, true, nil
 	case !cfg.AllowOnMaster:
-		return dbconn.Config{}, false, fmt.Errorf("%s is a primary (not replicating); pass --allow-on-master to migrate on it, or point --host at a replica", inspected)
+		return dbconn.Config{}, false, fmt.Errorf("it seems like this migration attempt to run directly on master: %s is a primary (not replicating); pass --allow-on-master to migrate on it, or point --host at a replica", inspected)
 	}
 	return primary, false, nil
 }
@@ -252,27 +258,13 @@ func checkTableKind(ctx context.Context, db *sql.DB, addr, schema, tbl string) e
 		schema, tbl).Scan(&typ, &engine)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("table %s.%s does not exist on %s: fix --database/--table", schema, tbl, addr)
+		return fmt.Errorf("cannot find table %s.%s! It does not exist on %s: fix --database/--table", schema, tbl, addr)
 	case err != nil:
 		return fmt.Errorf("look up table %s.%s on %s: %w", schema, tbl, addr, err)
 	case typ != "BASE TABLE":
-		return fmt.Errorf("%s.%s is a %s, not a base table: go-ghostlite migrates base tables only", schema, tbl, strings.ToLower(typ))
+		return fmt.Errorf("%s.%s is a %s, not a real table. Bailing out: go-ghostlite migrates base tables only", schema, tbl, strings.ToUpper(typ))
 	case !strings.EqualFold(engine.String, "InnoDB"):
 		return fmt.Errorf("%s.%s uses the %s engine; go-ghostlite migrates InnoDB tables only: convert it with ALTER TABLE ... ENGINE=InnoDB first", schema, tbl, engine.String)
-	}
-	return nil
-}
-
-// checkTriggers refuses a table with triggers: a triggerless tool cannot carry them over.
-func checkTriggers(ctx context.Context, db *sql.DB, schema, tbl string) error {
-	names, err := queryStrings(ctx, db, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
-		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY TRIGGER_NAME`, schema, tbl)
-	if err != nil {
-		return fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
-	}
-	if len(names) > 0 {
-		return fmt.Errorf("%s.%s has triggers (%s); go-ghostlite is triggerless and cannot carry them to the new table: drop them for the migration and create them again after",
-			schema, tbl, strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -362,16 +354,16 @@ func cascadingForeignKeys(own []foreignKey) []foreignKey {
 func checkForeignKeys(cfg Config, qualified string, own []foreignKey, referencing []string) error {
 	discard, skip := cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks
 	if len(referencing) > 0 && !skip {
-		return fmt.Errorf("%s is referenced by foreign keys (%s); after the cut-over they would point at the old table: drop them first, or pass --skip-foreign-key-checks if you accept that",
-			qualified, strings.Join(referencing, ", "))
+		return fmt.Errorf("found %d parent-side foreign keys on %s. Parent-side foreign keys are not supported. Bailing out: %s is referenced by foreign keys (%s); after the cut-over they would point at the old table: drop them first, or pass --skip-foreign-key-checks if you accept that",
+			len(referencing), qualified, qualified, strings.Join(referencing, ", "))
 	}
 	if cascading := cascadingForeignKeys(own); len(cascading) > 0 && !cfg.AllowCascadingForeignKeysDataLoss {
-		return fmt.Errorf("%s has foreign keys with actions the server runs inside InnoDB, outside the row binlog (%s): rows they delete and references they change during the migration would come back unchanged after the cut-over; drop the keys or their actions first, or pass --allow-cascading-foreign-keys-data-loss (with --discard-foreign-keys) to accept that loss",
+		return fmt.Errorf("Child-side foreign keys are not supported: %s has foreign keys with actions the server runs inside InnoDB, outside the row binlog (%s): rows they delete and references they change during the migration would come back unchanged after the cut-over; drop the keys or their actions first, or pass --allow-cascading-foreign-keys-data-loss (with --discard-foreign-keys) to accept that loss",
 			qualified, strings.Join(describeForeignKeys(cascading), "; "))
 	}
 	if len(own) > 0 && !discard && !skip {
-		return fmt.Errorf("%s has foreign keys (%s) that the new table cannot keep: pass --discard-foreign-keys to migrate without them, or drop them first",
-			qualified, strings.Join(describeForeignKeys(own), ", "))
+		return fmt.Errorf("found %d child-side foreign keys on %s. Child-side foreign keys are not supported. Bailing out: %s has foreign keys (%s) that the new table cannot keep: pass --discard-foreign-keys to migrate without them, or drop them first",
+			len(own), qualified, qualified, strings.Join(describeForeignKeys(own), ", "))
 	}
 	return nil
 }

@@ -30,12 +30,12 @@ func TestCheckBinlog(t *testing.T) {
 	}{
 		{"MariaDB defaults as the sandbox has them", good(), true, false, ""},
 		{"primary without log_slave_updates", with("log_slave_updates", "OFF"), false, false, ""},
-		{"binlog off", with("log_bin", "OFF"), false, false, "binary logging is off on h:1"},
+		{"binlog off", with("log_bin", "OFF"), false, false, "h:1 must have binary logs enabled: binary logging is off on h:1"},
 		{"statement", with("binlog_format", "STATEMENT"), false, false,
-			"binlog_format is STATEMENT on h:1; go-ghostlite needs ROW: SET GLOBAL binlog_format=ROW (and restart replication)"},
+			"you must be using ROW binlog format. I can switch it for you, provided --switch-to-rbr and that h:1 doesn't have replicas: binlog_format is STATEMENT on h:1; go-ghostlite needs ROW"},
 		{"mixed", with("binlog_format", "MIXED"), true, false, "binlog_format is MIXED"},
 		{"mixed with --assume-rbr", with("binlog_format", "MIXED"), true, true, ""},
-		{"minimal image", with("binlog_row_image", "MINIMAL"), false, false, "binlog_row_image is MINIMAL on h:1; go-ghostlite needs FULL"},
+		{"minimal image", with("binlog_row_image", "MINIMAL"), false, false, "h:1 has 'MINIMAL' binlog_row_image, and only 'FULL' is supported: binlog_row_image is MINIMAL on h:1; go-ghostlite needs FULL"},
 		{"noblob image even with --assume-rbr", with("binlog_row_image", "NOBLOB"), false, true, "binlog_row_image is NOBLOB"},
 		{"replica without log_slave_updates", with("log_slave_updates", "OFF"), true, false, "log_slave_updates is OFF on replica h:1"},
 		{"MySQL 8 log_replica_updates wins", with("log_replica_updates", "OFF"), true, false, "log_slave_updates is OFF"},
@@ -77,7 +77,7 @@ func TestResolvePrimary(t *testing.T) {
 		t.Fatalf("stopped replica: %v", err)
 	}
 	if _, _, err := resolvePrimary(base, nil); err == nil ||
-		err.Error() != "10.0.0.2:3307 is a primary (not replicating); pass --allow-on-master to migrate on it, or point --host at a replica" {
+		err.Error() != "it seems like this migration attempt to run directly on master: 10.0.0.2:3307 is a primary (not replicating); pass --allow-on-master to migrate on it, or point --host at a replica" {
 		t.Fatalf("primary: %v", err)
 	}
 	onMaster := base

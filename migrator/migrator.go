@@ -101,10 +101,16 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --dml-batch-size must be between 1 and 100 (got %d)", ErrUsage, c.DMLBatchSize)
 	case c.DefaultRetries < 1:
 		return fmt.Errorf("%w: --default-retries must be at least 1 (got %d)", ErrUsage, c.DefaultRetries)
+	case c.SwitchToRBR && c.AssumeRBR:
+		return fmt.Errorf("%w: --switch-to-rbr and --assume-rbr contradict each other: give one", ErrUsage)
 	case c.ApproveRenamedColumns && c.SkipRenamedColumns:
 		return fmt.Errorf("%w: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one", ErrUsage)
 	case cutover.Validate(c.CutOver) != nil:
 		return fmt.Errorf("%w: --cut-over=%q is not supported; use %s", ErrUsage, c.CutOver, cutover.Choices())
+	case c.Resume && !c.Execute:
+		return fmt.Errorf("%w: --resume continues a migration: it needs --execute (a dry run would drop the ghost it continues)", ErrUsage)
+	case c.checkpointing() && c.CheckpointInterval <= 0:
+		return fmt.Errorf("%w: --checkpoint-seconds must be positive", ErrUsage)
 	case c.CutOverLockTimeout <= 0:
 		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
 	}
@@ -117,11 +123,20 @@ func (c *Config) Validate() error {
 	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
 		return fmt.Errorf("%w: --storage-engine=%q is not supported; use innodb", ErrUsage, c.StorageEngine)
 	}
+	if err := c.validateTriggerFlags(); err != nil {
+		return err
+	}
 	if err := c.validateThrottle(); err != nil {
 		return err
 	}
 	if err := c.validateReplicaModes(); err != nil {
 		return err
+	}
+	if err := c.validateChecksum(); err != nil {
+		return err
+	}
+	if (c.MasterUser != "" || c.MasterPassword != "") && c.AssumeMasterHost == "" {
+		return fmt.Errorf("%w: --master-user and --master-password need --assume-master-host (the primary they log in to)", ErrUsage)
 	}
 	if c.AssumeMasterHost != "" {
 		if _, _, err := parseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {

@@ -146,7 +146,7 @@ func TestObserverHearsEveryPhase(t *testing.T) {
 	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
 		t.Fatalf("migration failed: %v", err)
 	}
-	want := []string{"prepare", "copy", "postponed", "cut-over", "done"}
+	want := []string{"prepare", "copy", "postponed", "checksum", "cut-over", "done"}
 	if got := heard.phases(); !slices.Equal(got, want) {
 		t.Fatalf("observer heard %q, want %q", got, want)
 	}

@@ -64,6 +64,8 @@ type Plan struct {
 	GhostTable     string // _<tbl>_gho
 	ChangelogTable string // _<tbl>_ghc
 	OldTable       string // _<tbl>_del (or timestamped)
+	// CheckpointTable is _<tbl>_ghk (--checkpoint, --resume).
+	CheckpointTable string
 }
 
 // OriginalColumns lists the original-side names of Columns.

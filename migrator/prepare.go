@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
@@ -41,8 +42,14 @@ type session struct {
 	cascadingForeignKeys []string
 	// original is the original's definition and triggers as preparation saw them (startcheck.go).
 	original originalSnapshot
+	// nullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
+	nullableKey bool
+	// triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).
+	triggers []triggerDef
 	// ddl is the server's global settings the ghost's CREATE and ALTER ran with.
 	ddl ddlSettings
+	// resume is the checkpoint a --resume run continues from (resume.go); nil otherwise.
+	resume *checkpoint.Record
 
 	log zerolog.Logger
 }
@@ -162,6 +169,16 @@ func (m *Migrator) connectPrimary(ctx context.Context, s *session) error {
 		return fmt.Errorf("%s: %w", cfg.Conn.Addr(), err)
 	}
 	p.Inspected = cfg.Conn
+	// Privileges (privileges.go), before anything is read that needs one: the inspected server's,
+	// and the table ones when it may be where tables are created (a replica's primary is
+	// checked once known).
+	scopes := []privilegeScope{m.replicationScope(s)}
+	if cfg.AllowOnMaster || cfg.onReplica() {
+		scopes = append(scopes, m.tableScopes(s.inspected, cfg.Conn.Addr())...)
+	}
+	if err := m.checkPrivileges(ctx, scopes); err != nil {
+		return err
+	}
 	rs, err := readReplicaStatus(ctx, s.inspected, p.Flavor, cfg.Conn.Addr())
 	if err != nil {
 		return err
@@ -175,6 +192,9 @@ func (m *Migrator) connectPrimary(ctx context.Context, s *session) error {
 			return fmt.Errorf("connect to the primary of %s: %w", cfg.Conn.Addr(), err)
 		}
 	}
+	if p.InspectedIsReplica { // privileges.go: checked on the inspected server already otherwise
+		return m.checkPrivileges(ctx, m.tableScopes(s.primary, p.Primary.Addr()))
+	}
 	return nil
 }
 
@@ -186,7 +206,11 @@ func (m *Migrator) checkServers(ctx context.Context, s *session) error {
 	if err != nil {
 		return fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
 	}
-	if err := checkBinlog(cfg.Conn.Addr(), vars, p.InspectedIsReplica, cfg.AssumeRBR); err != nil {
+	if err := m.switchToRBR(ctx, s.inspected, p.Flavor, p.InspectedIsReplica, vars); err != nil {
+		return err
+	}
+	// --tungsten: the replicator writes the primary's changes into this server's binlog.
+	if err := checkBinlog(cfg.Conn.Addr(), vars, p.InspectedIsReplica && !cfg.Tungsten, cfg.AssumeRBR); err != nil {
 		return err
 	}
 	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
@@ -215,6 +239,7 @@ func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, erro
 	}
 	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), table.ChangelogName(cfg.Table)
 	p.OldTable = table.OldName(cfg.Table, "")
+	p.CheckpointTable = table.CheckpointName(cfg.Table)
 	if cfg.TimestampOldTable {
 		p.OldTable = table.OldName(cfg.Table, time.Now().UTC().Format("20060102150405"))
 	}
@@ -228,6 +253,9 @@ func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, erro
 // inspects it (9). created tells whether a ghost was created, even when err is not nil.
 func (m *Migrator) buildGhost(ctx context.Context, s *session, spec *alterSpec) (created bool, err error) {
 	cfg, p := m.cfg, s.plan
+	if cfg.Resume {
+		return false, m.checkResume(ctx, s, spec) // the ghost is the earlier run's (resume.go)
+	}
 	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
 		return false, fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
@@ -263,7 +291,7 @@ func (m *Migrator) planCopy(ctx context.Context, s *session, spec *alterSpec) (e
 	if err := p.setPadding(); err != nil {
 		return err
 	}
-	if p.OriginalKey, p.GhostKey, err = chooseSharedKey(p.Original, p.Ghost, p.Columns); err != nil {
+	if s.nullableKey, err = cfg.chooseKeyAllowingNulls(ctx, s.primary, p); err != nil {
 		return err
 	}
 	p.EstimatedRows, err = estimateRows(ctx, s.inspected, cfg.Database, cfg.Table, cfg.ExactRowcount && !cfg.countsConcurrently())
@@ -289,7 +317,7 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 		return err
 	}
 	s.original = snap
-	if err := checkTriggers(ctx, s.primary, schema, tbl); err != nil {
+	if s.triggers, err = m.cfg.readTriggers(ctx, s.primary, schema, tbl); err != nil {
 		return err
 	}
 	if err := m.inspectForeignKeys(ctx, s); err != nil {
@@ -354,6 +382,12 @@ func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
 		{name: p.ChangelogTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"},
 		{name: p.OldTable, drop: cfg.InitiallyDropOldTable, flag: "--initially-drop-old-table"},
 	}
+	switch {
+	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (resume.go)
+		helpers = helpers[2:]
+	case cfg.Checkpoint:
+		helpers = append(helpers, &helper{name: p.CheckpointTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"})
+	}
 	for _, h := range helpers {
 		if len(h.name) > table.MaxIdentifierLength {
 			return fmt.Errorf("table name %s is too long for its helper table %s (%d characters at most): rename the table first",
@@ -365,7 +399,7 @@ func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
 		}
 		h.found = found
 		if found && !h.drop {
-			return fmt.Errorf("table %s.%s exists, left by an earlier migration: drop it, or pass %s", schema, h.name, h.flag)
+			return fmt.Errorf("table %s.%s already exists. Panicking: it was left by an earlier migration: drop it, or pass %s", schema, h.name, h.flag)
 		}
 	}
 	for _, h := range helpers {

@@ -33,8 +33,9 @@ type run struct {
 	rate                  copyRate     // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
-	changelogCreated bool // from here a failure drops the helper tables (cleanupAfterFailure)
-	swapped          bool // the cut-over succeeded: nothing is cleaned up after a later failure
+	changelogCreated bool        // from here a failure drops the helper tables (cleanupAfterFailure)
+	checkpointed     atomic.Bool // a checkpoint was written (checkpoint.go)
+	swapped          bool        // the cut-over succeeded: nothing is cleaned up after a later failure
 
 	started, cutStart, cutDone time.Time
 }
@@ -58,15 +59,13 @@ func (r *run) do(ctx context.Context, p Phase, fn func(context.Context) error) e
 // the panic-flag watch, and proves the stream delivers before anything is copied.
 func (r *run) start(ctx context.Context) error {
 	m, s, p := r.m, r.s, r.s.plan
-	if err := m.createChangelog(ctx, s); err != nil {
+	if err := r.prepareHelpers(ctx); err != nil { // checkpoint.go
 		return err
 	}
-	r.changelogCreated = true
 	r.phases.recordWith(func(ctx context.Context, ph Phase) { m.writeState(ctx, s, ph.String()) })
-	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
 	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
 
-	pos, err := m.startPosition(ctx, s)
+	pos, err := r.streamStart(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,6 +86,9 @@ func (r *run) start(ctx context.Context) error {
 	m.writeHeartbeat(ctx, s, time.Now())
 	r.bg.Go(func(ctx context.Context) error { m.heartbeat(ctx, s); return nil })
 	m.startThrottleReadings(r.bg, s) // throttle.go
+	if m.cfg.checkpointing() {
+		r.bg.Go(func(ctx context.Context) error { r.writeCheckpoints(ctx, m.cfg.CheckpointInterval); return nil })
+	}
 
 	r.sent = &sentinel{db: s.primary, plan: p, applier: r.applier, mutex: s.checkMutex}
 	return r.do(ctx, phaseNone, func(ctx context.Context) error {
@@ -161,7 +163,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	if err := s.checkMutex(ctx); err != nil {
 		return fmt.Errorf("before the cut-over: %w", err)
 	}
-	err := cutover.Run(ctx, m.cfg.CutOver, cutover.Config{
+	cc := cutover.Config{
 		DB:                 s.primary,
 		Tables:             cutover.Tables{Schema: p.Original.Schema, Original: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable},
 		LockTimeout:        m.cfg.CutOverLockTimeout,
@@ -172,7 +174,9 @@ func (r *run) cutOver(ctx context.Context) error {
 		BeforeAttempt:      m.beforeAttempt,
 		AfterAttempt:       m.afterAttempt,
 		Logger:             m.cfg.Logger,
-	}, r.sent)
+	}
+	cc.UnderLock, cc.UndoUnderLock = s.underCutOverLock()
+	err := cutover.Run(ctx, m.cfg.CutOver, cc, r.sent)
 	// --test-on-replica swaps back (replica.go).
 	if err := m.afterCutOver(ctx, s, err); err != nil {
 		return fmt.Errorf("cut-over: %w", err)
@@ -222,9 +226,35 @@ func (r *run) end(ctx context.Context, err error) error {
 	}
 	if err != nil {
 		r.phases.Fail(ctx, err)
-		if r.changelogCreated && !r.swapped {
+		if r.changelogCreated && !r.swapped && !r.keepForResume() {
 			r.m.cleanupAfterFailure(r.s)
 		}
 	}
 	return err
+}
+
+// underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
+// the nullable key's proof again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the ghost
+// (triggers.go). Both nil when there is nothing to do.
+func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
+	p := s.plan
+	schema := p.Original.Schema
+	if !s.nullableKey && len(s.triggers) == 0 {
+		return nil, nil
+	}
+	do = func(ctx context.Context) error {
+		if s.nullableKey {
+			if err := recheckNoNullKeys(ctx, s.primary, schema, p.GhostTable, p.GhostKey); err != nil {
+				return err
+			}
+		}
+		if err := s.checkTriggersUnchanged(ctx); err != nil {
+			return err
+		}
+		return createTriggers(ctx, s.primary, schema, p.GhostTable, s.triggers)
+	}
+	undo = func(ctx context.Context) error {
+		return dropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.triggers)
+	}
+	return do, undo
 }

@@ -4,7 +4,9 @@
 // Invariants: every session that writes migrated data runs with time_zone='+00:00', a binary
 // connection character set (no value is converted on the way) and a strict sql_mode that keeps
 // NO_AUTO_VALUE_ON_ZERO, so a narrowing ALTER fails instead of truncating. Values are read with
-// parseTime=false so temporal values travel as the server's own strings.
+// parseTime=false so temporal values travel as the server's own strings. Every connection to a
+// server (pools from Open, and the binlog stream through Config.TLSConfig) uses the same TLS
+// setting, Config.TLS (tls.go): with --ssl none is plaintext.
 package dbconn
 
 import (
@@ -29,6 +31,8 @@ type Config struct {
 	// MultiStatements lets one round trip carry several statements. Only for sessions whose SQL the
 	// tool builds itself (values are interpolated and escaped by the driver).
 	MultiStatements bool
+	// TLS encrypts and verifies every connection to the server (tls.go); nil is plaintext.
+	TLS *TLS
 }
 
 // Addr is host:port.
@@ -41,7 +45,8 @@ const WriterSQLMode = "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTIT
 const MaxErrorCount = 65535
 
 // DSN builds a go-sql-driver DSN for schema (may be empty) with the session settings of a writer:
-// UTC session time zone, binary character set, strict sql_mode, temporal values as strings.
+// UTC session time zone, binary character set, strict sql_mode, temporal values as strings. A DSN
+// cannot carry c.TLS: connections that must honour --ssl use Open (or DriverConfig).
 func (c Config) DSN(schema string) string {
 	mc := mysql.NewConfig()
 	mc.User = c.User
@@ -69,15 +74,31 @@ func (c Config) DSN(schema string) string {
 	return mc.FormatDSN()
 }
 
+// DriverConfig is the go-sql-driver configuration of DSN with c's TLS setting (a DSN can only
+// name a registered TLS configuration; this one is per server name).
+func (c Config) DriverConfig(schema string) (*mysql.Config, error) {
+	mc, err := mysql.ParseDSN(c.DSN(schema))
+	if err != nil {
+		return nil, err
+	}
+	mc.TLS = c.TLSConfig()
+	return mc, nil
+}
+
 // Open opens a pool on the server with writer session settings and checks it answers.
 func Open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
-	db, err := sql.Open("mysql", c.DSN(schema))
+	mc, err := c.DriverConfig(schema)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
 	}
+	connector, err := mysql.NewConnector(mc)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
+	}
+	db := sql.OpenDB(connector)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to %s as %s: %w", c.Addr(), c.User, err)
+		return nil, fmt.Errorf("connect to %s as %s: %w", c.Addr(), c.User, explainConnectError(ctx, c, err))
 	}
 	return db, nil
 }

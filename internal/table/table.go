@@ -105,6 +105,9 @@ func GhostName(tbl string) string { return "_" + tbl + "_gho" }
 // ChangelogName is the changelog table's name: _<tbl>_ghc.
 func ChangelogName(tbl string) string { return "_" + tbl + "_ghc" }
 
+// CheckpointName is the checkpoint table's name: _<tbl>_ghk (gh-ost's --checkpoint).
+func CheckpointName(tbl string) string { return "_" + tbl + "_ghk" }
+
 // OldName is the name the original takes at cut-over: _<tbl>_del, or _<tbl>_<timestamp>_del when
 // a timestamp (for example "20261121180501") is given, as gh-ost's --timestamp-old-table does.
 func OldName(tbl, timestamp string) string {

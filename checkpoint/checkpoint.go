@@ -1,0 +1,156 @@
+// Package checkpoint keeps a migration's checkpoints in the checkpoint table _<tbl>_ghk: where a
+// resumed run may start again. It holds the mechanics only (the table, writing and reading a
+// record, whether the binary logs a record needs are still there); what a resume means is the
+// migrator's to decide.
+//
+// Invariants:
+//   - a record is one consistent point: every binlog event before Position is applied to the
+//     ghost, Position is a transaction boundary, and every row of the original whose shared key
+//     is at most Key (in the key's order) is in the ghost; a nil Key means no row is proven yet;
+//   - records are only ever added (the older ones deleted after), so the last one is always whole;
+//   - key values are kept as the bytes the server returned for them, hex-encoded, so they travel
+//     back exactly (any charset, binary values).
+package checkpoint
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// Record is one checkpoint.
+type Record struct {
+	File string // binary log file of the position
+	Pos  uint32 // offset in File: the end of a transaction
+	GTID string // the GTID set at the position, when the server has GTIDs ("" otherwise)
+	// Key is the shared-key value up to which the copy is complete (nil: none).
+	Key []sql.RawBytes
+	// RowsCopied and EventsApplied are the run's counters when the record was written (for the
+	// logs of a resumed run).
+	RowsCopied, EventsApplied int64
+	At                        time.Time // when it was written (UTC, set by Write)
+}
+
+// String is the position and whether a key is recorded; it carries no row data.
+func (r Record) String() string {
+	s := fmt.Sprintf("%s:%d", r.File, r.Pos)
+	if r.GTID != "" {
+		s += " (gtid " + r.GTID + ")"
+	}
+	if r.Key == nil {
+		return s + ", no chunk complete"
+	}
+	return s + ", copy complete up to a key"
+}
+
+// DDL creates the checkpoint table schema.name.
+func DDL(schema, name string) string {
+	return fmt.Sprintf(`CREATE TABLE %s (
+  id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+  written_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  binlog_file VARCHAR(512) NOT NULL,
+  binlog_pos BIGINT UNSIGNED NOT NULL,
+  gtid TEXT CHARACTER SET ascii NOT NULL,
+  key_values MEDIUMTEXT CHARACTER SET ascii NULL,
+  rows_copied BIGINT NOT NULL,
+  events_applied BIGINT NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE=InnoDB`, table.Qualify(schema, name))
+}
+
+// Write adds rec to schema.name and deletes the records before it.
+func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) error {
+	var key sql.NullString
+	if rec.Key != nil {
+		vals := make([]string, len(rec.Key))
+		for i, v := range rec.Key {
+			vals[i] = hex.EncodeToString(v)
+		}
+		b, err := json.Marshal(vals)
+		if err != nil {
+			return fmt.Errorf("write checkpoint: %w", err)
+		}
+		key = sql.NullString{String: string(b), Valid: true}
+	}
+	t := table.Qualify(schema, name)
+	res, err := db.ExecContext(ctx, "INSERT INTO "+t+" (written_at, binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		time.Now().UTC().Format("2006-01-02 15:04:05.000000"), rec.File, rec.Pos, rec.GTID, key, rec.RowsCopied, rec.EventsApplied)
+	if err != nil {
+		return fmt.Errorf("write checkpoint to %s: %w", t, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("write checkpoint to %s: %w", t, err)
+	}
+	if _, err := db.ExecContext(ctx, "DELETE FROM "+t+" WHERE id < ?", id); err != nil {
+		return fmt.Errorf("delete older checkpoints from %s: %w", t, err)
+	}
+	return nil
+}
+
+// ErrNone is returned by Last when the table holds no checkpoint.
+var ErrNone = errors.New("no checkpoint recorded")
+
+// Last reads the latest record of schema.name (ErrNone when there is none).
+func Last(ctx context.Context, db *sql.DB, schema, name string) (Record, error) {
+	var rec Record
+	var key sql.NullString
+	var at string
+	err := db.QueryRowContext(ctx, "SELECT CAST(written_at AS CHAR), binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied FROM "+
+		table.Qualify(schema, name)+" ORDER BY id DESC LIMIT 1").
+		Scan(&at, &rec.File, &rec.Pos, &rec.GTID, &key, &rec.RowsCopied, &rec.EventsApplied)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, ErrNone
+	}
+	if err != nil {
+		return rec, fmt.Errorf("read checkpoint from %s.%s: %w", schema, name, err)
+	}
+	rec.At, _ = time.Parse("2006-01-02 15:04:05.999999", at)
+	if key.Valid {
+		var vals []string
+		if err := json.Unmarshal([]byte(key.String), &vals); err != nil {
+			return rec, fmt.Errorf("read checkpoint from %s.%s: key values: %w", schema, name, err)
+		}
+		rec.Key = make([]sql.RawBytes, len(vals))
+		for i, v := range vals {
+			b, err := hex.DecodeString(v)
+			if err != nil {
+				return rec, fmt.Errorf("read checkpoint from %s.%s: key values: %w", schema, name, err)
+			}
+			rec.Key[i] = b
+		}
+	}
+	return rec, nil
+}
+
+// BinaryLogs lists the binary log files the server still has (SHOW BINARY LOGS).
+func BinaryLogs(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW BINARY LOGS")
+	if err != nil {
+		return nil, fmt.Errorf("SHOW BINARY LOGS: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("SHOW BINARY LOGS: %w", err)
+	}
+	var files []string
+	for rows.Next() {
+		vals := make([]sql.RawBytes, len(cols))
+		dest := make([]any, len(cols))
+		for i := range vals {
+			dest[i] = &vals[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("SHOW BINARY LOGS: %w", err)
+		}
+		files = append(files, string(vals[0]))
+	}
+	return files, rows.Err()
+}

@@ -1,0 +1,203 @@
+// Package checksum proves, before the cut-over, that the ghost table holds what the server's own
+// ALTER would make of the original's rows: it compares both tables chunk by chunk over the shared
+// key (COUNT(*) and a BIT_XOR of a CRC32 over the compared columns, per chunk, on both sides),
+// reading both in one consistent snapshot, and repairs a chunk that differs by copying it again.
+//
+// Invariants:
+//   - both tables are read in one InnoDB snapshot opened while the original is locked for reads
+//     (LOCK TABLES ... READ, a short lock_wait_timeout) and the binlog applier has applied every
+//     change written before the lock: the two sides are the same moment of the data. The lock is
+//     released as soon as the snapshot is open; the applier never stops;
+//   - a column is compared only through an expression that gives exactly what the ALTER stores
+//     (columns.go); the others are left out and logged, never compared approximately;
+//   - a NULL never hashes like an empty string (a NULL marker per column);
+//   - the original is only read (under shared locks while a chunk is repaired); a repair writes
+//     the ghost's rows of one key range in one transaction;
+//   - a chunk that still differs after Rounds repairs fails the run, naming its key range.
+package checksum
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/copier"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// Config is what one checksum needs to know.
+type Config struct {
+	// Primary is the server both tables are on: the checksum opens a small pool of its own there
+	// (the lock session, the snapshot session, the repair session).
+	Primary dbconn.Config
+
+	Original   *table.Table
+	Ghost      *table.Table // the ghost as inspected after the ALTER
+	GhostTable string       // its name, in Original's schema
+	// OriginalKey is the shared key as the original has it: the chunks walk it.
+	OriginalKey table.Key
+	Pairs       []Pair // the columns the copy fills
+
+	ChunkSize   func() int    // rows per chunk, read for each chunk
+	LockTimeout time.Duration // lock_wait_timeout of the original's read lock
+	// CatchUpTimeout bounds the wait for the applier while the original is locked.
+	CatchUpTimeout time.Duration
+	// Rounds is how often a differing chunk is repaired before the run fails.
+	Rounds int
+	// CatchUp waits until the applier has applied every change written before the call.
+	CatchUp copier.CatchUp
+	Logger  zerolog.Logger
+	Test    TestHooks
+}
+
+// TestHooks are seams for tests; the command line never sets them.
+type TestHooks struct {
+	// BeforeSnapshot runs before each snapshot: round 0 is the full comparison, round n the n-th
+	// re-check after repairs.
+	BeforeSnapshot func(ctx context.Context, round int) error
+}
+
+// Result is what a checksum found.
+type Result struct {
+	Chunks   int64         // chunks compared in the full pass
+	Rows     int64         // rows of the original compared
+	Repaired int           // chunk repairs made
+	Skipped  []string      // columns not compared, "name: why"
+	LockHeld time.Duration // the longest time the original was locked
+	Took     time.Duration
+}
+
+// ErrMismatch marks a chunk that still differs after every repair.
+var ErrMismatch = errors.New("checksum mismatch")
+
+// Checksum compares the original and the ghost (see the package comment).
+type Checksum struct {
+	cfg      Config
+	log      zerolog.Logger
+	ranges   *copier.Ranges
+	cols     []compared
+	origKey  []string // quoted key columns of the original
+	ghostKey []string // quoted ghost columns receiving them
+	from     string   // the original, its key forced
+	ghost    string   // the ghost, its matching key forced when it has one
+	db       *sql.DB
+	res      Result
+}
+
+// New checks cfg and plans the comparison: which columns, through which expressions.
+func New(cfg Config) (*Checksum, error) {
+	if cfg.Rounds < 1 {
+		cfg.Rounds = 3
+	}
+	if cfg.CatchUp == nil || cfg.ChunkSize == nil || cfg.Original == nil || cfg.Ghost == nil {
+		return nil, errors.New("checksum: tables, chunk size and catch-up are required")
+	}
+	r, err := copier.NewRanges(cfg.Original, cfg.OriginalKey)
+	if err != nil {
+		return nil, fmt.Errorf("checksum: %w", err)
+	}
+	c := &Checksum{cfg: cfg, ranges: r, from: r.From(), log: cfg.Logger.With().Str("component", "checksum").Logger()}
+	cols, skip, err := plan(cfg.Original, cfg.Ghost, cfg.Pairs)
+	if err != nil {
+		return nil, err
+	}
+	c.cols = cols
+	for _, s := range skip {
+		c.res.Skipped = append(c.res.Skipped, s.name+": "+s.why)
+	}
+	if err := c.planKey(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// planKey maps the shared key's columns to the ghost's and picks the ghost's index for them.
+// The ghost is read in the same key ranges: each key column must keep its values' order there.
+func (c *Checksum) planKey() error {
+	toGhost := map[string]string{}
+	for _, p := range c.cfg.Pairs {
+		toGhost[strings.ToLower(p.Original)] = p.Ghost
+	}
+	var ghostCols []string
+	for _, oc := range c.ranges.Columns() {
+		g, ok := toGhost[strings.ToLower(oc.Name)]
+		gc, ok2 := c.cfg.Ghost.Column(g)
+		if !ok || !ok2 {
+			return fmt.Errorf("checksum: shared key column %s is not copied to the ghost", oc.Name)
+		}
+		same := oc.ColumnType == gc.ColumnType && oc.Charset == gc.Charset && oc.Collation == gc.Collation
+		if !same && !(isInteger(oc) && isInteger(gc)) {
+			return fmt.Errorf("%w: shared key column %s changes from %s to %s", ErrKeyChanges, oc.Name, describe(oc), describe(gc))
+		}
+		c.origKey = append(c.origKey, table.QuoteIdent(oc.Name))
+		c.ghostKey = append(c.ghostKey, table.QuoteIdent(gc.Name))
+		ghostCols = append(ghostCols, gc.Name)
+	}
+	c.ghost = table.Qualify(c.cfg.Original.Schema, c.cfg.GhostTable)
+	for _, k := range c.cfg.Ghost.UniqueKeys {
+		if !k.HasPrefix && len(k.Columns) >= len(ghostCols) && strings.EqualFold(strings.Join(k.Columns[:len(ghostCols)], ","), strings.Join(ghostCols, ",")) {
+			c.ghost += fmt.Sprintf(" FORCE INDEX (%s)", table.QuoteIdent(k.Name))
+			break
+		}
+	}
+	return nil
+}
+
+// ErrKeyChanges marks a shared key whose type changes: the ghost cannot be read in the same
+// ranges, and the checksum does not run (the migration goes on without it).
+var ErrKeyChanges = errors.New("the checksum cannot run")
+
+// Run compares both tables, repairs the chunks that differ and compares those again, up to
+// Rounds times. It fails, wrapping ErrMismatch and naming the key range, when a chunk still
+// differs after the last repair.
+func (c *Checksum) Run(ctx context.Context) (Result, error) {
+	start := time.Now()
+	for _, s := range c.res.Skipped {
+		c.log.Warn().Str("column", s).Msg("column not compared by the checksum")
+	}
+	db, err := dbconn.Open(ctx, c.cfg.Primary, "")
+	if err != nil {
+		return c.res, fmt.Errorf("checksum: %w", err)
+	}
+	defer db.Close()
+	c.db = db
+	bad, err := c.round(ctx, 0, nil)
+	for round := 1; err == nil && len(bad) > 0; round++ {
+		if round > c.cfg.Rounds {
+			err = c.persistent(bad)
+			break
+		}
+		for _, sp := range bad {
+			c.log.Warn().Str("keys", c.describe(sp)).Int("round", round).Msg("checksum: chunk differs; copying it again")
+			if err = c.repair(ctx, sp); err != nil {
+				break
+			}
+			c.res.Repaired++
+		}
+		if err == nil {
+			bad, err = c.round(ctx, round, bad)
+		}
+	}
+	c.res.Took = time.Since(start)
+	return c.res, err
+}
+
+// persistent is the error for chunks that still differ after every repair.
+func (c *Checksum) persistent(bad []span) error {
+	keys := make([]string, 0, len(bad))
+	for i, sp := range bad {
+		if i == 10 {
+			keys = append(keys, fmt.Sprintf("and %d more", len(bad)-i))
+			break
+		}
+		keys = append(keys, c.describe(sp))
+	}
+	return fmt.Errorf("%w: %s and %s still differ after %d repairs in key ranges %s of %s; the original is untouched",
+		ErrMismatch, c.cfg.Original.Name, c.cfg.GhostTable, c.cfg.Rounds, strings.Join(keys, "; "), c.cfg.OriginalKey.Name)
+}

@@ -1,0 +1,163 @@
+package checksum
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// Pair is one column the copy fills: the original's column, the ghost's column that receives it.
+type Pair struct {
+	Original, Ghost string
+	// Select is the copy's expression over the original (unqualified) for the ghost column: what
+	// a repair writes.
+	Select string
+	// Converted marks a pair the copy converts beyond the types (a time zone shift between
+	// TIMESTAMP and DATETIME, CHAR padding under PAD_CHAR_TO_FULL_LENGTH): not compared.
+	Converted bool
+}
+
+// compared is a column read on both sides: an expression over each table whose text is equal when
+// the ghost holds what the server's own ALTER makes of the original's value.
+type compared struct {
+	name         string // the original's column, for messages
+	orig, ghost  string // expressions giving comparable values
+	origNullable string // the original's column, for the NULL marker
+	ghostNull    string
+}
+
+// skipped is a column left out of the checksum, and why.
+type skipped struct{ name, why string }
+
+// plan decides, for each pair, how it is compared or why it is not.
+func plan(orig, ghost *table.Table, pairs []Pair) ([]compared, []skipped, error) {
+	var cmp []compared
+	var skip []skipped
+	for _, p := range pairs {
+		oc, ok := orig.Column(p.Original)
+		gc, ok2 := ghost.Column(p.Ghost)
+		if !ok || !ok2 {
+			return nil, nil, fmt.Errorf("checksum: column %s is not in both tables", p.Original)
+		}
+		o, g := table.QuoteIdent(oc.Name), table.QuoteIdent(gc.Name)
+		if p.Converted {
+			skip = append(skip, skipped{oc.Name, "converted in the server's time zone or padded (PAD_CHAR_TO_FULL_LENGTH)"})
+			continue
+		}
+		expr, why := conversion(oc, gc, o)
+		if why != "" {
+			skip = append(skip, skipped{oc.Name, why})
+			continue
+		}
+		cmp = append(cmp, compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: g})
+	}
+	return cmp, skip, nil
+}
+
+// conversion is the expression over the original column o (quoted q) that gives, exactly, the
+// value the server's ALTER stores in g, as text; or why there is none the checksum trusts.
+func conversion(o, g *table.Column, q string) (string, string) {
+	if o.ColumnType == g.ColumnType && o.Charset == g.Charset {
+		return q, "" // unchanged (a collation alone does not change the bytes)
+	}
+	switch {
+	case isInteger(o) && isInteger(g) && !zerofill(o) && !zerofill(g):
+		return q, "" // an integer's text does not depend on its width; a value out of range fails the copy
+	case isText(o) && isText(g):
+		expr := q
+		if o.Charset != g.Charset {
+			expr = fmt.Sprintf("CONVERT(%s USING %s)", expr, g.Charset)
+		}
+		if g.DataType == "char" && o.DataType != "char" {
+			expr = fmt.Sprintf("TRIM(TRAILING ' ' FROM %s)", expr) // CHAR drops trailing spaces
+		}
+		return expr, ""
+	case isVarBinary(o) && isVarBinary(g):
+		return q, "" // bytes kept as they are
+	case o.DataType == "decimal" && g.DataType == "decimal":
+		return fmt.Sprintf("CAST(%s AS %s)", q, decimalOf(g.ColumnType)), ""
+	case o.DataType == "enum" && g.DataType == "enum":
+		return q, "" // the ALTER maps members by their text; a missing one fails the copy
+	case o.DataType == g.DataType && isTemporal(o) && g.FracDigits >= o.FracDigits:
+		return fmt.Sprintf("CAST(%s AS %s(%d))", q, castTemporal(g.DataType), g.FracDigits), ""
+	}
+	return "", fmt.Sprintf("type changes from %s to %s (no conversion the checksum can reproduce exactly)", describe(o), describe(g))
+}
+
+func describe(c *table.Column) string {
+	if c.Charset != "" {
+		return fmt.Sprintf("%s %s", c.ColumnType, c.Charset)
+	}
+	return c.ColumnType
+}
+
+func isInteger(c *table.Column) bool {
+	switch c.DataType {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
+		return true
+	}
+	return false
+}
+
+func zerofill(c *table.Column) bool { return strings.Contains(c.ColumnType, "zerofill") }
+
+func isText(c *table.Column) bool {
+	switch c.DataType {
+	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
+		return c.Charset != "" && c.Charset != "binary"
+	}
+	return false
+}
+
+// isVarBinary is a byte string kept as given (not BINARY(N), which pads with zero bytes).
+func isVarBinary(c *table.Column) bool {
+	switch c.DataType {
+	case "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
+		return true
+	}
+	return false
+}
+
+func isTemporal(c *table.Column) bool {
+	switch c.DataType {
+	case "datetime", "timestamp", "time":
+		return true
+	}
+	return false
+}
+
+// castTemporal is the CAST target of a temporal type: a TIMESTAMP reads as a DATETIME in the
+// session's zone, on both sides alike.
+func castTemporal(dataType string) string {
+	if dataType == "time" {
+		return "TIME"
+	}
+	return "DATETIME"
+}
+
+// decimalOf turns "decimal(10,2) unsigned" into "DECIMAL(10,2)".
+func decimalOf(columnType string) string {
+	t := columnType
+	if i := strings.IndexByte(t, ')'); i >= 0 {
+		t = t[:i+1]
+	}
+	return strings.ToUpper(t)
+}
+
+// rowExpr is the text hashed for one row: every compared value as bytes, separated, then a NULL
+// marker per column, so a NULL never hashes like an empty string.
+func rowExpr(cols []compared, ghost bool) string {
+	vals := make([]string, 0, len(cols)+1)
+	nulls := make([]string, 0, len(cols))
+	for _, c := range cols {
+		e, n := c.orig, c.origNullable
+		if ghost {
+			e, n = c.ghost, c.ghostNull
+		}
+		vals = append(vals, fmt.Sprintf("CAST(%s AS BINARY)", e))
+		nulls = append(nulls, fmt.Sprintf("ISNULL(%s)", n))
+	}
+	vals = append(vals, "CONCAT("+strings.Join(nulls, ", ")+")")
+	return "CRC32(CONCAT_WS('|', " + strings.Join(vals, ", ") + "))"
+}

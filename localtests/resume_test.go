@@ -1,0 +1,181 @@
+package localtests
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// Kill and resume (doc/resume.md): the binary, run with --checkpoint under a write load, is killed
+// with SIGKILL at a random moment after its first checkpoint (during the copy, or while only the
+// applier works with the cut-over postponed), then run again with --resume to the end. The result
+// is judged like every localtest: definition and rows equal to the server's own ALTER.
+
+const (
+	resumeTrials     = 20
+	resumeRows       = 10000
+	resumeChunk      = 250
+	resumeCheckpoint = "--checkpoint-interval-millis=100"
+)
+
+func resumeCase() *testCase {
+	return &testCase{
+		Name: "kill_resume",
+		Create: []string{`CREATE TABLE gl_test (
+  id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  a INT NOT NULL,
+  b VARCHAR(40) NOT NULL,
+  v INT NOT NULL DEFAULT 0
+) ENGINE=InnoDB`,
+			fmt.Sprintf("INSERT INTO gl_test (a, b) SELECT seq %% 97, MD5(seq) FROM seq_1_to_%d", resumeRows)},
+		Load: []string{
+			fmt.Sprintf("UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1 SET a = FLOOR(RAND() * 97), v = v + 1", resumeRows),
+			fmt.Sprintf("UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1 SET b = MD5(RAND())", resumeRows),
+			"INSERT INTO gl_test (a, b) VALUES (FLOOR(RAND() * 97), MD5(RAND()))",
+			fmt.Sprintf("DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1", resumeRows+2000),
+		},
+		Alter: "ADD COLUMN c INT NOT NULL DEFAULT 3, MODIFY b VARCHAR(60) NOT NULL, ADD INDEX ix_a (a, v)",
+	}
+}
+
+// uniqueResumeCase is add_unique_moving_values' schema: the ALTER adds a unique key over values
+// the load moves between rows, so replayed changes clash with rows the ghost holds in a later
+// state and the applier moves rows aside (binlogapply/displaced.go) around the kill.
+func uniqueResumeCase() *testCase {
+	return &testCase{
+		Name: "kill_resume_unique",
+		Create: []string{`CREATE TABLE gl_test (
+  id INT NOT NULL PRIMARY KEY,
+  slot INT NULL,
+  v INT NOT NULL DEFAULT 0,
+  KEY ix_slot (slot)
+) ENGINE=InnoDB`,
+			fmt.Sprintf("INSERT INTO gl_test (id, slot) SELECT seq, seq FROM seq_1_to_%d", resumeRows)},
+		Load: []string{
+			fmt.Sprintf("UPDATE gl_test t JOIN (SELECT 5 * FLOOR(RAND() * %d) AS b) g ON t.id BETWEEN g.b + 1 AND g.b + 5 SET t.slot = IF(t.slot %% 5 = 0, t.slot - 4, t.slot + 1)", resumeRows/5),
+			fmt.Sprintf("UPDATE gl_test t JOIN (SELECT 5 * FLOOR(RAND() * %d) AS b) g ON t.id BETWEEN g.b + 1 AND g.b + 5 SET t.slot = IF(t.slot %% 5 = 1, t.slot + 4, t.slot - 1)", resumeRows/5),
+			fmt.Sprintf("UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1 SET v = v + 1", resumeRows),
+			fmt.Sprintf("INSERT INTO gl_test (id, slot) VALUES (FLOOR(%d + RAND() * 1000), NULL)", resumeRows+1),
+			fmt.Sprintf("DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(%d + RAND() * 1000) AS r1) x ON gl_test.id = x.r1", resumeRows+1),
+		},
+		Alter: "DROP KEY ix_slot, ADD UNIQUE KEY uk_slot (slot)",
+		Flags: []string{"--dml-batch-size=2"},
+	}
+}
+
+// TestKillAndResume runs resumeTrials trials; every fourth one uses uniqueResumeCase, and in every
+// fifth the resumed run is killed too before the last one.
+func TestKillAndResume(t *testing.T) {
+	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewSource(seed))
+	t.Logf("seed %d", seed)
+	var recopied []int64
+	for i := range resumeTrials {
+		c := resumeCase()
+		if i%4 == 3 {
+			c = uniqueResumeCase()
+		}
+		t.Run(fmt.Sprintf("trial%02d_%s", i, c.Name), func(t *testing.T) {
+			r := &runner{t: t, c: c, admin: admin, schema: "glt_kill_resume", serverID: serverIDBase + 900}
+			r.setup()
+			n := r.killAfterCheckpoint(time.Duration(rng.Intn(1200)) * time.Millisecond)
+			if i%5 == 4 { // the resumed run is killed too
+				n = r.killAfterCheckpoint(time.Duration(rng.Intn(1200))*time.Millisecond, "--resume")
+			}
+			if c.Name == "kill_resume" {
+				recopied = append(recopied, n)
+			}
+			r.c.Flags = append(slices.Clone(c.Flags), "--checkpoint", resumeCheckpoint, "--resume")
+			r.runFull()
+			if r.exists("_gl_test_ghk") {
+				t.Error("_gl_test_ghk still exists after the migration")
+			}
+			r.compare()
+			if !t.Failed() {
+				testenv.Exec(t, admin, "DROP DATABASE IF EXISTS "+quote(r.schema))
+			}
+		})
+	}
+	slices.Sort(recopied)
+	if len(recopied) > 0 {
+		t.Logf("copied rows in the ghost above the checkpoint's key when resumed (walked again), chunk size %d: min %d, median %d, max %d",
+			resumeChunk, recopied[0], recopied[len(recopied)/2], recopied[len(recopied)-1])
+	}
+}
+
+// killAfterCheckpoint runs the binary with --checkpoint under the load, kills it with SIGKILL
+// after after past its first checkpoint, and returns how many of the original's first rows lie in the ghost
+// above the checkpoint's key (what the resumed copy walks again although the ghost has them).
+func (r *runner) killAfterCheckpoint(after time.Duration, extra ...string) int64 {
+	t := r.t
+	flagFile := filepath.Join(t.TempDir(), "postpone")
+	if err := os.WriteFile(flagFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := startLoad(r.db, r.c.Load)
+	defer l.Stop()
+	p := r.start(true, append([]string{"--checkpoint", resumeCheckpoint, fmt.Sprintf("--chunk-size=%d", resumeChunk), "--postpone-cut-over-flag-file=" + flagFile}, extra...)...)
+	deadline := time.Now().Add(30 * time.Second)
+	for r.checkpoints() == 0 {
+		select {
+		case <-p.done:
+			r.wait(p, 0)
+			t.Fatalf("go-ghostlite exited before its first checkpoint\n%s", p.output())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint within 30s")
+		}
+	}
+	time.Sleep(after)
+	var state string
+	_ = r.admin.QueryRow(fmt.Sprintf("SELECT value FROM %s.`_gl_test_ghc` WHERE hint = 'state'", quote(r.schema))).Scan(&state)
+	_ = p.cmd.Process.Kill() // SIGKILL to our own child
+	<-p.done
+	l.Stop()
+	if err := l.Err(); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	rec, err := checkpoint.Last(context.Background(), r.admin, r.schema, "_gl_test_ghk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows the copy walks (ids up to resumeRows; higher ones are the load's, the applier's).
+	q := fmt.Sprintf("SELECT COUNT(*) FROM %s.`_gl_test_gho` WHERE id <= %d", quote(r.schema), resumeRows)
+	var args []any
+	if rec.Key != nil {
+		q += " AND id > ?"
+		args = append(args, string(rec.Key[0]))
+	}
+	var above int64
+	if err := r.admin.QueryRow(q, args...).Scan(&above); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed %s after the first checkpoint, in state %q; last checkpoint %s; %d ghost rows above its key", after, state, rec, above)
+	return above
+}
+
+// checkpoints counts the rows of the checkpoint table (0 while it does not exist).
+func (r *runner) checkpoints() int {
+	var n int
+	err := r.admin.QueryRow(fmt.Sprintf("SELECT COUNT(*) FROM %s.`_gl_test_ghk`", quote(r.schema))).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) && !strings.Contains(err.Error(), "1146") {
+		r.t.Fatal(err)
+	}
+	return n
+}

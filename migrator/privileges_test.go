@@ -1,0 +1,105 @@
+package migrator
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// privilegesDB is the database of the privilege tests.
+const privilegesDB = "gl_privileges"
+
+// minimalGrants is doc/requirements.md's grant set for a MariaDB primary, the database named.
+var minimalGrants = []string{
+	"GRANT REPLICATION SLAVE, BINLOG MONITOR, SLAVE MONITOR ON *.* TO gl_restricted@'%'",
+	"GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, LOCK TABLES ON `gl\\_privileges`.* TO gl_restricted@'%'",
+	"GRANT SELECT ON performance_schema.* TO gl_restricted@'%'",
+}
+
+// A restricted account: with the documented grant set a migration runs to the end; with fewer
+// privileges the run is refused before anything is created, naming each missing privilege in
+// the one line of its error, with the GRANT that fixes it.
+func TestRestrictedUser(t *testing.T) {
+	db := testenv.Database(t, privilegesDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
+	restricted := func(grants ...string) Config {
+		t.Helper()
+		testenv.Exec(t, db, "CREATE OR REPLACE USER gl_restricted@'%' IDENTIFIED BY 'restricted'")
+		testenv.Exec(t, db, grants...)
+		cfg := testConfig(t, privilegesDB, "t", "ADD COLUMN c INT NULL", nil)
+		cfg.Conn.User, cfg.Conn.Password = "gl_restricted", "restricted"
+		return cfg
+	}
+	t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS gl_restricted@'%'") })
+
+	cfg := restricted("GRANT SELECT ON `gl_privileges`.* TO gl_restricted@'%'", "GRANT REPLICATION SLAVE ON *.* TO gl_restricted@'%'")
+	executing(&cfg, 77801)
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.Run(context.Background())
+	if err == nil {
+		t.Fatal("a run without the privileges succeeded")
+	}
+	msg := err.Error()
+	for _, want := range []string{"BINLOG MONITOR (SHOW MASTER STATUS) on *.*", "SLAVE MONITOR (SHOW SLAVE STATUS) on *.*",
+		"INSERT (", "UPDATE (", "DELETE (", "CREATE (", "ALTER (", "DROP (", "LOCK TABLES (the cut-over locks the table) on `gl_privileges`.*",
+		"SELECT (the cut-over's metadata lock checks) on performance_schema.*", "nothing was created",
+		"GRANT INSERT, UPDATE, DELETE, CREATE, ALTER, DROP, LOCK TABLES ON `gl_privileges`.* TO 'gl_restricted'@'%'"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "\n") || strings.Contains(msg, "REPLICATION SLAVE (") || strings.Contains(msg, "SELECT (the copy") {
+		t.Errorf("error is not one line of the missing privileges only:\n%s", msg)
+	}
+	if tables := testenv.TableNames(t, db, privilegesDB, ""); len(tables) != 1 {
+		t.Errorf("tables after the refusal: %v", tables)
+	}
+
+	cfg = restricted(minimalGrants...)
+	executing(&cfg, 77802)
+	if m, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatalf("migration with the documented grants: %v", err)
+	}
+	if cols := testenv.Columns(t, db, privilegesDB, "t"); !hasString(cols, "c") {
+		t.Fatalf("columns after the migration: %v", cols)
+	}
+}
+
+func TestMissingPrivileges(t *testing.T) {
+	need := []privilege{{[]string{"BINLOG MONITOR", "SUPER"}, "status"}, {[]string{"LOCK TABLES"}, "cut-over"}, {[]string{"DROP"}, "renames"}}
+	names, grant := missingPrivileges(need, map[string]bool{"SUPER": true}, map[string]bool{"DROP": true}, "`d`.*", "'u'@'%'")
+	if len(names) != 1 || names[0] != "LOCK TABLES (cut-over)" || grant != "GRANT LOCK TABLES ON `d`.* TO 'u'@'%'" {
+		t.Errorf("got %q, %q", names, grant)
+	}
+	if names, grant := missingPrivileges(need, map[string]bool{"SUPER": true, "LOCK TABLES": true, "DROP": true}, nil, "*.*", "u"); names != nil || grant != "" {
+		t.Errorf("all held: %q %q", names, grant)
+	}
+}
+
+// --master-user and --master-password log in to the --assume-master-host primary; --host keeps
+// its own account.
+func TestMasterCredentials(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Conn.Host, cfg.Conn.User, cfg.Conn.Password = "replica1", "ro", "ropw"
+	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
+	cfg.AssumeMasterHost, cfg.MasterUser, cfg.MasterPassword = "primary1:3307", "rw", "rwpw"
+	primary, isReplica, err := resolvePrimary(cfg, nil)
+	if err != nil || !isReplica || primary.Addr() != "primary1:3307" || primary.User != "rw" || primary.Password != "rwpw" {
+		t.Fatalf("primary %+v, replica %v, err %v", primary, isReplica, err)
+	}
+	if cfg.Conn.User != "ro" || cfg.Conn.Password != "ropw" {
+		t.Fatalf("--host's account changed: %+v", cfg.Conn)
+	}
+	cfg.AssumeMasterHost = ""
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "need --assume-master-host") {
+		t.Fatalf("--master-user without --assume-master-host: %v", err)
+	}
+}
