@@ -21,7 +21,9 @@ const (
 )
 
 // apply takes items off the queue in order and commits them to the ghost in batches of at most
-// DMLBatchSize row changes; it never waits for a batch to fill.
+// DMLBatchSize row changes; it never waits for a batch to fill. While more items wait than that,
+// a batch takes up to backlogBatchFactor times as many (batchLimit): behind, the applier spends
+// one round trip and one multi-row DELETE and INSERT on many changes instead of a few.
 func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 	conn, err := a.cfg.Target.Conn(ctx)
 	if err != nil {
@@ -34,7 +36,7 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 	defer a.discardSession(conn)
 	var batch []item
 	for {
-		size := a.DMLBatchSize()
+		size := batchLimit(a.DMLBatchSize(), len(q))
 		batch = batch[:0]
 		select {
 		case <-ctx.Done():
@@ -59,6 +61,16 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 			return err
 		}
 	}
+}
+
+// backlogBatchFactor bounds how much larger than --dml-batch-size a batch grows while the
+// applier is behind.
+const backlogBatchFactor = 10
+
+// batchLimit is the most row changes the next batch takes: size (--dml-batch-size), or, while
+// more than size items wait, as many as wait up to backlogBatchFactor times size.
+func batchLimit(size, waiting int) int {
+	return max(size, min(waiting, backlogBatchFactor*size))
 }
 
 func countChanges(items []item) int {
@@ -182,18 +194,24 @@ func (a *Applier) writeChanges(ctx context.Context, conn *sql.Conn, batch []item
 }
 
 // writer merges consecutive row changes into one DELETE (by shared key) followed by one multi-row
-// INSERT. A change whose key was inserted earlier in the pending segment flushes it first, so the
-// operations on any one key run in binlog order. An INSERT that fails on a duplicate is redone
-// row by row, displacing the ghost rows a row clashes with (displaced.go).
+// INSERT. A change to a key whose row is already pending in the INSERT replaces that row (the
+// last image of a key wins), which is provably the same as applying both in order: every key of
+// the pending INSERT is in the pending DELETE, so the ghost ends with the key deleted and then
+// holding its last image, or none. The pending rows are then the last images of their keys, rows
+// that coexisted in the original, so their order inside the INSERT does not matter. What the
+// dropped image would have done on its way (a clash moving a ghost row aside, a warning) concerns
+// a row the ghost never keeps. An INSERT that fails on a duplicate is redone row by row,
+// displacing the ghost rows a row clashes with (displaced.go).
 type writer struct {
 	p        *plan
 	tx       *sql.Tx
 	dels     [][]any
 	delSet   map[string]bool
 	ins      [][]any
-	insRelax [][]string // per row of ins: ENUM columns given their error value (enumzero.go)
-	relaxed  bool       // some row of ins has them: rows are inserted one by one
-	insSet   map[string]bool
+	insRelax [][]string     // per row of ins: ENUM columns given their error value (enumzero.go)
+	relaxed  bool           // some row of ins has them: rows are inserted one by one
+	insAt    map[string]int // key -> index of its pending row in ins (nil once replaced)
+	dropped  bool           // some row of ins was replaced: compact before use
 	insBytes int
 
 	script *script // when set, statements are collected for one round trip instead of run
@@ -206,8 +224,8 @@ type writer struct {
 }
 
 func (w *writer) reset() {
-	w.dels, w.ins, w.insRelax, w.insBytes, w.relaxed = w.dels[:0], w.ins[:0], w.insRelax[:0], 0, false
-	w.delSet, w.insSet = map[string]bool{}, map[string]bool{}
+	w.dels, w.ins, w.insRelax, w.insBytes, w.relaxed, w.dropped = w.dels[:0], w.ins[:0], w.insRelax[:0], 0, false, false
+	w.delSet, w.insAt = map[string]bool{}, map[string]int{}
 }
 
 func (w *writer) add(ctx context.Context, ch *change) error {
@@ -226,10 +244,9 @@ func (w *writer) add(ctx context.Context, ch *change) error {
 	}
 	for _, k := range keys {
 		ks := keyString(k)
-		if w.insSet[ks] {
-			if err := w.flush(ctx); err != nil {
-				return err
-			}
+		if i, ok := w.insAt[ks]; ok { // pending, so ks is in dels too
+			w.ins[i], w.insRelax[i], w.dropped = nil, nil, true
+			delete(w.insAt, ks)
 		}
 		if !w.delSet[ks] {
 			w.delSet[ks] = true
@@ -247,12 +264,28 @@ func (w *writer) add(ctx context.Context, ch *change) error {
 	w.ins = append(w.ins, ch.values)
 	w.insRelax = append(w.insRelax, ch.relax)
 	w.relaxed = w.relaxed || len(ch.relax) > 0
-	w.insSet[keyString(ch.newKey)] = true
+	w.insAt[keyString(ch.newKey)] = len(w.ins) - 1
 	w.insBytes += ch.size
 	return nil
 }
 
+// compact removes the replaced rows from ins.
+func (w *writer) compact() {
+	if !w.dropped {
+		return
+	}
+	n := 0
+	for i, r := range w.ins {
+		if r != nil {
+			w.ins[n], w.insRelax[n] = r, w.insRelax[i]
+			n++
+		}
+	}
+	w.ins, w.insRelax, w.dropped = w.ins[:n], w.insRelax[:n], false
+}
+
 func (w *writer) flush(ctx context.Context) error {
+	w.compact()
 	if w.script != nil {
 		w.collect()
 		return nil

@@ -173,6 +173,11 @@ type Config struct {
 	// MaxTxnBytes bounds the memory (estimated) that the reader holds for the open transaction and
 	// the prepared XA transactions until their ends (zero: 256 MiB); see txnbuf.go.
 	MaxTxnBytes int
+
+	// RenamesAtStart says Start is the position a cut-over read under its lock (a --revert
+	// streams from it): the plain RENAMEs of that cut-over, which follow it, are accepted until
+	// the first row event of Original is read, instead of stopping Run (cutover.go).
+	RenamesAtStart bool
 }
 
 // Stats is a snapshot of the applier's progress.
@@ -201,6 +206,7 @@ type Applier struct {
 	batchSize   atomic.Int64  // row changes per applying transaction (SetDMLBatchSize)
 	cutOver     atomic.Bool   // the tool's own RENAMEs of the original are expected (cutover.go)
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
+	originalRow atomic.Bool   // a row event of the original was read (Config.RenamesAtStart)
 
 	displaced *displacedSet // used by the applying goroutine only
 

@@ -11,6 +11,10 @@ import (
 // original renamed back. BeginCutOver tells the applier to expect them: such RENAMEs are not a
 // change of the table under our feet. Once the ghost has been renamed to the original's name the
 // swap is done; row events for that name now belong to the new table and are not applied.
+//
+// A stream that starts under a finished cut-over's lock (Config.RenamesAtStart, a --revert) reads
+// that cut-over's RENAMEs first: they are accepted the same way until the first row event of the
+// original, after which the name is the table the stream follows.
 
 // BeginCutOver makes the applier accept RENAMEs of the original and the ghost. Call it before the
 // cut-over's first lock; it stays in effect (a retried cut-over renames again).
@@ -22,7 +26,7 @@ func (a *Applier) Swapped() bool { return a.swapped.Load() }
 // acceptRename handles a DDL touching the original during a cut-over. It returns false when the
 // statement is not a plain RENAME among the original, the ghost and other names (then it is fatal).
 func (a *Applier) acceptRename(q, defSchema string) bool {
-	if !a.cutOver.Load() {
+	if !a.cutOver.Load() && (!a.cfg.RenamesAtStart || a.originalRow.Load()) {
 		return false
 	}
 	pairs, ok := renamePairs(q, defSchema)

@@ -50,7 +50,9 @@ func (f *fixture) ghostCount() int {
 // The example of the design: the copy read A(1,5) "from the future" while the applier replays the
 // insert of B(2,5). A is displaced, then rewritten by its own later event, never put back stale;
 // when A is deleted afterwards its saved image must not bring it back. Batch size 1 makes every
-// event its own transaction; 50 merges them.
+// event its own transaction; 50 lets them share one, where B's insert and update merge into its
+// last image (2,7) and the clash never happens (whether they share one depends on how fast the
+// reader queues them: the applier never waits for a batch to fill). The ghost ends the same.
 func TestDisplacedRowRewrittenByItsOwnEvent(t *testing.T) {
 	for i, c := range []struct {
 		batch   int
@@ -74,7 +76,7 @@ func TestDisplacedRowRewrittenByItsOwnEvent(t *testing.T) {
 			f.start()
 			f.sentinel(20 * time.Second)
 			f.compare([]string{"id", "u"}, []string{"id", "u"}, "id", "id")
-			if moved := f.app.displaced.moved.Load(); moved == 0 {
+			if moved := f.app.displaced.moved.Load(); c.batch == 1 && moved == 0 {
 				t.Error("no row was displaced: the test did not reproduce the clash")
 			}
 			if d := f.app.Displaced(); d.Count != 0 || f.app.Stats().Displaced != 0 {
@@ -87,7 +89,9 @@ func TestDisplacedRowRewrittenByItsOwnEvent(t *testing.T) {
 // The original legitimately holds a duplicate for a while: A(1,'a',1), then B(2,'A',1) is
 // inserted (a duplicate under the ghost's case-insensitive key) and deleted again. A is
 // displaced by B's insert and put back by the repair, with every value exact (FLOAT, BIT,
-// DATETIME(6)). A row with a NULL in the key never clashes and stays where it is.
+// DATETIME(6)). A row with a NULL in the key never clashes and stays where it is. When B's insert
+// and delete share a batch (batch=50, timing permitting) they merge into the delete alone:
+// nothing clashes.
 func TestDisplacedRowPutBack(t *testing.T) {
 	for i, batch := range []int{1, 50} {
 		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) {
@@ -108,8 +112,8 @@ func TestDisplacedRowPutBack(t *testing.T) {
 			f.start()
 			f.sentinel(20 * time.Second)
 			f.compare(strings.Split(cols, ", "), strings.Split(cols, ", "), "id", "id")
-			if moved := f.app.displaced.moved.Load(); moved != 1 {
-				t.Errorf("%d rows displaced, want 1 (A only: NULLs never clash)", moved)
+			if moved := f.app.displaced.moved.Load(); moved > 1 || (batch == 1 && moved != 1) {
+				t.Errorf("%d rows displaced, want 1 (A only: NULLs never clash; 0 when merged)", moved)
 			}
 			if d := f.app.Displaced(); d.Count != 0 {
 				t.Errorf("rows still displaced: %+v", d)

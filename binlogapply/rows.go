@@ -80,6 +80,7 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 	if r.a.swapped.Load() {
 		return nil // rows of the new table, written after the swap
 	}
+	r.a.originalRow.Store(true)
 	if int(e.ColumnCount) != r.a.plan.ncols {
 		return fatal{fmt.Errorf("%w: row event at %s:%d has %d columns, the original had %d (the table changed)",
 			ErrOriginalAltered, r.file, h.LogPos, e.ColumnCount, r.a.plan.ncols)}

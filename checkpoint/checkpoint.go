@@ -35,6 +35,10 @@ type Record struct {
 	// logs of a resumed run).
 	RowsCopied, EventsApplied int64
 	At                        time.Time // when it was written (UTC, set by Write)
+	// CutOver marks the record a successful cut-over keeps for --revert: Position was read under
+	// the cut-over's lock, once every change of the original was applied, so every change of the
+	// table's name after it is the new table's.
+	CutOver bool
 }
 
 // String is the position and whether a key is recorded; it carries no row data.
@@ -60,6 +64,7 @@ func DDL(schema, name string) string {
   key_values MEDIUMTEXT CHARACTER SET ascii NULL,
   rows_copied BIGINT NOT NULL,
   events_applied BIGINT NOT NULL,
+  is_cutover TINYINT NOT NULL DEFAULT 0,
   PRIMARY KEY (id)
 ) ENGINE=InnoDB`, table.Qualify(schema, name))
 }
@@ -79,8 +84,8 @@ func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) err
 		key = sql.NullString{String: string(b), Valid: true}
 	}
 	t := table.Qualify(schema, name)
-	res, err := db.ExecContext(ctx, "INSERT INTO "+t+" (written_at, binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		time.Now().UTC().Format("2006-01-02 15:04:05.000000"), rec.File, rec.Pos, rec.GTID, key, rec.RowsCopied, rec.EventsApplied)
+	res, err := db.ExecContext(ctx, "INSERT INTO "+t+" (written_at, binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		time.Now().UTC().Format("2006-01-02 15:04:05.000000"), rec.File, rec.Pos, rec.GTID, key, rec.RowsCopied, rec.EventsApplied, rec.CutOver)
 	if err != nil {
 		return fmt.Errorf("write checkpoint to %s: %w", t, err)
 	}
@@ -102,9 +107,9 @@ func Last(ctx context.Context, db *sql.DB, schema, name string) (Record, error) 
 	var rec Record
 	var key sql.NullString
 	var at string
-	err := db.QueryRowContext(ctx, "SELECT CAST(written_at AS CHAR), binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied FROM "+
+	err := db.QueryRowContext(ctx, "SELECT CAST(written_at AS CHAR), binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover FROM "+
 		table.Qualify(schema, name)+" ORDER BY id DESC LIMIT 1").
-		Scan(&at, &rec.File, &rec.Pos, &rec.GTID, &key, &rec.RowsCopied, &rec.EventsApplied)
+		Scan(&at, &rec.File, &rec.Pos, &rec.GTID, &key, &rec.RowsCopied, &rec.EventsApplied, &rec.CutOver)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, ErrNone
 	}

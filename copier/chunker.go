@@ -12,6 +12,7 @@ type chunk struct {
 	n            int64
 	lower, upper []sql.RawBytes
 	inclusive    bool
+	size         int // the chunk size it was planned with
 }
 
 // planChunks sends the chunks of the table, from its smallest to its largest key as they are when
@@ -47,12 +48,13 @@ func (c *Copier) planChunks(ctx context.Context, out chan<- chunk) error {
 		lower, inclusive = start, false
 	}
 	for n := int64(1); ; n++ {
-		upper, err := c.key.chunkEnd(ctx, conn, lower, inclusive, max, c.cfg.Knobs.ChunkSize())
+		size := c.cfg.Knobs.ChunkSize()
+		upper, err := c.key.chunkEnd(ctx, conn, lower, inclusive, max, size)
 		if err != nil {
 			return fmt.Errorf("row copy: find end of chunk %d: %w", n, err)
 		}
 		select {
-		case out <- chunk{n: n, lower: lower, upper: upper, inclusive: inclusive}:
+		case out <- chunk{n: n, lower: lower, upper: upper, inclusive: inclusive, size: size}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}

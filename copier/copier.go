@@ -77,6 +77,10 @@ type Config struct {
 	CatchUp   CatchUp   // lets the applier catch up before rows are judged missing
 	Logger    zerolog.Logger
 
+	// Adaptive, when set, sizes the chunks after the time each takes (--chunk-time, adaptive.go);
+	// nil: every chunk has the size the knobs hold.
+	Adaptive *Adaptive
+
 	// Test holds seams for tests; the command line never sets them.
 	Test TestHooks
 }
@@ -120,6 +124,7 @@ type Copier struct {
 	rows      atomic.Int64 // rows inserted by the copy
 	chunks    atomic.Int64 // the last chunk copied
 	lastChunk atomic.Int64 // how long the last chunk took to copy, in nanoseconds
+	stalls    atomic.Int64 // chunk attempts rolled back by a lock wait timeout or a deadlock
 	done      atomic.Bool
 	// complete is the upper key of the longest prefix of chunks proven complete with none
 	// deferred (nil: none yet); see CompleteUpTo.
@@ -225,7 +230,7 @@ func (c *Copier) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		began := time.Now()
+		began, stalls := time.Now(), c.stalls.Load()
 		switch err := c.copyChunk(ctx, conn, ch, true); {
 		case errors.Is(err, errCatchUpFirst):
 			deferred = append(deferred, ch)
@@ -237,6 +242,9 @@ func (c *Copier) Run(ctx context.Context) error {
 		}
 		last = ch.upper
 		c.lastChunk.Store(int64(time.Since(began)))
+		if a := c.cfg.Adaptive; a != nil {
+			c.cfg.Knobs.SetChunkSize(a.Next(ch.size, time.Since(began), c.stalls.Load() != stalls))
+		}
 		c.chunks.Store(ch.n)
 	}
 	if err := <-planned; err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
@@ -69,6 +71,9 @@ func (c *Copier) copyChunk(ctx context.Context, conn *sql.Conn, ch chunk, mayDef
 				return ctx.Err()
 			}
 			lastErr = err
+			if isLockWait(err) {
+				c.stalls.Add(1)
+			}
 			c.log.Warn().Err(err).Int64("chunk", ch.n).Int("attempt", attempt).Msg("copy chunk failed; retrying")
 			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
 			continue
@@ -256,4 +261,10 @@ func duplicateKeyName(msg string) string {
 		name = name[dot+1:]
 	}
 	return name
+}
+
+// isLockWait is true for InnoDB's lock wait timeout (1205) and deadlock (1213).
+func isLockWait(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1205 || me.Number == 1213)
 }

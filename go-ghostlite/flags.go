@@ -64,31 +64,7 @@ type flagValues struct {
 	security           securityFlags   // flags_security.go
 }
 
-// unsupportedFlags are gh-ost flags go-ghostlite does not implement yet. They are registered
-// (hidden) so that a gh-ost command line using one is refused by name rather than with a
-// generic "unknown flag".
-var unsupportedFlags = []string{
-	"attempt-instant-ddl",
-}
-
-// unsupportedFlag is the pflag.Value of a flag in unsupportedFlags: setting it fails.
-type unsupportedFlag struct{ name string }
-
-// unsupportedFlagError reports the use of a gh-ost flag go-ghostlite does not implement.
-type unsupportedFlagError struct{ name string }
-
-func (e *unsupportedFlagError) Error() string {
-	return fmt.Sprintf("--%s is a gh-ost flag that go-ghostlite does not support yet; remove it", e.name)
-}
-
-func (u *unsupportedFlag) String() string { return "" }
-func (u *unsupportedFlag) Type() string   { return "unsupported" }
-func (u *unsupportedFlag) Set(string) error {
-	return &unsupportedFlagError{name: u.name}
-}
-
-// newFlagSet registers every flag: the supported ones write into cfg and v, the unsupported
-// ones are hidden and fail when set.
+// newFlagSet registers every flag: each writes into cfg or v.
 func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	d := migrator.DefaultConfig()
 	fs := pflag.NewFlagSet("go-ghostlite", pflag.ContinueOnError)
@@ -131,6 +107,7 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	addAlterAndCutOverFlags(fs, cfg, v, d)
 	addThrottleFlags(fs, cfg, d)
 	addChecksumFlags(fs, cfg, d)
+	addSpeedFlags(fs, cfg, d) // flags_speed.go
 
 	addOutputFlags(fs, v)
 	addControlFlags(fs, cfg, &v.control)
@@ -139,14 +116,6 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	addCheckpointFlags(fs, cfg, d, &v.checkpoint)
 	addCompatFlags(fs, cfg, &v.compat)
 	addSecurityFlags(fs, cfg, &v.security)
-
-	for _, name := range unsupportedFlags {
-		f := fs.VarPF(&unsupportedFlag{name: name}, name, "", "not supported yet")
-		// Any form is refused, with or without a value: --flag, --flag=x, --flag x.
-		f.NoOptDefVal = "true"
-		f.Hidden = true
-	}
-	addPendingGhostFlags(fs)
 	return fs
 }
 
@@ -201,12 +170,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 
 	args = normalizeArgs(fs, args)
 	if err := fs.Parse(args); err != nil {
-		var unsupported *unsupportedFlagError
-		if errors.As(err, &unsupported) {
-			err = unsupported
-		} else {
-			err = fmt.Errorf("%v (see go-ghostlite --help)", err)
-		}
+		err = fmt.Errorf("%v (see go-ghostlite --help)", err)
 		if checkFlagRequested(args) {
 			return invocation{Action: actionCheckFlag}, &checkFlagError{err: err}
 		}
@@ -325,7 +289,9 @@ func newLogger(w io.Writer, format string, level zerolog.Level) (zerolog.Logger,
 	}
 	// A duration logged with Dur shows its unit ("6.5s"), never bare milliseconds.
 	zerolog.DurationFieldFormat = zerolog.DurationFormatString
-	return zerolog.New(out).Level(level).With().Timestamp().Logger(), nil
+	// Goroutines log at once (applier, copy, cut-over): one event is written whole, then the next,
+	// whatever w is (a file, a pipe, a test's buffer).
+	return zerolog.New(zerolog.SyncWriter(out)).Level(level).With().Timestamp().Logger(), nil
 }
 
 // isTerminal reports whether w is a character device (a terminal): only then is colour used.
@@ -365,7 +331,6 @@ Flags:
 func writeHelp(w io.Writer, fs *pflag.FlagSet) {
 	_, _ = fmt.Fprint(w, helpIntro)
 	_, _ = fmt.Fprint(w, fs.FlagUsagesWrapped(100))
-	_, _ = fmt.Fprint(w, pendingHelp(fs))
 }
 
 // testPauseEnv is a test seam, not a user setting (so neither a flag nor in doc/flags.md): when it

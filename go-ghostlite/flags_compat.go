@@ -138,35 +138,3 @@ func (f *compatFlags) apply(fs *pflag.FlagSet, cfg *migrator.Config) error {
 	}
 	return nil
 }
-
-// pendingGhostFlags are gh-ost flags that other open work brings (checkpoint and revert, the
-// speed flags). Until that work is merged they are refused by name like unsupportedFlags; each
-// is registered only when nothing else registered it, so merging that work needs no edit here.
-var pendingGhostFlags = []string{"revert", "old-table", "analyze-ghost-table-before-cutover"}
-
-// addPendingGhostFlags registers the pendingGhostFlags no other file registered; it runs last.
-func addPendingGhostFlags(fs *pflag.FlagSet) {
-	for _, name := range pendingGhostFlags {
-		if fs.Lookup(name) != nil {
-			continue
-		}
-		f := fs.VarPF(&unsupportedFlag{name: name}, name, "", "not supported yet")
-		f.NoOptDefVal = "true"
-		f.Hidden = true
-	}
-}
-
-// pendingHelp ends --help with the gh-ost flags not supported yet (hidden from the list above),
-// so that --help names every gh-ost flag.
-func pendingHelp(fs *pflag.FlagSet) string {
-	var names []string
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			names = append(names, "--"+f.Name)
-		}
-	})
-	if len(names) == 0 {
-		return ""
-	}
-	return "\ngh-ost flags being added, refused by name for now (exit 2):\n  " + strings.Join(names, ", ") + ".\n"
-}

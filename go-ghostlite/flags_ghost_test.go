@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -69,14 +68,6 @@ var ghostFlags = []struct{ name, value string }{
 	{"check-flag", ""},
 }
 
-// ownedByOpenWork are gh-ost flags that other open issues bring (checkpoint/resume, speed,
-// security). They are refused "not supported yet" for now; the coordinator empties this list as
-// that work is merged.
-var ownedByOpenWork = []string{
-	"revert", "old-table",
-	"attempt-instant-ddl", "analyze-ghost-table-before-cutover",
-}
-
 // companionFlags are what a flag needs beside it to be valid (--ssl-ca needs --ssl).
 var companionFlags = map[string][]string{
 	"ssl-ca": {"--ssl"}, "ssl-allow-insecure": {"--ssl"},
@@ -88,8 +79,7 @@ var companionFlags = map[string][]string{
 var readsTheTerminal = map[string]string{"ask-pass": "no password read from standard input"}
 
 // TestEveryGhostFlagIsAccepted parses every gh-ost flag, in both spellings (one dash and two; with
-// '=' and, for a flag with a value, as the next argument): none may be unknown, and only
-// ownedByOpenWork may be refused, by name.
+// '=' and, for a flag with a value, as the next argument): none may be refused.
 func TestEveryGhostFlagIsAccepted(t *testing.T) {
 	if len(ghostFlags) != 108 {
 		t.Fatalf("ghostFlags has %d flags; gh-ost 1.1.10 has 108", len(ghostFlags))
@@ -121,12 +111,7 @@ func TestEveryGhostFlagIsAccepted(t *testing.T) {
 					args = append(args, strings.ReplaceAll(c, "@dir", dir))
 				}
 				_, err := parse(t, args...)
-				var unsupported *unsupportedFlagError
 				switch {
-				case slices.Contains(ownedByOpenWork, f.name):
-					if !errors.As(err, &unsupported) {
-						t.Errorf("%q: %v; want it refused as not supported yet (ownedByOpenWork)", form, err)
-					}
 				case readsTheTerminal[f.name] != "":
 					if err == nil || !strings.Contains(err.Error(), readsTheTerminal[f.name]) {
 						t.Errorf("%q: %v; want %q", form, err, readsTheTerminal[f.name])
@@ -137,14 +122,9 @@ func TestEveryGhostFlagIsAccepted(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range ownedByOpenWork {
-		if !seen[name] {
-			t.Errorf("ownedByOpenWork names --%s, which is not a gh-ost flag", name)
-		}
-	}
 }
 
-// --help names every gh-ost flag: in the list, or among those being added.
+// --help names every gh-ost flag.
 func TestHelpNamesEveryGhostFlag(t *testing.T) {
 	var out bytes.Buffer
 	if _, err := parseArgs([]string{"--help"}, &out, io.Discard); err != nil {

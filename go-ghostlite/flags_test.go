@@ -42,11 +42,8 @@ var supportedFlags = []string{
 	"checkpoint", "checkpoint-seconds", "resume", // flags_checkpoint.go
 	// security (flags_security.go)
 	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure", "ask-pass", "master-user", "master-password",
-}
-
-// briefUnsupported is the minimum list of gh-ost flags that must be refused by name.
-var briefUnsupported = []string{
-	"attempt-instant-ddl",
+	// speed (flags_speed.go)
+	"attempt-instant-ddl", "analyze-ghost-table-before-cutover", "chunk-time",
 }
 
 var required = []string{"--database=db", "--table=tbl", "--alter=ADD COLUMN c INT"}
@@ -134,10 +131,11 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--critical-load=Threads_running=1000,Threads_connected=2000", "--critical-load-interval-millis=500",
 		"--critical-load-hibernate-seconds=30", "--nice-ratio=0.5",
 		"--concurrent-rowcount=false", "--checksum=false",
-		"--checkpoint", "--checkpoint-seconds=60", "--resume",
+		"--checkpoint", "--checkpoint-seconds=60", "--resume", "--revert", "--old-table=_orders_del",
 		"--include-triggers", "--trigger-suffix=_new", "--remove-trigger-suffix-if-exists", "--allow-nullable-unique-key",
 		"--switch-to-rbr", "--tungsten", "--binlogsyncer-max-reconnect-attempts=3", "--mysql-timeout=2.5",
 		"--master-user=mu", "--master-password=mp",
+		"--attempt-instant-ddl", "--analyze-ghost-table-before-cutover", "--chunk-time=300ms",
 	)
 	want := migrator.DefaultConfig()
 	want.Conn.Host, want.Conn.Port, want.Conn.User, want.Conn.Password = "db1", 3307, "u", "p"
@@ -167,10 +165,12 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	want.ConcurrentRowcount = false
 	want.Checksum = false
 	want.Checkpoint, want.CheckpointInterval, want.Resume = true, 60*time.Second, true
+	want.Revert, want.OldTableName = true, "_orders_del"
 	want.IncludeTriggers, want.TriggerSuffix, want.RemoveTriggerSuffix = true, "_new", true
 	want.AllowNullableUniqueKey, want.SwitchToRBR, want.Tungsten, want.BinlogReconnectAttempts = true, true, true, 3
 	want.Conn.Timeout = 2500 * time.Millisecond
 	want.MasterUser, want.MasterPassword = "mu", "mp"
+	want.AttemptInstantDDL, want.AnalyzeGhostTable, want.ChunkTime = true, true, 300*time.Millisecond
 	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
 		t.Fatalf("mapping:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
 	}
@@ -207,43 +207,8 @@ func TestSupportedFlagsAreListed(t *testing.T) {
 			t.Errorf("--%s is not registered", name)
 		case f.Hidden:
 			t.Errorf("--%s is hidden", name)
-		case slices.Contains(unsupportedFlags, name):
-			t.Errorf("--%s is both supported and refused", name)
 		case !strings.Contains(help.String(), "--"+name+" "):
 			t.Errorf("--help does not list --%s", name)
-		}
-	}
-}
-
-func TestUnsupportedFlagsAreRefusedByName(t *testing.T) {
-	for _, name := range briefUnsupported {
-		if !slices.Contains(unsupportedFlags, name) {
-			t.Errorf("--%s is missing from unsupportedFlags", name)
-		}
-	}
-	cfg := migrator.DefaultConfig()
-	fs := newFlagSet(&cfg, &flagValues{})
-	var help bytes.Buffer
-	writeHelp(&help, fs)
-	for _, name := range unsupportedFlags {
-		if f := fs.Lookup(name); f == nil || !f.Hidden {
-			t.Errorf("--%s should be registered hidden", name)
-		}
-		if strings.Contains(help.String(), "--"+name+" ") {
-			t.Errorf("--help lists unsupported --%s", name)
-		}
-		want := "--" + name + " is a gh-ost flag that go-ghostlite does not support yet; remove it"
-		for _, form := range [][]string{
-			{"--" + name},
-			{"--" + name + "=x"},
-			{"--" + name, "x"},
-			{"--" + name, "--execute"},
-			append(slices.Clone(required), "--"+name+"=1"),
-		} {
-			_, err := parse(t, form...)
-			if err == nil || err.Error() != want {
-				t.Errorf("%q: got error %v, want %q", form, err, want)
-			}
 		}
 	}
 }

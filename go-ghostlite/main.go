@@ -7,11 +7,10 @@
 // Invariants:
 //   - exit codes: 0 success (and --help, --version, and --check-flag when every flag given exists),
 //     1 failure (any error from the migration, including refusals found on the server; and
-//     --check-flag when a flag given does not exist or is not supported yet), 2 bad usage (a flag
-//     that cannot be parsed, a gh-ost flag not supported yet, or an error wrapping
-//     migrator.ErrUsage from migrator.New);
+//     --check-flag when a flag given does not exist), 2 bad usage (a flag that cannot be parsed,
+//     or an error wrapping migrator.ErrUsage from migrator.New);
 //   - an error is printed as one line on stderr, "go-ghostlite: <message>"; --stack adds detail;
-//   - a gh-ost flag go-ghostlite does not implement is refused by name, never ignored;
+//   - every gh-ost flag is accepted; one that has no meaning here is logged as ignored, with why;
 //   - the first SIGINT/SIGTERM cancels the migration's context (the migrator cleans up); a second
 //     one exits at once with code 1.
 package main

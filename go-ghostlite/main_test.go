@@ -27,8 +27,6 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{"help", []string{"--help"}, 0, "", "--chunk-size int"},
 		{"version", []string{"--version"}, 0, "", "go-ghostlite dev"},
-		{"unsupported", []string{"--attempt-instant-ddl"}, 2,
-			"go-ghostlite: --attempt-instant-ddl is a gh-ost flag that go-ghostlite does not support yet; remove it\n", ""},
 		{"bad max-load", append(slices.Clone(required), "--max-load=Threads_running"), 2,
 			"go-ghostlite: usage: --max-load: load condition \"Threads_running\" is not Var=N (see go-ghostlite --help)\n", ""},
 		{"unknown", []string{"--nope"}, 2, "go-ghostlite: unknown flag: --nope (see go-ghostlite --help)\n", ""},
@@ -167,11 +165,6 @@ func TestBinary(t *testing.T) {
 	code, out, errOut = runBin("--version")
 	if code != 0 || out != "go-ghostlite 1.2.3-test\n" || errOut != "" {
 		t.Errorf("--version: exit %d, stdout %q, stderr %q", code, out, errOut)
-	}
-
-	code, out, errOut = runBin("--attempt-instant-ddl=x")
-	if want := "go-ghostlite: --attempt-instant-ddl is a gh-ost flag that go-ghostlite does not support yet; remove it\n"; code != 2 || errOut != want || out != "" {
-		t.Errorf("--attempt-instant-ddl=x: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 
 	code, _, errOut = runBin("--database=d", "--alter=ADD COLUMN c INT")

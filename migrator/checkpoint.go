@@ -31,7 +31,7 @@ func (r *run) prepareHelpers(ctx context.Context) error {
 			return err
 		}
 	}
-	if m.cfg.checkpointing() && s.resume == nil {
+	if m.cfg.checkpointing() && s.resume == nil && s.revert == nil {
 		if _, err := s.primary.ExecContext(ctx, checkpoint.DDL(schema, p.CheckpointTable)); err != nil {
 			return fmt.Errorf("create checkpoint table %s: %w", p.CheckpointTable, err)
 		}
@@ -49,6 +49,9 @@ func (r *run) prepareHelpers(ctx context.Context) error {
 // checks as a fresh start), else the current position.
 func (r *run) streamStart(ctx context.Context) (binlogapply.Position, error) {
 	m, s := r.m, r.s
+	if s.revert != nil {
+		return r.revertStart(ctx) // revert.go
+	}
 	if s.resume == nil {
 		return m.startPosition(ctx, s)
 	}
@@ -121,7 +124,7 @@ func (r *run) writeCheckpoint(ctx context.Context) error {
 // keepForResume tells, after a failure, whether the helper tables stay for a --resume: the run
 // checkpoints and a checkpoint exists.
 func (r *run) keepForResume() bool {
-	if !r.m.cfg.checkpointing() || (!r.checkpointed.Load() && r.s.resume == nil) {
+	if !r.m.cfg.checkpointing() || r.s.revert != nil || (!r.checkpointed.Load() && r.s.resume == nil) {
 		return false
 	}
 	p := r.s.plan

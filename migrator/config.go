@@ -162,6 +162,20 @@ type Config struct {
 	// connection; the privilege pre-flight runs before anything is created (privileges.go).
 	MasterUser     string
 	MasterPassword string
+	// Speed (issue 14, doc/performance.md): AttemptInstantDDL (--attempt-instant-ddl) tries the
+	// ALTER with ALGORITHM=INSTANT on the original first (instant.go); AnalyzeGhostTable
+	// (--analyze-ghost-table-before-cutover) runs ANALYZE TABLE on the ghost before the cut-over;
+	// ChunkTime (--chunk-time, ours; 0: off) sizes chunks to take about this long each, with
+	// ChunkSize as the starting size and upper bound (copier.Adaptive).
+	AttemptInstantDDL bool
+	AnalyzeGhostTable bool
+	ChunkTime         time.Duration
+
+	// Revert (issue 13, doc/revert.md), gh-ost's --revert and --old-table: swap back to the old
+	// table OldTableName of a --checkpoint migration of Table, after applying to it every change
+	// the live table had since the cut-over's checkpoint (revert.go).
+	Revert       bool
+	OldTableName string
 
 	// copyTest lets the package's tests act before a chunk or the binlog stream, and shrink the
 	// warning list.

@@ -18,6 +18,9 @@ func (m *Migrator) newCopier(s *session, a *binlogapply.Applier, sent *sentinel)
 	cfg.Retries = m.cfg.DefaultRetries
 	cfg.StartAfter = s.resumeKey() // --resume: above the checkpoint's key
 	cfg.Knobs = m.levers.chunkSize
+	if m.cfg.ChunkTime > 0 { // --chunk-time: --chunk-size is the first chunks' size
+		cfg.Adaptive = &copier.Adaptive{Target: m.cfg.ChunkTime, Min: 10, Max: 100000}
+	}
 	// --nice-ratio's rest, then the throttle's rules (throttle.go).
 	cfg.Throttler = copyGate{
 		nice:      throttle.Nice{Ratio: m.levers.signals.nice},

@@ -22,8 +22,15 @@ func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (err err
 	if err := r.start(ctx); err != nil {
 		return err
 	}
-	if err := r.do(ctx, PhaseCopy, r.copyRows); err != nil {
-		return err
+	if s.revert == nil {
+		if err := r.do(ctx, PhaseCopy, r.copyRows); err != nil {
+			return err
+		}
+	} else { // a revert copies nothing: the old table had every row at the cut-over (revert.go)
+		now := time.Now().UnixNano()
+		r.copyStart.Store(now)
+		r.copyEnd.Store(now)
+		r.stopStatus = m.startStatus(ctx)
 	}
 	if err := r.do(ctx, phaseNone, r.postponeCutOver); err != nil { // enters PhasePostponed while the flag file exists
 		return err
@@ -31,7 +38,7 @@ func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (err err
 	if err := r.do(ctx, phaseNone, r.catchUp); err != nil {
 		return err
 	}
-	if m.cfg.Checksum { // after the postponed wait: it proves the data as it is right before the swap
+	if m.cfg.Checksum && s.revert == nil { // after the postponed wait: it proves the data as it is right before the swap
 		if err := r.do(ctx, PhaseChecksum, r.checksum); err != nil {
 			return err
 		}
@@ -100,7 +107,7 @@ func (m *Migrator) writeHeartbeat(ctx context.Context, s *session, now time.Time
 func (m *Migrator) finish(ctx context.Context, s *session) {
 	p := s.plan
 	drop := []string{p.ChangelogTable}
-	if m.cfg.checkpointing() {
+	if (m.cfg.checkpointing() || s.revert != nil) && !m.cfg.keepsCheckpoint() {
 		drop = append(drop, p.CheckpointTable)
 	}
 	if m.cfg.OkToDropTable {
@@ -137,6 +144,9 @@ func (m *Migrator) cleanupAfterFailure(s *session) {
 	helpers := []string{p.GhostTable, p.ChangelogTable}
 	if m.cfg.checkpointing() {
 		helpers = append(helpers, p.CheckpointTable)
+	}
+	if s.revert != nil { // the old table and the cut-over checkpoint stay for another try (revert.go)
+		helpers = []string{p.ChangelogTable}
 	}
 	for _, name := range helpers {
 		if err := s.dropOwned(ctx, name); err != nil {
@@ -196,6 +206,7 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
 		Logger:            m.cfg.Logger,
+		RenamesAtStart:    m.cfg.Revert, // a revert streams from the cut-over's lock (revert.go)
 	})
 	if err != nil {
 		applierDB.Close()

@@ -7,8 +7,9 @@
 // Invariants:
 //   - every phase change is announced in order, after it is recorded in the changelog's state row
 //     and logged; observers hear about the run, they never steer it;
-//   - the original table is never written or renamed before the cut-over, and after any failure
-//     it is left in place, under its name, with its data;
+//   - the original table is never written or renamed before the cut-over (but for the
+//     ALGORITHM=INSTANT ALTER of --attempt-instant-ddl, which then replaces the whole migration),
+//     and after any failure it is left in place, under its name, with its data;
 //   - a per-table GET_LOCK mutex, held on a dedicated connection for the whole run, keeps two
 //     migrations off one table;
 //   - the binlog reader is positioned before the first row is copied;
@@ -27,6 +28,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -93,10 +95,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --database is required", ErrUsage)
 	case c.Table == "":
 		return fmt.Errorf("%w: --table is required", ErrUsage)
-	case c.Alter == "" && !c.RecoverCutOver:
+	case c.Alter == "" && !c.RecoverCutOver && !c.Revert:
 		return fmt.Errorf("%w: --alter is required", ErrUsage)
 	case c.ChunkSize < 10 || c.ChunkSize > 100000:
 		return fmt.Errorf("%w: --chunk-size must be between 10 and 100000 (got %d)", ErrUsage, c.ChunkSize)
+	case c.ChunkTime != 0 && (c.ChunkTime < 10*time.Millisecond || c.ChunkTime > time.Minute):
+		return fmt.Errorf("%w: --chunk-time must be 0 (off) or between 10ms and 1m (got %v)", ErrUsage, c.ChunkTime)
 	case c.DMLBatchSize < 1 || c.DMLBatchSize > 100:
 		return fmt.Errorf("%w: --dml-batch-size must be between 1 and 100 (got %d)", ErrUsage, c.DMLBatchSize)
 	case c.DefaultRetries < 1:
@@ -133,6 +137,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateChecksum(); err != nil {
+		return err
+	}
+	if err := c.validateRevert(); err != nil { // revert.go
 		return err
 	}
 	if (c.MasterUser != "" || c.MasterPassword != "") && c.AssumeMasterHost == "" {
@@ -174,6 +181,10 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 		return nil
 	}
 	defer s.close()
+	if m.attemptInstantDDL(ctx, s) { // instant.go
+		ph.Enter(ctx, PhaseDone)
+		return nil
+	}
 	err = m.execute(ctx, s, ph)
 	if errors.Is(err, binlogapply.ErrOriginalAltered) {
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)

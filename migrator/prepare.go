@@ -50,6 +50,8 @@ type session struct {
 	ddl ddlSettings
 	// resume is the checkpoint a --resume run continues from (resume.go); nil otherwise.
 	resume *checkpoint.Record
+	// revert is the cut-over checkpoint a --revert run streams from (revert.go); nil otherwise.
+	revert *checkpoint.Record
 
 	log zerolog.Logger
 }
@@ -230,6 +232,9 @@ func (m *Migrator) checkServers(ctx context.Context, s *session) error {
 // are in the way (8).
 func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, error) {
 	cfg, p := m.cfg, s.plan
+	if cfg.Revert {
+		return m.checkRevert(ctx, s) // the old table is the ghost (revert.go)
+	}
 	spec, err := parseAlter(cfg.Alter, cfg.Database, cfg.Table)
 	if err != nil {
 		return nil, err
@@ -255,6 +260,9 @@ func (m *Migrator) buildGhost(ctx context.Context, s *session, spec *alterSpec) 
 	cfg, p := m.cfg, s.plan
 	if cfg.Resume {
 		return false, m.checkResume(ctx, s, spec) // the ghost is the earlier run's (resume.go)
+	}
+	if cfg.Revert {
+		return false, m.adoptOldTable(ctx, s) // revert.go
 	}
 	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
@@ -385,6 +393,8 @@ func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
 	switch {
 	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (resume.go)
 		helpers = helpers[2:]
+	case cfg.Revert: // the ghost is the old table; the checkpoint table is the migration's (revert.go)
+		helpers = helpers[1:]
 	case cfg.Checkpoint:
 		helpers = append(helpers, &helper{name: p.CheckpointTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"})
 	}

@@ -77,6 +77,9 @@ func (r *run) start(ctx context.Context) error {
 	r.bg.Go(m.watchPanicFlag)
 	r.bg.Go(func(ctx context.Context) error {
 		if err := r.applier.Run(ctx); err != nil {
+			if s.revert != nil { // revert.go
+				return fmt.Errorf("--revert: the changes since the cut-over could not all be applied to %s (nothing was swapped; %s is live as it was): %w", p.GhostTable, p.Original.Name, err)
+			}
 			return fmt.Errorf("binlog applier: %w", err)
 		}
 		return nil
@@ -86,7 +89,7 @@ func (r *run) start(ctx context.Context) error {
 	m.writeHeartbeat(ctx, s, time.Now())
 	r.bg.Go(func(ctx context.Context) error { m.heartbeat(ctx, s); return nil })
 	m.startThrottleReadings(r.bg, s) // throttle.go
-	if m.cfg.checkpointing() {
+	if m.cfg.checkpointing() && s.revert == nil {
 		r.bg.Go(func(ctx context.Context) error { r.writeCheckpoints(ctx, m.cfg.CheckpointInterval); return nil })
 	}
 
@@ -153,7 +156,14 @@ func (r *run) catchUp(ctx context.Context) error {
 // cutOver swaps the ghost in place of the original (replica modes act around it: replica.go).
 func (r *run) cutOver(ctx context.Context) error {
 	m, s, p := r.m, r.s, r.s.plan
-	m.log.Info().Msg("row copy complete; cutting over")
+	if s.revert != nil {
+		m.log.Info().Msg("the changes since the cut-over are applied to the old table; cutting over")
+	} else {
+		m.log.Info().Msg("row copy complete; cutting over")
+		if err := m.analyzeGhost(ctx, s); err != nil { // instant.go
+			return err
+		}
+	}
 	r.applier.BeginCutOver()
 	r.cutStart = time.Now()
 	if err := m.beforeCutOver(ctx, s, r.sent); err != nil {
@@ -176,6 +186,7 @@ func (r *run) cutOver(ctx context.Context) error {
 		Logger:             m.cfg.Logger,
 	}
 	cc.UnderLock, cc.UndoUnderLock = s.underCutOverLock()
+	cc.UnderLock = r.withCutOverCheckpoint(cc.UnderLock) // revert.go
 	err := cutover.Run(ctx, m.cfg.CutOver, cc, r.sent)
 	// --test-on-replica swaps back (replica.go).
 	if err := m.afterCutOver(ctx, s, err); err != nil {
@@ -195,14 +206,14 @@ func (r *run) finish(ctx context.Context) {
 	r.phases.Enter(ctx, PhaseDone)
 	st := r.applier.Stats()
 	m.log.Info().
-		Int64("rows_copied", r.copier.Load().Copied()).
+		Int64("rows_copied", r.rowsCopied()).
 		Int64("events_applied", st.EventsApplied).
 		Str("copy", logfmt.Duration(time.Unix(0, r.copyEnd.Load()).Sub(r.started))).
 		Str("cut_over", logfmt.Duration(r.cutDone.Sub(r.cutStart))).
 		Str("total", logfmt.Duration(time.Since(r.started))).
 		Str("old_table", p.OldTable).
 		Bool("old_table_dropped", m.cfg.OkToDropTable).
-		Msgf("migration of %s.%s complete", p.Original.Schema, p.Original.Name)
+		Msg(r.doneMessage()) // revert.go
 }
 
 // end stops the background goroutines and folds their failure into the run's; after a failure

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 )
 
 // Lag is the replication lag of one server, as its copy of the migration's heartbeat shows it, or
@@ -24,8 +26,9 @@ func HeartbeatLag(written string, now time.Time) (time.Duration, error) {
 	return max(0, now.Sub(t)), nil
 }
 
-// FormatLag prints a lag to the hundredth of a second ("1.5s", "2.48s").
-func FormatLag(d time.Duration) string { return d.Round(10 * time.Millisecond).String() }
+// FormatLag prints a lag as every duration is logged: to the millisecond below a second ("503ms"),
+// so a lag just above a limit of 500ms never reads as 500ms, and to the hundredth above ("2.48s").
+func FormatLag(d time.Duration) string { return logfmt.Duration(d) }
 
 // MaxLag throttles while the inspected server's lag, or any control replica's, is above the limit
 // limit returns (read at each check: --max-lag-millis may change). A lag that could not be read

@@ -3,8 +3,10 @@
 //
 //   - INSERT INTO copy SELECT * FROM t           (the raw copy cost)
 //   - ALTER TABLE copy ..., ALGORITHM=COPY        (the server's own offline rebuild)
-//   - go-ghostlite, idle                          (wall time and peak RSS)
-//   - go-ghostlite, with a paced write load       (wall time, longest write wait = cut-over stall)
+//   - go-ghostlite, idle and under each paced write load of --rates (500 and 2,000 writes/s):
+//     wall time, rows/s, applied binlog events/s at peak and peak backlog (from the tool's JSON
+//     status lines), the longest application write wait once the copy is done (the cut-over
+//     stall) and peak RSS
 //
 // Every measurement is repeated (--repeat, interleaved so each sees the same machine) and the
 // median is what the ratios use; the spread is printed next to it. Before each measurement the
@@ -16,41 +18,48 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"math/rand"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
-	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 )
 
 const alter = "ADD COLUMN extra INT NOT NULL DEFAULT 0"
 
 type options struct {
 	rows, chunk, repeat int
-	rate                float64
-	binary              string
+	rates               []float64
+	binary, toolArgs    string
+	logDir              string
 	withReplica         bool
 }
 
 func main() {
 	var o options
 	flag.IntVar(&o.rows, "rows", 1000000, "rows in the benchmark table")
-	flag.Float64Var(&o.rate, "rate", 500, "writes per second during the loaded run")
+	rates := flag.String("rates", "500,2000", "comma-separated write loads (writes/s) to migrate under, besides idle")
 	flag.StringVar(&o.binary, "binary", "bin/go-ghostlite", "the go-ghostlite binary")
-	flag.IntVar(&o.chunk, "chunk-size", 1000, "--chunk-size for go-ghostlite")
+	flag.IntVar(&o.chunk, "chunk-size", 0, "--chunk-size for go-ghostlite (0: the tool's default)")
+	flag.StringVar(&o.toolArgs, "tool-args", "", "more flags for go-ghostlite, space-separated")
+	flag.StringVar(&o.logDir, "log-dir", "", "keep each go-ghostlite run's log in this directory")
 	flag.IntVar(&o.repeat, "repeat", 3, "measure each case this many times; the median counts")
 	flag.BoolVar(&o.withReplica, "with-replica", false, "keep the sandbox replica applying while measuring")
 	flag.Parse()
 	o.repeat = max(o.repeat, 1)
+	for _, r := range strings.Split(*rates, ",") {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(r), 64); err == nil && v > 0 {
+			o.rates = append(o.rates, v)
+		} else if strings.TrimSpace(r) != "" {
+			fmt.Fprintf(os.Stderr, "bench: --rates: %q is not a positive number of writes/s\n", r)
+			os.Exit(2)
+		}
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -104,147 +113,96 @@ func run(o options) error {
 		o.rows, srv.avgRowLength(ctx), alter)
 	fmt.Printf("each case measured %d times, interleaved; ratios use the medians\n\n", o.repeat)
 
-	var insertSelect, alterCopy, idle, loaded samples
-	var idleRSS, loadedRSS int64
-	var stats loadgen.Stats
-	var cutOver string
+	rates := append([]float64{0}, o.rates...)
+	var insertSelect, alterCopy samples
+	runs := make([][]migration, len(rates))
 	for i := 0; i < o.repeat; i++ {
-		r, err := measureRound(ctx, srv, cfg, o)
+		if err := srv.exec(ctx, "DROP TABLE IF EXISTS gl_bench.copy", "CREATE TABLE gl_bench.copy LIKE gl_bench.src"); err != nil {
+			return err
+		}
+		is, err := srv.timed(ctx, "INSERT INTO gl_bench.copy SELECT * FROM gl_bench.src")
 		if err != nil {
 			return err
 		}
-		insertSelect, alterCopy = append(insertSelect, r.insertSelect), append(alterCopy, r.alterCopy)
-		idle, idleRSS = append(idle, r.idle), max(idleRSS, r.idleRSS)
-		loaded, loadedRSS = append(loaded, r.loaded), max(loadedRSS, r.loadedRSS)
-		if r.load.MaxLatency >= stats.MaxLatency {
-			stats, cutOver = r.load, r.cutOver
+		ac, err := srv.timed(ctx, "ALTER TABLE gl_bench.copy "+alter+", ALGORITHM=COPY")
+		if err != nil {
+			return err
 		}
-		fmt.Printf("round %d: INSERT..SELECT %.2fs, ALTER %.2fs, idle %.2fs, loaded %.2fs\n", i+1,
-			r.insertSelect.Seconds(), r.alterCopy.Seconds(), r.idle.Seconds(), r.loaded.Seconds())
+		if err := srv.exec(ctx, "DROP TABLE gl_bench.copy"); err != nil {
+			return err
+		}
+		insertSelect, alterCopy = append(insertSelect, is), append(alterCopy, ac)
+		fmt.Printf("round %d: INSERT..SELECT %.2fs, ALTER %.2fs", i+1, is.Seconds(), ac.Seconds())
+		for j, rate := range rates {
+			if err := srv.freshTable(ctx); err != nil {
+				return err
+			}
+			m, err := migrateAt(ctx, cfg, o, rate)
+			if err != nil {
+				return err
+			}
+			runs[j] = append(runs[j], m)
+			fmt.Printf(", %s %.2fs", caseName(rate), m.took.Seconds())
+		}
+		fmt.Println()
 	}
-
-	base := alterCopy.median()
-	fmt.Printf("\n%-44s %9s %8s %12s\n", "run (median)", "seconds", "ratio", "range")
-	line := func(name string, s samples) {
-		fmt.Printf("%-44s %9.2f %7.2fx %12s\n", name, s.median().Seconds(), s.median().Seconds()/base.Seconds(), s.spread())
-	}
-	line("INSERT INTO copy SELECT * FROM t", insertSelect)
-	line("ALTER TABLE ... ALGORITHM=COPY (baseline)", alterCopy)
-	line("go-ghostlite, idle", idle)
-	line(fmt.Sprintf("go-ghostlite, %.0f writes/s", o.rate), loaded)
-	fmt.Printf("\nloaded / idle: %.2fx\n", loaded.median().Seconds()/idle.median().Seconds())
-	fmt.Printf("peak RSS: idle %d MB, loaded %d MB\n", idleRSS/1024, loadedRSS/1024)
-	fmt.Printf("write load (worst round): %d acknowledged, %d failed, %d duplicate-key (tolerated), p99 %v, longest write wait %v\n",
-		stats.Acked, stats.Failed, stats.Tolerated, stats.P99.Round(time.Millisecond), stats.MaxLatency.Round(time.Millisecond))
-	if cutOver != "" {
-		fmt.Println("cut-over:", cutOver)
-	}
+	report(o, rates, insertSelect, alterCopy, runs)
 	return nil
 }
 
-// round is one measurement of every case.
-type round struct {
-	insertSelect, alterCopy, idle, loaded time.Duration
-	idleRSS, loadedRSS                    int64
-	load                                  loadgen.Stats
-	cutOver                               string
+func caseName(rate float64) string {
+	if rate <= 0 {
+		return "idle"
+	}
+	return fmt.Sprintf("%.0f writes/s", rate)
 }
 
-func measureRound(ctx context.Context, srv *server, cfg dbconn.Config, o options) (round, error) {
-	var r round
-	if err := srv.exec(ctx, "DROP TABLE IF EXISTS gl_bench.copy", "CREATE TABLE gl_bench.copy LIKE gl_bench.src"); err != nil {
-		return r, err
-	}
-	var err error
-	if r.insertSelect, err = srv.timed(ctx, "INSERT INTO gl_bench.copy SELECT * FROM gl_bench.src"); err != nil {
-		return r, err
-	}
-	if r.alterCopy, err = srv.timed(ctx, "ALTER TABLE gl_bench.copy "+alter+", ALGORITHM=COPY"); err != nil {
-		return r, err
-	}
-	if err := srv.exec(ctx, "DROP TABLE gl_bench.copy"); err != nil {
-		return r, err
-	}
-	if err := srv.freshTable(ctx); err != nil {
-		return r, err
-	}
-	if r.idle, r.idleRSS, _, err = migrate(cfg, o); err != nil {
-		return r, err
-	}
-	if err := srv.freshTable(ctx); err != nil {
-		return r, err
-	}
-	var out string
-	if r.loaded, r.loadedRSS, r.load, out, err = migrateUnderLoad(ctx, cfg, o); err != nil {
-		return r, err
-	}
-	r.cutOver = cutOverLine(out)
-	return r, nil
-}
-
-// migrateUnderLoad runs the migration while a paced write load runs on the table, started a
-// second before and stopped a second after.
-func migrateUnderLoad(ctx context.Context, cfg dbconn.Config, o options) (time.Duration, int64, loadgen.Stats, string, error) {
-	loadDB, err := dbconn.Open(ctx, cfg, "gl_bench")
-	if err != nil {
-		return 0, 0, loadgen.Stats{}, "", err
-	}
-	defer loadDB.Close()
-	loadCtx, stopLoad := context.WithCancel(ctx)
-	statsCh := make(chan loadgen.Stats, 1)
-	go func() {
-		statsCh <- loadgen.Run(loadCtx, loadgen.Config{DB: loadDB, Rate: o.rate, Workers: 8, Ops: benchOps(o.rows),
-			OnError: func(_ int, err error) bool { return strings.Contains(err.Error(), "1062") }})
-	}()
-	time.Sleep(time.Second) // the load is running before the migration starts
-	d, rss, out, err := migrate(cfg, o)
-	time.Sleep(time.Second)
-	stopLoad()
-	return d, rss, <-statsCh, out, err
-}
-
-// benchOps is the paced load: inserts, updates and deletes on random rows.
-func benchOps(rows int) []loadgen.Op {
-	return []loadgen.Op{
-		func(r *rand.Rand) (string, []any) {
-			return "INSERT INTO t (account_id, kind, amount, label, ref, created_at) VALUES (?, 1, 9.99, 'live insert', 'ref', NOW())",
-				[]any{r.Intn(100000)}
-		},
-		func(r *rand.Rand) (string, []any) {
-			return "UPDATE t SET amount = amount + 1, label = 'live update' WHERE id = ?", []any{1 + r.Intn(rows)}
-		},
-		func(r *rand.Rand) (string, []any) {
-			return "DELETE FROM t WHERE id = ?", []any{1 + r.Intn(rows)}
-		},
-	}
-}
-
-// migrate runs the binary on gl_bench.t and returns wall time and peak RSS in KiB.
-func migrate(cfg dbconn.Config, o options) (time.Duration, int64, string, error) {
-	args := []string{"-f", "%M", o.binary, "--host=" + cfg.Host, "--port=" + strconv.Itoa(cfg.Port), "--user=" + cfg.User,
-		"--password=" + cfg.Password, "--database=gl_bench", "--table=t", "--alter=" + alter, "--allow-on-master",
-		"--execute", "--ok-to-drop-table", "--replica-server-id=99100", "--chunk-size=" + strconv.Itoa(o.chunk), "--log-format=json"}
-	cmd := exec.Command("/usr/bin/time", args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
-	out := stderr.String()
-	if err != nil {
-		return d, 0, out, fmt.Errorf("go-ghostlite failed: %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	rss, _ := strconv.ParseInt(strings.TrimSpace(lines[len(lines)-1]), 10, 64)
-	return d, rss, out, nil
-}
-
-// cutOverLine returns the tool's own cut-over summary log line, if any.
-func cutOverLine(out string) string {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "cut-over complete") {
-			return l
+// report prints the table: the medians of every case and their ratios, and the worst of each
+// peak figure over the rounds.
+func report(o options, rates []float64, insertSelect, alterCopy samples, runs [][]migration) {
+	base, ins := alterCopy.median(), insertSelect.median()
+	fmt.Printf("\n%-30s %8s %7s %7s %9s %9s %8s %6s %9s %7s %12s\n", "case (median)", "seconds", "/ALTER", "/INSERT",
+		"rows/s", "applied/s", "backlog", "lag s", "cut-over", "RSS MB", "range")
+	fmt.Printf("%-30s %8.2f %6.2fx %6.2fx %9.0f %9s %8s %6s %9s %7s %12s\n", "INSERT INTO copy SELECT", ins.Seconds(),
+		ins.Seconds()/base.Seconds(), 1.0, float64(o.rows)/ins.Seconds(), "", "", "", "", "", insertSelect.spread())
+	fmt.Printf("%-30s %8.2f %6.2fx %6.2fx %9.0f %9s %8s %6s %9s %7s %12s\n", "ALTER TABLE ALGORITHM=COPY", base.Seconds(),
+		1.0, base.Seconds()/ins.Seconds(), float64(o.rows)/base.Seconds(), "", "", "", "", "", alterCopy.spread())
+	var idle time.Duration
+	for j, rate := range rates {
+		var took samples
+		var peakApplied, peakLag float64
+		var peakBacklog int
+		var wait time.Duration
+		var rss int64
+		for _, m := range runs[j] {
+			took = append(took, m.took)
+			peakApplied, peakBacklog = max(peakApplied, m.peakApplied), max(peakBacklog, m.peakBacklog)
+			peakLag = max(peakLag, m.peakLag)
+			wait, rss = max(wait, m.cutOverWait), max(rss, m.rssKB)
+		}
+		d := took.median()
+		if rate <= 0 {
+			idle = d
+		}
+		waitText := "-"
+		if rate > 0 {
+			waitText = fmt.Sprintf("%dms", wait.Milliseconds())
+		}
+		fmt.Printf("%-30s %8.2f %6.2fx %6.2fx %9.0f %9.0f %8d %6.1f %9s %7d %12s\n", "go-ghostlite, "+caseName(rate), d.Seconds(),
+			d.Seconds()/base.Seconds(), d.Seconds()/ins.Seconds(), float64(o.rows)/d.Seconds(), peakApplied, peakBacklog,
+			peakLag, waitText, rss/1024, took.spread())
+		if rate > 0 {
+			fmt.Printf("  %s / idle: %.2fx\n", caseName(rate), d.Seconds()/idle.Seconds())
 		}
 	}
-	return ""
+	fmt.Println("\ncut-over: the longest application write that ended after the tool logged \"row copy complete\"")
+	for j, rate := range rates {
+		for _, m := range runs[j] {
+			if rate > 0 && m.cutOver != "" {
+				fmt.Printf("%s: %d acknowledged, %d failed, p99 %v; %s\n", caseName(rate), m.load.Acked, m.load.Failed,
+					m.load.P99.Round(time.Millisecond), m.cutOver)
+				break
+			}
+		}
+	}
 }

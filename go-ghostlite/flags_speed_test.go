@@ -1,0 +1,27 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// --chunk-time takes a Go duration; a value out of range is refused in one line naming the flag.
+func TestChunkTimeFlag(t *testing.T) {
+	inv, err := parse(t, append(slices.Clone(required), "--chunk-time=1s")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inv.Config.Validate(); err != nil || inv.Config.ChunkTime.String() != "1s" {
+		t.Errorf("--chunk-time=1s: %v, %v", inv.Config.ChunkTime, err)
+	}
+	for _, bad := range []string{"--chunk-time=5ms", "--chunk-time=2m", "--chunk-time=-1s"} {
+		inv, err := parse(t, append(slices.Clone(required), bad)...)
+		if err == nil {
+			err = inv.Config.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), "--chunk-time must be 0 (off) or between 10ms and 1m") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v", bad, err)
+		}
+	}
+}

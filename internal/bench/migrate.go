@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
+)
+
+// migration is what one run of the binary showed.
+type migration struct {
+	took        time.Duration
+	rssKB       int64
+	peakBacklog int     // largest backlog in the tool's status lines (logged every second)
+	peakApplied float64 // largest applied events/s between two status lines
+	peakLag     float64 // largest heartbeat lag in the status lines, seconds: how far the applier is behind
+	cutOverWait time.Duration
+	load        loadgen.Stats
+	cutOver     string    // the tool's own cut-over summary line
+	copyDone    time.Time // when the bench read the tool's "row copy complete" line
+}
+
+// migrateAt runs the migration idle (rate 0) or while a paced write load runs on the table,
+// started a second before and stopped a second after. The cut-over wait is the longest
+// application write that ended after the tool logged "row copy complete".
+func migrateAt(ctx context.Context, cfg dbconn.Config, o options, rate float64) (migration, error) {
+	if rate <= 0 {
+		return migrate(cfg, o)
+	}
+	loadDB, err := dbconn.Open(ctx, cfg, "gl_bench")
+	if err != nil {
+		return migration{}, err
+	}
+	defer loadDB.Close()
+	load := loadgen.Start(ctx, loadgen.Config{DB: loadDB, Rate: rate, Workers: 8, Ops: benchOps(o.rows),
+		OnError: func(_ int, err error) bool { return strings.Contains(err.Error(), "1062") }})
+	time.Sleep(time.Second) // the load is running before the migration starts
+	m, err := migrate(cfg, o)
+	time.Sleep(time.Second)
+	m.load = load.Stop()
+	if !m.copyDone.IsZero() {
+		for _, w := range load.Writes() {
+			if w.End.After(m.copyDone) && w.Latency() > m.cutOverWait {
+				m.cutOverWait = w.Latency()
+			}
+		}
+	}
+	return m, err
+}
+
+// benchOps is the paced load: inserts, updates and deletes on random rows.
+func benchOps(rows int) []loadgen.Op {
+	return []loadgen.Op{
+		func(r *rand.Rand) (string, []any) {
+			return "INSERT INTO t (account_id, kind, amount, label, ref, created_at) VALUES (?, 1, 9.99, 'live insert', 'ref', NOW())",
+				[]any{r.Intn(100000)}
+		},
+		func(r *rand.Rand) (string, []any) {
+			return "UPDATE t SET amount = amount + 1, label = 'live update' WHERE id = ?", []any{1 + r.Intn(rows)}
+		},
+		func(r *rand.Rand) (string, []any) {
+			return "DELETE FROM t WHERE id = ?", []any{1 + r.Intn(rows)}
+		},
+	}
+}
+
+// migrate runs the binary on gl_bench.t, reading its JSON log as it comes.
+func migrate(cfg dbconn.Config, o options) (migration, error) {
+	args := []string{"-f", "%M", o.binary, "--host=" + cfg.Host, "--port=" + strconv.Itoa(cfg.Port), "--user=" + cfg.User,
+		"--password=" + cfg.Password, "--database=gl_bench", "--table=t", "--alter=" + alter, "--allow-on-master",
+		"--execute", "--ok-to-drop-table", "--replica-server-id=99100", "--log-format=json"}
+	if o.chunk > 0 {
+		args = append(args, "--chunk-size="+strconv.Itoa(o.chunk))
+	}
+	args = append(args, strings.Fields(o.toolArgs)...)
+	cmd := exec.Command("/usr/bin/time", args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return migration{}, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return migration{}, err
+	}
+	var m migration
+	out := m.read(stderr)
+	err = cmd.Wait()
+	m.took = time.Since(start)
+	if err != nil {
+		return m, fmt.Errorf("go-ghostlite failed: %v\n%s", err, out)
+	}
+	if o.logDir != "" {
+		name := fmt.Sprintf("%s/run-%s.log", o.logDir, time.Now().Format("150405.000"))
+		_ = os.WriteFile(name, []byte(out), 0o644) // best effort: the logs are for reading by hand
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	m.rssKB, _ = strconv.ParseInt(strings.TrimSpace(lines[len(lines)-1]), 10, 64)
+	return m, nil
+}
+
+// read follows the tool's log: status lines (peak backlog and applied events/s), the moment the
+// copy is done and the cut-over summary. It returns the whole output.
+func (m *migration) read(r io.Reader) string {
+	var all strings.Builder
+	var lastEvents int64
+	var lastAt float64 = -1
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		all.WriteString(l + "\n")
+		var ev struct {
+			Message string `json:"message"`
+			Status  *struct {
+				Backlog int     `json:"backlog"`
+				Events  int64   `json:"events_applied"`
+				Elapsed float64 `json:"elapsed_seconds"`
+				Lag     float64 `json:"heartbeat_lag_seconds"`
+			} `json:"status"`
+		}
+		if json.Unmarshal([]byte(l), &ev) != nil {
+			continue
+		}
+		switch {
+		case ev.Status != nil:
+			s := ev.Status
+			m.peakBacklog, m.peakLag = max(m.peakBacklog, s.Backlog), max(m.peakLag, s.Lag)
+			if lastAt >= 0 && s.Elapsed-lastAt >= 0.5 {
+				m.peakApplied = max(m.peakApplied, float64(s.Events-lastEvents)/(s.Elapsed-lastAt))
+			}
+			lastEvents, lastAt = s.Events, s.Elapsed
+		case strings.HasPrefix(ev.Message, "row copy complete"):
+			m.copyDone = time.Now()
+		case strings.Contains(ev.Message, "cut-over complete"):
+			m.cutOver = l
+		}
+	}
+	return all.String()
+}

@@ -1,0 +1,138 @@
+package migrator
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sqldriver "github.com/go-sql-driver/mysql"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// --attempt-instant-ddl, as gh-ost: once preparation has proven the ALTER on the ghost, try
+// "ALTER TABLE original <alter>, ALGORITHM=INSTANT" on the primary. The server either changes
+// only the table's metadata, at once, or refuses without touching anything, and then the full
+// migration runs. INSTANT only: MariaDB's NOCOPY and INPLACE still rebuild or scan the table
+// under the server's own control, which is what this tool exists to avoid.
+//
+// The statement waits for the table's metadata lock at most twice --cut-over-lock-timeout-seconds
+// (lock_wait_timeout); meanwhile the application's new statements on the table queue behind it,
+// the same bounded stall as a cut-over. A lock wait timeout is tried again, after 5 s × attempt,
+// up to --default-retries times; any other refusal falls back to the full migration.
+
+// instantAttemptPause is the pause before the next attempt after a lock wait timeout (times the
+// attempt); a variable for the tests.
+var instantAttemptPause = 5 * time.Second
+
+// attemptInstantDDL reports whether the ALTER was done instantly on the original. Then the ghost
+// is dropped and nothing else is left to do.
+func (m *Migrator) attemptInstantDDL(ctx context.Context, s *session) bool {
+	if !m.cfg.AttemptInstantDDL {
+		return false
+	}
+	spec, err := parseAlter(m.cfg.Alter, m.cfg.Database, m.cfg.Table) // parsed by prepare already
+	if err != nil {
+		return false
+	}
+	if why := instantRefusal(m.cfg); why != "" {
+		m.log.Info().Str("reason", why).Msg("--attempt-instant-ddl: not attempted; running the full migration")
+		return false
+	}
+	start := time.Now()
+	for attempt := 1; ; attempt++ {
+		err := m.instantAlter(ctx, s, spec.Body)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || !isLockWaitTimeout(err) || attempt >= m.cfg.DefaultRetries {
+			m.log.Info().Str("error", strings.Join(strings.Fields(err.Error()), " ")).
+				Msg("--attempt-instant-ddl: the server cannot do this ALTER instantly; running the full migration")
+			return false
+		}
+		m.log.Info().Int("attempt", attempt).Msg("--attempt-instant-ddl: lock wait timeout on the table; trying again")
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Duration(attempt) * instantAttemptPause):
+		}
+	}
+	m.log.Info().Str("took", logfmt.Duration(time.Since(start))).
+		Msgf("--attempt-instant-ddl: %s altered instantly (ALGORITHM=INSTANT); no copy needed", s.plan.Original.Name)
+	if err := m.dropGhost(ctx, s); err != nil {
+		m.log.Warn().Err(err).Msg("the instant ALTER is done, but the ghost table could not be dropped; drop it by hand")
+	}
+	return true
+}
+
+// instantRefusal names why an instant ALTER must not be tried in this run ("" when it may).
+func instantRefusal(cfg Config) string {
+	switch {
+	case cfg.TestOnReplica || cfg.MigrateOnReplica:
+		return "--test-on-replica and --migrate-on-replica change the replica only"
+	case cfg.DiscardForeignKeys:
+		return "--discard-foreign-keys: an instant ALTER would keep the table's foreign keys"
+	}
+	return ""
+}
+
+// instantAlter runs the ALTER with ALGORITHM=INSTANT on the original, under the server's global
+// time_zone and sql_mode (as the ghost's ALTER ran) and a lock_wait_timeout of twice the
+// cut-over's.
+func (m *Migrator) instantAlter(ctx context.Context, s *session, body string) error {
+	conn, err := s.primary.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
+	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
+	wait := max(int(2*m.cfg.CutOverLockTimeout/time.Second), 1)
+	set := fmt.Sprintf("SET SESSION time_zone = %s, SESSION sql_mode = %s, SESSION lock_wait_timeout = %d",
+		table.QuoteString(s.ddl.TimeZone), table.QuoteString(s.ddl.SQLMode), wait)
+	if _, err := conn.ExecContext(ctx, set); err != nil {
+		return err
+	}
+	p := s.plan
+	_, err = conn.ExecContext(ctx, "ALTER TABLE "+table.Qualify(p.Original.Schema, p.Original.Name)+" "+body+", ALGORITHM=INSTANT")
+	return err
+}
+
+func isLockWaitTimeout(err error) bool {
+	var me *sqldriver.MySQLError
+	return errors.As(err, &me) && me.Number == 1205
+}
+
+// analyzeGhost runs ANALYZE TABLE on the ghost (--analyze-ghost-table-before-cutover), so the
+// table that takes the original's name has fresh index statistics. As in gh-ost a failure fails
+// the run, before the cut-over.
+func (m *Migrator) analyzeGhost(ctx context.Context, s *session) error {
+	if !m.cfg.AnalyzeGhostTable {
+		return nil
+	}
+	p := s.plan
+	start := time.Now()
+	rows, err := s.primary.QueryContext(ctx, "ANALYZE TABLE "+table.Qualify(p.Original.Schema, p.GhostTable))
+	if err != nil {
+		return fmt.Errorf("--analyze-ghost-table-before-cutover: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() { // Table, Op, Msg_type, Msg_text
+		var tbl, op, typ, text string
+		if err := rows.Scan(&tbl, &op, &typ, &text); err != nil {
+			return fmt.Errorf("--analyze-ghost-table-before-cutover: %w", err)
+		}
+		if strings.EqualFold(typ, "error") {
+			return fmt.Errorf("--analyze-ghost-table-before-cutover: ANALYZE TABLE %s: %s", p.GhostTable, text)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("--analyze-ghost-table-before-cutover: %w", err)
+	}
+	m.log.Info().Str("took", logfmt.Duration(time.Since(start))).Msgf("ghost table %s analyzed", p.GhostTable)
+	return nil
+}

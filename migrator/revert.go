@@ -1,0 +1,184 @@
+package migrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// Revert (--revert --old-table, doc/revert.md): swap a completed --checkpoint migration back.
+//
+// A --checkpoint run's cut-over writes, under its lock and once every change of the original is
+// applied to the ghost, a cut-over checkpoint: the binlog position at that moment (cutOverCheckpoint).
+// Every change of the original is before it; every change of the table's name after it (the
+// cut-over's own RENAMEs aside) is the new table's. The run keeps that checkpoint table and the old
+// table (unless --ok-to-drop-table).
+//
+// A revert is a migration whose "original" is the live (new) table and whose "ghost" is the old
+// table: it streams the binlog from the cut-over checkpoint, applies every change of the live
+// table to the old one with the same column mapping as any migration (columns the old table lacks
+// are dropped, columns the live one lacks get their defaults, a value the old definition cannot
+// hold fails the run), copies no row (the old table had every row at the checkpoint), and swaps
+// with the same cut-over: the live table becomes _<tbl>_rev_del, the old table takes the name.
+// Every refusal comes before anything is created; a failure before the swap drops only the
+// revert's changelog, so the old table and the checkpoint stay for another try.
+
+// revertedName is the name the live table takes when a revert swaps it away (gh-ost's); the
+// revert of a revert (--old-table=_<tbl>_rev_del) uses _<tbl>_del instead.
+func revertedName(tbl string) string { return "_" + tbl + "_rev_del" }
+
+// validateRevert checks the revert flags without a server.
+func (c *Config) validateRevert() error {
+	switch {
+	case c.OldTableName != "" && !c.Revert:
+		return fmt.Errorf("%w: --old-table names the table --revert swaps back: give --revert too", ErrUsage)
+	case !c.Revert:
+		return nil
+	case c.OldTableName == "":
+		return fmt.Errorf("%w: --revert must be called with --old-table (the old table the migration left, for example %s)", ErrUsage, table.OldName(c.Table, ""))
+	case c.Resume:
+		return fmt.Errorf("%w: --revert cannot be used with --resume", ErrUsage)
+	case !c.Execute:
+		return fmt.Errorf("%w: --revert swaps tables: it needs --execute", ErrUsage)
+	case slices.ContainsFunc([]string{c.Table, table.ChangelogName(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
+		func(n string) bool { return strings.EqualFold(n, c.OldTableName) }):
+		return fmt.Errorf("%w: --old-table=%s names the table itself or one of its helper tables: give the old table the migration left (%s)", ErrUsage, c.OldTableName, table.OldName(c.Table, ""))
+	case len(revertedName(c.Table)) > table.MaxIdentifierLength:
+		return fmt.Errorf("%w: table name %q is too long for %s (64 characters at most)", ErrUsage, c.Table, revertedName(c.Table))
+	}
+	return nil
+}
+
+// checkRevert names the revert's tables and checks, before anything is changed, that the old
+// table, the cut-over checkpoint and its binary log exist and that no helper table is in the way.
+func (m *Migrator) checkRevert(ctx context.Context, s *session) (*alterSpec, error) {
+	cfg, p := m.cfg, s.plan
+	schema, tbl := cfg.Database, cfg.Table
+	p.GhostTable, p.ChangelogTable = cfg.OldTableName, table.ChangelogName(tbl)
+	p.OldTable, p.CheckpointTable = revertedName(tbl), table.CheckpointName(tbl)
+	if strings.EqualFold(p.OldTable, p.GhostTable) { // reverting a revert: the first old name is free
+		p.OldTable = table.OldName(tbl, "")
+	}
+	if ok, err := tableExists(ctx, s.primary, schema, p.GhostTable); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("--revert: the old table %s.%s does not exist: name the table the migration left with --old-table (%s unless --timestamp-old-table)", schema, p.GhostTable, table.OldName(tbl, ""))
+	}
+	if ok, err := tableExists(ctx, s.primary, schema, p.CheckpointTable); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("--revert: the checkpoint table %s.%s does not exist (the migration ran without --checkpoint, or with --ok-to-drop-table): it cannot be reverted", schema, p.CheckpointTable)
+	}
+	rec, err := checkpoint.Last(ctx, s.primary, schema, p.CheckpointTable)
+	if errors.Is(err, checkpoint.ErrNone) || (err == nil && !rec.CutOver) {
+		return nil, fmt.Errorf("--revert: %s.%s holds no cut-over checkpoint (the migration of %s did not complete its cut-over): there is nothing to revert", schema, p.CheckpointTable, tbl)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--revert: %w", err)
+	}
+	logs, err := checkpoint.BinaryLogs(ctx, s.inspected)
+	if err != nil {
+		return nil, fmt.Errorf("--revert: on %s: %w", p.Inspected.Addr(), err)
+	}
+	if !slices.Contains(logs, rec.File) {
+		return nil, fmt.Errorf("--revert: the cut-over checkpoint is in binary log %s, which %s no longer has (purged): the changes since the cut-over cannot be replayed", rec.File, p.Inspected.Addr())
+	}
+	if cfg.UseGTID && rec.GTID == "" {
+		return nil, fmt.Errorf("--revert --gtid: the cut-over checkpoint has no GTID set: revert without --gtid")
+	}
+	s.revert = &rec
+	return &alterSpec{}, m.checkHelperTables(ctx, s)
+}
+
+// adoptOldTable takes the old table as the revert's ghost: nothing is created.
+func (m *Migrator) adoptOldTable(ctx context.Context, s *session) error {
+	cfg, p := m.cfg, s.plan
+	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	if err != nil {
+		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
+	}
+	s.ddl = ddl
+	p.TimeZone = ddl.TimeZone
+	if p.Ghost, err = table.Inspect(ctx, s.primary, cfg.Database, p.GhostTable); err != nil {
+		return fmt.Errorf("--revert: inspect the old table: %w", err)
+	}
+	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
+	m.log.Info().Str("checkpoint", s.revert.String()).Msgf("reverting %s.%s to %s: replaying the changes since the cut-over", cfg.Database, cfg.Table, p.GhostTable)
+	return nil
+}
+
+// revertStart is where a revert's applier starts: the cut-over checkpoint, after the same checks
+// as a fresh start.
+func (r *run) revertStart(ctx context.Context) (binlogapply.Position, error) {
+	m, s := r.m, r.s
+	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
+		return binlogapply.Position{}, err
+	}
+	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+		return binlogapply.Position{}, err
+	}
+	rec := s.revert
+	return binlogapply.Position{File: rec.File, Pos: rec.Pos, GTID: rec.GTID}, nil
+}
+
+// withCutOverCheckpoint adds to the work under the cut-over's lock (after the sentinel) the
+// cut-over checkpoint a --revert starts from, when the run checkpoints.
+func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context.Context) error {
+	if !r.m.cfg.checkpointing() {
+		return do
+	}
+	return func(ctx context.Context) error {
+		if do != nil {
+			if err := do(ctx); err != nil {
+				return err
+			}
+		}
+		p := r.s.plan
+		pos, err := binlogapply.CurrentPosition(ctx, r.s.inspected, p.Flavor)
+		if err != nil {
+			return fmt.Errorf("cut-over checkpoint: %w", err)
+		}
+		rec := checkpoint.Record{File: pos.File, Pos: pos.Pos, GTID: pos.GTID, CutOver: true,
+			EventsApplied: r.applier.Stats().EventsApplied, RowsCopied: r.rowsCopied()}
+		if c := r.copier.Load(); c != nil {
+			rec.Key = c.CompleteUpTo()
+		}
+		if err := checkpoint.Write(ctx, r.s.primary, p.Original.Schema, p.CheckpointTable, rec); err != nil {
+			return fmt.Errorf("cut-over checkpoint: %w", err)
+		}
+		r.m.log.Info().Str("checkpoint", rec.String()).Msg("cut-over checkpoint written (for --revert)")
+		return nil
+	}
+}
+
+// rowsCopied is the copy's count (0 for a revert, which copies nothing).
+func (r *run) rowsCopied() int64 {
+	if c := r.copier.Load(); c != nil {
+		return c.Copied()
+	}
+	return 0
+}
+
+// keepsCheckpoint tells whether a successful run keeps the checkpoint table: a --checkpoint run
+// keeps it (with its cut-over checkpoint) for a revert, unless --ok-to-drop-table.
+func (c *Config) keepsCheckpoint() bool { return c.checkpointing() && !c.OkToDropTable }
+
+// doneMessage is the last log line's text: with what a revert would need.
+func (r *run) doneMessage() string {
+	cfg, p := r.m.cfg, r.s.plan
+	msg := fmt.Sprintf("migration of %s.%s complete", p.Original.Schema, p.Original.Name)
+	if r.s.revert != nil {
+		msg = fmt.Sprintf("revert of %s.%s complete: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
+	}
+	if cfg.keepsCheckpoint() {
+		msg += fmt.Sprintf("; to revert it: --database=%s --table=%s --revert --old-table=%s --execute (checkpoint %s kept)",
+			p.Original.Schema, p.Original.Name, p.OldTable, p.CheckpointTable)
+	}
+	return msg
+}
