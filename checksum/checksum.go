@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -44,7 +45,15 @@ type Config struct {
 	OriginalKey table.Key
 	Pairs       []Pair // the columns the copy fills
 
-	ChunkSize   func() int    // rows per chunk, read for each chunk
+	// ChunkSize is the copy's rows per chunk, read once when the checksum starts: a differing
+	// range is narrowed down to chunks of this size (aligned on the copy's walk) before repair.
+	ChunkSize func() int
+	// RangeChunks is how many chunks one comparison reads per table in one statement (10 when
+	// unset): fewer, bigger statements; a differing range is bisected down to single chunks.
+	RangeChunks int
+	// Sessions is how many sessions compare ranges in parallel (3 when unset), each in a snapshot
+	// of its own, all opened under the same lock: they all see the same moment of the data.
+	Sessions    int
 	LockTimeout time.Duration // lock_wait_timeout of the original's read lock
 	// CatchUpTimeout bounds the wait for the applier while the original is locked.
 	CatchUpTimeout time.Duration
@@ -65,7 +74,7 @@ type TestHooks struct {
 
 // Result is what a checksum found.
 type Result struct {
-	Chunks   int64         // chunks compared in the full pass
+	Ranges   int64         // comparison ranges of the full pass (RangeChunks chunks each)
 	Rows     int64         // rows of the original compared
 	Repaired int           // chunk repairs made
 	Skipped  []string      // columns not compared, "name: why"
@@ -87,6 +96,12 @@ type Checksum struct {
 	from     string   // the original, its key forced
 	ghost    string   // the ghost, its matching key forced when it has one
 	db       *sql.DB
+	leaf     int // rows per chunk: what a repair copies again
+	size     int // rows per comparison range, a multiple of leaf
+	// min and max are the original's smallest and largest keys in the current full pass's
+	// snapshot, set by the walk before it hands out the first range.
+	min, max []sql.RawBytes
+	mu       sync.Mutex // guards res during a round
 	res      Result
 }
 
@@ -94,6 +109,12 @@ type Checksum struct {
 func New(cfg Config) (*Checksum, error) {
 	if cfg.Rounds < 1 {
 		cfg.Rounds = 3
+	}
+	if cfg.RangeChunks < 1 {
+		cfg.RangeChunks = 10
+	}
+	if cfg.Sessions < 1 {
+		cfg.Sessions = 3
 	}
 	if cfg.CatchUp == nil || cfg.ChunkSize == nil || cfg.Original == nil || cfg.Ghost == nil {
 		return nil, errors.New("checksum: tables, chunk size and catch-up are required")
@@ -167,6 +188,8 @@ func (c *Checksum) Run(ctx context.Context) (Result, error) {
 	}
 	defer db.Close()
 	c.db = db
+	c.leaf = max(1, c.cfg.ChunkSize())
+	c.size = c.leaf * c.cfg.RangeChunks
 	bad, err := c.round(ctx, 0, nil)
 	for round := 1; err == nil && len(bad) > 0; round++ {
 		if round > c.cfg.Rounds {

@@ -25,6 +25,11 @@ type compared struct {
 	orig, ghost  string // expressions giving comparable values
 	origNullable string // the original's column, for the NULL marker
 	ghostNull    string
+	// notNull: both columns are NOT NULL, their markers always 0 on both sides: left out.
+	notNull bool
+	// plain: both sides are numbers or dates and times, whose text has no character set: hashed
+	// without a cast to bytes (CONCAT_WS turns them into their digits, the same on both sides).
+	plain bool
 }
 
 // skipped is a column left out of the checksum, and why.
@@ -50,7 +55,8 @@ func plan(orig, ghost *table.Table, pairs []Pair) ([]compared, []skipped, error)
 			skip = append(skip, skipped{oc.Name, why})
 			continue
 		}
-		cmp = append(cmp, compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: g})
+		cmp = append(cmp, compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: g, notNull: !oc.Nullable && !gc.Nullable,
+			plain: plainText(oc) && plainText(gc)})
 	}
 	return cmp, skip, nil
 }
@@ -119,6 +125,17 @@ func isVarBinary(c *table.Column) bool {
 	return false
 }
 
+// plainText is a type whose value reads as ASCII digits and signs in any string context: an
+// integer, a DECIMAL, a date or time. Mixed with byte strings in CONCAT_WS it gives the same
+// bytes as CAST(... AS BINARY), without the cast's cost; it never makes a mix of collations.
+func plainText(c *table.Column) bool {
+	switch {
+	case isInteger(c), c.DataType == "decimal", isTemporal(c), c.DataType == "date", c.DataType == "year":
+		return true
+	}
+	return false
+}
+
 func isTemporal(c *table.Column) bool {
 	switch c.DataType {
 	case "datetime", "timestamp", "time":
@@ -146,7 +163,8 @@ func decimalOf(columnType string) string {
 }
 
 // rowExpr is the text hashed for one row: every compared value as bytes, separated, then a NULL
-// marker per column, so a NULL never hashes like an empty string.
+// marker per nullable column, so a NULL never hashes like an empty string. A column NOT NULL on
+// both sides has no marker (it would be 0 on both sides, always).
 func rowExpr(cols []compared, ghost bool) string {
 	vals := make([]string, 0, len(cols)+1)
 	nulls := make([]string, 0, len(cols))
@@ -155,9 +173,16 @@ func rowExpr(cols []compared, ghost bool) string {
 		if ghost {
 			e, n = c.ghost, c.ghostNull
 		}
-		vals = append(vals, fmt.Sprintf("CAST(%s AS BINARY)", e))
-		nulls = append(nulls, fmt.Sprintf("ISNULL(%s)", n))
+		if !c.plain {
+			e = fmt.Sprintf("CAST(%s AS BINARY)", e)
+		}
+		vals = append(vals, e)
+		if !c.notNull {
+			nulls = append(nulls, fmt.Sprintf("ISNULL(%s)", n))
+		}
 	}
-	vals = append(vals, "CONCAT("+strings.Join(nulls, ", ")+")")
+	if len(nulls) > 0 {
+		vals = append(vals, "CONCAT("+strings.Join(nulls, ", ")+")")
+	}
 	return "CRC32(CONCAT_WS('|', " + strings.Join(vals, ", ") + "))"
 }

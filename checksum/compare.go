@@ -3,9 +3,7 @@ package checksum
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
-	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/copier"
 )
@@ -33,61 +31,20 @@ func (c *Checksum) describe(sp span) string {
 	return open + lo + " .. " + hi + "]"
 }
 
-// round opens a snapshot and compares the given spans (nil: the whole table, chunk by chunk). It
-// returns the spans that differ.
-func (c *Checksum) round(ctx context.Context, n int, only []span) ([]span, error) {
-	if h := c.cfg.Test.BeforeSnapshot; h != nil {
-		if err := h(ctx, n); err != nil {
-			return nil, err
-		}
-	}
-	conn, err := c.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		conn.Close()
-	}()
-	var bad []span
-	check := func(sp span) error {
-		same, rows, err := c.compare(ctx, conn, sp)
-		if err != nil {
-			return fmt.Errorf("checksum: compare keys %s: %w", c.describe(sp), err)
-		}
-		if only == nil {
-			c.res.Chunks++
-			c.res.Rows += rows
-		}
-		if !same {
-			bad = append(bad, sp)
-		}
-		return nil
-	}
-	if only != nil {
-		for _, sp := range only {
-			if err := check(sp); err != nil {
-				return nil, err
-			}
-		}
-		return bad, nil
-	}
-	return bad, c.walk(ctx, conn, check)
-}
-
-// walk calls check for each chunk of the original as the snapshot sees it, from the first key to
-// the last, the ends unbounded.
-func (c *Checksum) walk(ctx context.Context, conn *sql.Conn, check func(span) error) error {
+// walk emits each range of c.size rows of the original as the snapshot sees it, from the first
+// key to the last, the ends unbounded. It sets c.min and c.max before the first.
+func (c *Checksum) walk(ctx context.Context, conn *sql.Conn, emit func(span) error) error {
 	min, max, err := c.ranges.Bounds(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("checksum: read key bounds: %w", err)
 	}
+	c.min, c.max = min, max
 	if min == nil {
-		return check(span{})
+		return emit(span{})
 	}
 	lower, inclusive := min, true
 	for first := true; ; first = false {
-		upper, err := c.ranges.ChunkEnd(ctx, conn, lower, inclusive, max, c.cfg.ChunkSize())
+		upper, err := c.ranges.ChunkEnd(ctx, conn, lower, inclusive, max, c.size)
 		if err != nil {
 			return fmt.Errorf("checksum: find a chunk's end: %w", err)
 		}
@@ -99,7 +56,7 @@ func (c *Checksum) walk(ctx context.Context, conn *sql.Conn, check func(span) er
 		if last {
 			sp.upper = nil
 		}
-		if err := check(sp); err != nil {
+		if err := emit(sp); err != nil {
 			return err
 		}
 		if last {
@@ -137,69 +94,44 @@ func (c *Checksum) compare(ctx context.Context, conn *sql.Conn, sp span) (same b
 	return count[0] == count[1] && sum[0] == sum[1], count[0], nil
 }
 
-// snapshotAttempts is how often the original's read lock is tried before the checksum fails.
-const snapshotAttempts = 5
-
-// snapshot opens a connection whose transaction sees both tables at one moment: every change
-// made to the original before it is in the ghost.
-func (c *Checksum) snapshot(ctx context.Context) (*sql.Conn, error) {
-	for attempt := 1; ; attempt++ {
-		conn, err := c.trySnapshot(ctx)
-		if err == nil {
-			return conn, nil
-		}
-		if attempt >= snapshotAttempts || ctx.Err() != nil {
-			return nil, fmt.Errorf("checksum: open a consistent snapshot (%d attempts): %w", attempt, err)
-		}
-		c.log.Warn().Err(err).Int("attempt", attempt).Msg("checksum: could not open a consistent snapshot; trying again")
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
-		}
+// narrow bisects a span that differs, holding rows of the original in this snapshot, down to
+// the chunks of c.leaf rows that differ. Every cut falls a multiple of c.leaf rows after the
+// span's start, and a span starts a multiple of c.size rows after the smallest key: the chunks
+// found are those of a walk in chunks of c.leaf rows, the copy's own.
+func (c *Checksum) narrow(ctx context.Context, conn *sql.Conn, sp span, rows int64) ([]span, error) {
+	leaf := int64(c.leaf)
+	chunks := (rows + leaf - 1) / leaf
+	if chunks <= 1 {
+		return []span{sp}, nil
 	}
-}
-
-// trySnapshot locks the original for reads (writers wait, for as short as it can), waits until
-// the applier has applied everything written before the lock, opens the snapshot, and unlocks.
-func (c *Checksum) trySnapshot(ctx context.Context) (snap *sql.Conn, err error) {
-	lock, err := c.db.Conn(ctx)
+	lower, inclusive, upper := sp.lower, sp.inclusive, sp.upper
+	if lower == nil {
+		lower, inclusive = c.min, true
+	}
+	if upper == nil {
+		upper = c.max
+	}
+	mid, err := c.ranges.ChunkEnd(ctx, conn, lower, inclusive, upper, int(chunks/2*leaf))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("checksum: split keys %s: %w", c.describe(sp), err)
 	}
-	// The lock session is never given back to the pool: closing it drops its lock, whatever failed.
-	defer func() { _ = lock.Raw(func(any) error { return driver.ErrBadConn }); lock.Close() }()
-	if _, err := lock.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", max(1, int(c.cfg.LockTimeout.Seconds())))); err != nil {
-		return nil, err
-	}
-	if snap, err = c.db.Conn(ctx); err != nil {
-		return nil, err
-	}
-	defer func() {
+	var out []span
+	for _, half := range []span{{lower: sp.lower, upper: mid, inclusive: sp.inclusive}, {lower: mid, upper: sp.upper}} {
+		same, n, err := c.compare(ctx, conn, half)
 		if err != nil {
-			_ = snap.Raw(func(any) error { return driver.ErrBadConn })
-			snap.Close()
+			return nil, fmt.Errorf("checksum: compare keys %s: %w", c.describe(half), err)
 		}
-	}()
-	if _, err = snap.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"); err != nil {
-		return nil, err
+		if same {
+			continue
+		}
+		sub, err := c.narrow(ctx, conn, half, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
 	}
-	if _, err = lock.ExecContext(ctx, "LOCK TABLES "+c.cfg.Original.QualifiedName()+" READ"); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", c.cfg.Original.Name, err)
+	if len(out) == 0 {
+		return []span{sp}, nil // the halves add up to the whole in one snapshot: never, but safe
 	}
-	locked := time.Now()
-	wait, cancel := context.WithTimeout(ctx, c.cfg.CatchUpTimeout)
-	err = c.cfg.CatchUp.AwaitApplied(wait)
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("wait for the binlog applier under the lock: %w", err)
-	}
-	if _, err = snap.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"); err != nil {
-		return nil, err
-	}
-	if _, err = lock.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
-		return nil, err
-	}
-	c.res.LockHeld = max(c.res.LockHeld, time.Since(locked))
-	return snap, nil
+	return out, nil
 }

@@ -52,13 +52,13 @@ func (r *run) checksum(ctx context.Context) error {
 		return fmt.Errorf("checksum before the cut-over: %w", err)
 	}
 	m.log.Info().
-		Int64("chunks", res.Chunks).
+		Int64("ranges", res.Ranges).
 		Int64("rows", res.Rows).
 		Int("repaired", res.Repaired).
 		Int("columns_not_compared", len(res.Skipped)).
 		Str("lock", logfmt.Duration(res.LockHeld)).
 		Str("took", logfmt.Duration(res.Took)).
-		Msgf("checksum: %d chunks compared (%d rows), %d repaired, in %s", res.Chunks, res.Rows, res.Repaired, logfmt.Duration(res.Took))
+		Msgf("checksum: %d rows compared in %d ranges, %d repaired, in %s", res.Rows, res.Ranges, res.Repaired, logfmt.Duration(res.Took))
 	return nil
 }
 
