@@ -24,7 +24,8 @@ import (
 // passwordArgs maps each secret flag to the variable that carries it across the re-exec.
 var passwordArgs = map[string]string{"password": passwordEnv, "master-password": masterPasswordEnv}
 
-// splitPasswordArgs returns args without the secret flags ("--password=x" and "--password x"),
+// splitPasswordArgs returns args without the secret flags ("--password=x", "--password x", and the
+// same with one dash),
 // and the environment entries that carry their values. Arguments after "--" are left alone.
 func splitPasswordArgs(args []string) (kept, env []string) {
 	for i := 0; i < len(args); i++ {
@@ -32,9 +33,12 @@ func splitPasswordArgs(args []string) (kept, env []string) {
 		if a == "--" {
 			return append(kept, args[i:]...), env
 		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		// gh-ost's one-dash spelling (-password=x, -password x) is a flag too.
+		flag, dashed := strings.CutPrefix(a, "-")
+		flag = strings.TrimPrefix(flag, "-")
+		name, value, hasValue := strings.Cut(flag, "=")
 		variable, secret := passwordArgs[name]
-		if !strings.HasPrefix(a, "--") || !secret {
+		if !dashed || !secret {
 			kept = append(kept, a)
 			continue
 		}

@@ -22,6 +22,10 @@ func TestSplitPasswordArgs(t *testing.T) {
 	if got := withEnv([]string{"PATH=/bin", passwordEnv + "=old", "X=1"}, env); !slices.Equal(got, []string{"PATH=/bin", "X=1", passwordEnv + "=p1", masterPasswordEnv + "=p2"}) {
 		t.Errorf("withEnv: %q", got)
 	}
+	kept, env = splitPasswordArgs([]string{"-host", "h", "-password=p1", "-master-password", "p2", "-execute"})
+	if !slices.Equal(kept, []string{"-host", "h", "-execute"}) || !slices.Equal(env, []string{passwordEnv + "=p1", masterPasswordEnv + "=p2"}) {
+		t.Errorf("one-dash spelling: kept %q, env %q", kept, env)
+	}
 	if _, env := splitPasswordArgs([]string{"--host=h", "--user=u"}); env != nil {
 		t.Errorf("nothing to hide, env %q", env)
 	}
