@@ -12,15 +12,7 @@ import (
 // Repeated changes to one key inside a batch merge into one DELETE and one INSERT holding the
 // key's last image: no flush (which would need w.tx, nil here).
 func TestWriterMergesRepeatedKeys(t *testing.T) {
-	p := &plan{
-		write:      []colPlan{{idx: 0, ghost: "id", expr: "?", keyExpr: "?"}, {idx: 1, ghost: "v", expr: "?", keyExpr: "?"}},
-		key:        []colPlan{{idx: 0, ghost: "id", expr: "?", keyExpr: "?"}},
-		keyPos:     []int{0},
-		ghostTable: "`s`.`g`",
-	}
-	p.columnList, p.rowExpr = "`id`, `v`", "(?, ?)"
-	w := &writer{p: p}
-	w.reset()
+	w := idValueWriter()
 	k := func(id int64) []any { return []any{id} }
 	changes := []*change{
 		{kind: chInsert, newKey: k(1), values: []any{int64(1), int64(1)}},
@@ -32,16 +24,16 @@ func TestWriterMergesRepeatedKeys(t *testing.T) {
 		{kind: chUpdate, oldKey: k(1), newKey: k(1), values: []any{int64(1), int64(6)}},
 	}
 	for _, ch := range changes {
-		if err := w.add(context.TODO(), ch); err != nil {
+		if err := w.add(context.Background(), ch); err != nil {
 			t.Fatal(err)
 		}
 	}
 	w.compact()
-	q, args := p.deleteSQL(w.dels)
+	q, args := w.p.deleteSQL(w.dels)
 	if q != "DELETE FROM `s`.`g` WHERE `id` IN (?, ?, ?, ?)" || len(args) != 4 {
 		t.Errorf("delete: %s %v", q, args)
 	}
-	q, args = p.insertSQL(w.ins)
+	q, args = w.p.insertSQL(w.ins)
 	want := []any{int64(4), int64(7), int64(1), int64(6)} // a replaced row goes last
 	if q != "INSERT INTO `s`.`g` (`id`, `v`) VALUES (?, ?), (?, ?)" || len(args) != len(want) {
 		t.Fatalf("insert: %s %v", q, args)

@@ -113,8 +113,9 @@ func TestDecodeValue(t *testing.T) {
 	}
 }
 
-// The writer keeps per-key order: a delete of a key inserted earlier in the segment flushes first.
-func TestWriterSegments(t *testing.T) {
+// idValueWriter is a writer of the ghost `s`.`g` (id, v) keyed by id, with no transaction: tests
+// of what it batches, never flushed.
+func idValueWriter() *writer {
 	p := &plan{
 		write:      []colPlan{{idx: 0, ghost: "id", expr: "?", keyExpr: "?"}, {idx: 1, ghost: "v", expr: "?", keyExpr: "?"}},
 		key:        []colPlan{{idx: 0, ghost: "id", expr: "?", keyExpr: "?"}},
@@ -124,27 +125,33 @@ func TestWriterSegments(t *testing.T) {
 	p.columnList, p.rowExpr = "`id`, `v`", "(?, ?)"
 	w := &writer{p: p}
 	w.reset()
+	return w
+}
+
+// The writer keeps per-key order: a delete of a key inserted earlier in the segment flushes first.
+func TestWriterSegments(t *testing.T) {
+	w := idValueWriter()
 	ins := func(id int64) *change {
 		return &change{kind: chInsert, newKey: []any{id}, values: []any{id, int64(1)}}
 	}
 	// Inserts of distinct keys merge; no flush (a flush would need w.tx).
 	for _, id := range []int64{1, 2, 3} {
-		if err := w.add(context.TODO(), ins(id)); err != nil {
+		if err := w.add(context.Background(), ins(id)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if len(w.dels) != 3 || len(w.ins) != 3 {
 		t.Fatalf("segment dels=%d ins=%d", len(w.dels), len(w.ins))
 	}
-	q, args := p.deleteSQL(w.dels)
+	q, args := w.p.deleteSQL(w.dels)
 	if q != "DELETE FROM `s`.`g` WHERE `id` IN (?, ?, ?)" || len(args) != 3 {
 		t.Errorf("delete: %s %v", q, args)
 	}
-	q, args = p.insertSQL(w.ins)
+	q, args = w.p.insertSQL(w.ins)
 	if q != "INSERT INTO `s`.`g` (`id`, `v`) VALUES (?, ?), (?, ?), (?, ?)" || len(args) != 6 {
 		t.Errorf("insert: %s %v", q, args)
 	}
-	q, _ = p.deleteSQL([][]any{{nil}, {int64(1)}})
+	q, _ = w.p.deleteSQL([][]any{{nil}, {int64(1)}})
 	if q != "DELETE FROM `s`.`g` WHERE (`id` <=> ?) OR (`id` <=> ?)" {
 		t.Errorf("delete with NULL: %s", q)
 	}
