@@ -99,6 +99,9 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 	}
 	a.mu.Lock()
 	a.stats.EventsApplied += int64(n)
+	if n > 0 {
+		a.stats.Transactions++
+	}
 	a.mu.Unlock()
 	for _, it := range batch {
 		switch it.kind {

@@ -183,6 +183,7 @@ type Config struct {
 // Stats is a snapshot of the applier's progress.
 type Stats struct {
 	EventsApplied int64     // row changes applied to the ghost
+	Transactions  int64     // transactions the row changes were applied in (batches)
 	Backlog       int       // row changes read and decoded but not applied yet (at most the queue size, >= 2048)
 	Applied       Position  // position after the last applied transaction
 	LastHeartbeat time.Time // writer time of the last heartbeat seen in the changelog (UTC)

@@ -3,7 +3,7 @@ package copier
 import "time"
 
 // Adaptive sizes the chunks so that each takes about Target to copy (--chunk-time). After each
-// chunk the copy asks Next for the size of the chunks planned from then on (the two chunks read
+// chunk the copy asks Next for the size of the chunks planned from then on (the chunks read
 // ahead keep theirs) and stores it in the Knobs, where an operator's chunk-size command also
 // lands: the controller goes on from whatever size the knobs hold.
 //

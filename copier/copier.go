@@ -1,24 +1,29 @@
 // Package copier copies the rows of the original table into the ghost table, in chunks of the
-// shared key, in key order:
+// shared key:
 //
 //	INSERT IGNORE INTO ghost (...) SELECT ... FROM original FORCE INDEX (key) WHERE <range> LOCK IN SHARE MODE
 //
 // The chunker reads the ends of the chunks from the key's index (never by scanning the table), a
-// few chunks ahead, on its own connection; the copy loop asks the Throttler before each chunk,
-// copies it, and proves it complete before it moves on.
+// few chunks ahead, on its own connection; one copy session, or Config.Threads sessions each on
+// its own connection, take the chunks in key order, ask the Throttler before each, copy it, and
+// prove it complete before they take the next.
 //
 // Invariants:
-//   - rows are copied with INSERT IGNORE ... SELECT ... LOCK IN SHARE MODE, in shared-key order;
+//   - rows are copied with INSERT IGNORE ... SELECT ... LOCK IN SHARE MODE, one chunk per
+//     statement; chunks are handed out in shared-key order, and with several sessions up to one
+//     chunk per session is copied at once (disjoint key ranges);
 //   - a row already in the ghost was written by the binlog applier, so it is newer and wins: a
 //     duplicate on the shared key is expected and skipped;
 //   - a chunk is done only when proven complete (copycheck.go): its INSERT left no warning at all,
-//     or the full list of its warnings holds only Notes and duplicates on the shared key and every
-//     row of the chunk has its shared key in the ghost. Any other warning fails the copy, so no
-//     row is merged, dropped or changed silently;
+//     or the full list of its warnings holds only Notes and duplicates on the shared key, or only
+//     Notes and duplicates and every row of the chunk has its shared key in the ghost. Any other
+//     warning fails the copy, so no row is merged, dropped or changed silently;
 //   - a chunk with rows missing from the ghost (the applier has yet to write them, or they clash
 //     on a new unique key with a row the applier wrote in an older state) is copied again after
 //     the last chunk, once the applier has caught up, and proven complete then: the copy is
 //     done only when every chunk is;
+//   - CompleteUpTo never passes a chunk not proven complete: it is the upper key of the longest
+//     run of chunk numbers 1..n all proven, whatever order the sessions finish them in (complete.go);
 //   - the throttler is asked before each chunk and only delays the copy; it never stops the
 //     applier, and the copy never skips a chunk;
 //   - the copy walks the keys the table holds when it starts: rows added later are the applier's.
@@ -43,7 +48,7 @@ import (
 
 // Config is what one row copy needs to know.
 type Config struct {
-	// Primary is the server written to: the copy session opens its own connection there, with
+	// Primary is the server written to: each copy session opens its own connection there, with
 	// multi-statements on (a chunk's INSERT and the read of its counts go in one round trip).
 	Primary dbconn.Config
 	// DB is a pool on the primary: the chunker reads chunk ends on a connection of its own.
@@ -71,6 +76,9 @@ type Config struct {
 
 	EstimatedRows int64 // the expected number of rows, for Progress
 	Retries       int   // attempts of a chunk whose statement fails (--default-retries)
+	// Threads is how many copy sessions copy chunks at once (--copy-threads), each on its own
+	// connection; 0 or 1: one.
+	Threads int
 
 	Knobs     *Knobs    // values that may change while the copy runs (chunk size)
 	Throttler Throttler // asked before each chunk; nil: never throttled
@@ -87,7 +95,8 @@ type Config struct {
 
 // TestHooks are the copy's seams for tests.
 type TestHooks struct {
-	// BeforeChunk, when set, runs before each planned chunk is copied (after the throttler).
+	// BeforeChunk, when set, runs before each planned chunk is copied (after the throttler), on
+	// the goroutine of the session that copies it: with Threads > 1, from several at once.
 	BeforeChunk func(ctx context.Context, n int64) error
 	// MaxErrorCount is the copy session's max_error_count, how many warnings SHOW WARNINGS lists
 	// (0: the largest the server accepts).
@@ -95,9 +104,11 @@ type TestHooks struct {
 }
 
 // Throttler decides whether the copy may go on now. Wait returns when it may, or with the
-// context's error when ctx ends first.
+// context's error when ctx ends first. lastChunk is how long the asking session's previous chunk
+// took to copy (0 before its first): what a rest in proportion to the copy's work (--nice-ratio)
+// goes by. With Threads > 1, Wait is called from several goroutines at once.
 type Throttler interface {
-	Wait(ctx context.Context) error
+	Wait(ctx context.Context, lastChunk time.Duration) error
 }
 
 // CatchUp waits until the binlog applier has applied every change written to the original before
@@ -122,13 +133,11 @@ type Copier struct {
 	maxErrorCount int // the copy session's max_error_count
 
 	rows      atomic.Int64 // rows inserted by the copy
-	chunks    atomic.Int64 // the last chunk copied
-	lastChunk atomic.Int64 // how long the last chunk took to copy, in nanoseconds
-	stalls    atomic.Int64 // chunk attempts rolled back by a lock wait timeout or a deadlock
+	chunks    atomic.Int64 // planned chunks copied (proven or deferred), by every session
+	lastChunk atomic.Int64 // how long the chunk finished last (by any session) took, in nanoseconds
+	recounts  atomic.Int64 // chunk copies whose rows were counted in the ghost again (Recounts)
 	done      atomic.Bool
-	// complete is the upper key of the longest prefix of chunks proven complete with none
-	// deferred (nil: none yet); see CompleteUpTo.
-	complete atomic.Pointer[[]sql.RawBytes]
+	complete  *completion // CompleteUpTo's bookkeeping and the deferred chunks
 }
 
 // New checks cfg and returns a Copier ready to Run.
@@ -159,9 +168,8 @@ func New(cfg Config) (*Copier, error) {
 		if len(cfg.StartAfter) != len(cfg.OriginalKey.Columns) {
 			return nil, fmt.Errorf("row copy: start key has %d values for the %d columns of %s", len(cfg.StartAfter), len(cfg.OriginalKey.Columns), cfg.OriginalKey.Name)
 		}
-		start := cfg.StartAfter
-		c.complete.Store(&start)
 	}
+	c.complete = newCompletion(cfg.StartAfter)
 	return c, nil
 }
 
@@ -169,25 +177,33 @@ func New(cfg Config) (*Copier, error) {
 // copy walks is proven to be in the ghost: the upper key of the longest prefix of chunks proven
 // complete with none deferred (Config.StartAfter before the first). It is nil while no chunk is.
 // The values are the key's columns as the server returns them (ENUM and SET as numbers), ready
-// for Config.StartAfter. A deferred chunk freezes it until every deferred chunk is proven.
-func (c *Copier) CompleteUpTo() []sql.RawBytes {
-	if p := c.complete.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+// for Config.StartAfter. A deferred chunk freezes it until every deferred chunk is proven. With
+// several sessions, chunks finish out of order: the prefix is of chunk numbers, so a chunk still
+// being copied holds the mark below it however many chunks above it are proven.
+func (c *Copier) CompleteUpTo() []sql.RawBytes { return c.complete.load() }
 
 // notThrottled is the Throttler of a copy given none.
 type notThrottled struct{}
 
-func (notThrottled) Wait(ctx context.Context) error { return ctx.Err() }
+func (notThrottled) Wait(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 
 // Copied is the number of rows the copy has inserted so far.
 func (c *Copier) Copied() int64 { return c.rows.Load() }
 
-// LastChunkTime is how long the last chunk took to copy (0 before the first): what --nice-ratio
-// rests in proportion to.
+// LastChunkTime is how long the chunk finished last took to copy, by whichever session (0 before
+// the first).
 func (c *Copier) LastChunkTime() time.Duration { return time.Duration(c.lastChunk.Load()) }
+
+// ChunksCopied is how many planned chunks the sessions have copied so far (a deferred chunk
+// counts once, when first copied).
+func (c *Copier) ChunksCopied() int64 { return c.chunks.Load() }
+
+// threads is the number of copy sessions.
+func (c *Copier) threads() int { return max(c.cfg.Threads, 1) }
+
+// Recounts is how many chunk copies needed a second read of their rows to be proven complete:
+// those that clashed on a unique key other than the shared key (copycheck.go).
+func (c *Copier) Recounts() int64 { return c.recounts.Load() }
 
 // Done reports whether every chunk was copied and proven complete.
 func (c *Copier) Done() bool { return c.done.Load() }
@@ -208,21 +224,49 @@ func (c *Copier) Progress() (copied, total int64) {
 func (c *Copier) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conn, closeSession, err := c.openSession(ctx)
+	sessions, closeSessions, err := c.openSessions(ctx, c.threads())
 	if err != nil {
 		return fmt.Errorf("row copy: %w", err)
 	}
-	defer closeSession()
+	defer closeSessions()
 
-	// Chunk ends are read on their own connection, a few chunks ahead, so reading the key index
-	// overlaps with copying the previous chunk.
-	chunks := make(chan chunk, 2)
+	// Chunk ends are read on their own connection, a few chunks ahead (one more than there are
+	// sessions, two at least), so reading the key index overlaps with copying.
+	chunks := make(chan chunk, max(2, len(sessions)+1))
 	planned := make(chan error, 1)
 	go func() { planned <- c.planChunks(ctx, chunks) }()
-	var deferred []chunk // chunks with rows missing from the ghost, copied again at the end
-	var last []sql.RawBytes
+	ended := make(chan error, len(sessions))
+	for _, s := range sessions {
+		go func() { ended <- c.work(ctx, s, chunks) }()
+	}
+	var failed error
+	for range sessions {
+		// The first error is the cause: the others only end with the cancelled context.
+		if err := <-ended; err != nil && failed == nil {
+			failed = err
+			cancel()
+		}
+	}
+	if err := <-planned; failed == nil {
+		failed = err
+	}
+	if failed != nil {
+		return failed
+	}
+	if err := c.copyDeferred(ctx, sessions[0], c.complete.deferredChunks()); err != nil {
+		return err
+	}
+	c.complete.finish()
+	c.done.Store(true)
+	return nil
+}
+
+// work is one copy session: it takes chunks until there are none left, asking the throttler
+// before each, copies each and proves it complete (or defers it).
+func (c *Copier) work(ctx context.Context, s *session, chunks <-chan chunk) error {
+	var took time.Duration // this session's previous chunk
 	for ch := range chunks {
-		if err := c.cfg.Throttler.Wait(ctx); err != nil {
+		if err := c.cfg.Throttler.Wait(ctx, took); err != nil {
 			return err
 		}
 		if c.cfg.Test.BeforeChunk != nil {
@@ -230,34 +274,23 @@ func (c *Copier) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		began, stalls := time.Now(), c.stalls.Load()
-		switch err := c.copyChunk(ctx, conn, ch, true); {
+		began, stalls := time.Now(), s.stalls
+		switch err := c.copyChunk(ctx, s, ch, true); {
 		case errors.Is(err, errCatchUpFirst):
-			deferred = append(deferred, ch)
+			c.complete.deferChunk(ch)
 		case err != nil:
 			return err
-		case len(deferred) == 0:
-			upper := ch.upper
-			c.complete.Store(&upper)
+		default:
+			c.complete.proven(ch)
 		}
-		last = ch.upper
-		c.lastChunk.Store(int64(time.Since(began)))
+		took = time.Since(began)
+		c.lastChunk.Store(int64(took))
 		if a := c.cfg.Adaptive; a != nil {
-			c.cfg.Knobs.SetChunkSize(a.Next(ch.size, time.Since(began), c.stalls.Load() != stalls))
+			c.cfg.Knobs.SetChunkSize(a.Next(ch.size, took, s.stalls != stalls))
 		}
-		c.chunks.Store(ch.n)
+		c.chunks.Add(1)
 	}
-	if err := <-planned; err != nil {
-		return err
-	}
-	if err := c.copyDeferred(ctx, conn, deferred); err != nil {
-		return err
-	}
-	if last != nil {
-		c.complete.Store(&last)
-	}
-	c.done.Store(true)
-	return nil
+	return ctx.Err()
 }
 
 // copyDeferred copies again, once the applier has caught up, the chunks that had rows missing
@@ -265,7 +298,8 @@ func (c *Copier) Run(ctx context.Context) error {
 // a row the applier had written in an older state. Waiting for the applier once for all of them,
 // rather than once per chunk, keeps a lagging applier from slowing every such chunk by its lag
 // (and the lag from growing while the copy waits).
-func (c *Copier) copyDeferred(ctx context.Context, conn *sql.Conn, deferred []chunk) error {
+// They are few (a busy table's chunks that met the applier), so one session copies them.
+func (c *Copier) copyDeferred(ctx context.Context, s *session, deferred []chunk) error {
 	if len(deferred) == 0 {
 		return nil
 	}
@@ -273,35 +307,54 @@ func (c *Copier) copyDeferred(ctx context.Context, conn *sql.Conn, deferred []ch
 	if err := c.awaitCatchUp(ctx); err != nil {
 		return fmt.Errorf("row copy: wait for the applier before copying %d chunks again: %w", len(deferred), err)
 	}
+	var took time.Duration
 	for _, ch := range deferred {
-		if err := c.cfg.Throttler.Wait(ctx); err != nil {
+		if err := c.cfg.Throttler.Wait(ctx, took); err != nil {
 			return err
 		}
-		if err := c.copyChunk(ctx, conn, ch, false); err != nil {
+		began := time.Now()
+		if err := c.copyChunk(ctx, s, ch, false); err != nil {
 			return err
 		}
+		took = time.Since(began)
 	}
 	return nil
 }
 
-// openSession opens the copy session: a connection of its own with multi-statements on (see
-// copyOnce) and max_error_count raised. closeSession closes it and its pool.
-func (c *Copier) openSession(ctx context.Context) (conn *sql.Conn, closeSession func(), err error) {
+// session is one copy session: its connection, and the count of its chunk attempts rolled back by
+// a lock wait timeout or a deadlock (the adaptive chunk size backs off after one).
+type session struct {
+	conn   *sql.Conn
+	stalls int64
+}
+
+// openSessions opens n copy sessions: connections of their own, from one pool, with
+// multi-statements on (see copyOnce) and max_error_count raised. closeSessions closes them and
+// their pool.
+func (c *Copier) openSessions(ctx context.Context, n int) (sessions []*session, closeSessions func(), err error) {
 	dc := c.cfg.Primary
 	dc.MultiStatements = true
 	db, err := dbconn.Open(ctx, dc, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	conn, err = db.Conn(ctx)
-	if err != nil {
+	closeSessions = func() {
+		for _, s := range sessions {
+			s.conn.Close()
+		}
 		db.Close()
-		return nil, nil, fmt.Errorf("connect: %w", err)
 	}
-	if err := c.raiseMaxErrorCount(ctx, conn); err != nil {
-		conn.Close()
-		db.Close()
-		return nil, nil, err
+	for range n {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			closeSessions()
+			return nil, nil, fmt.Errorf("connect: %w", err)
+		}
+		sessions = append(sessions, &session{conn: conn})
+		if err := c.raiseMaxErrorCount(ctx, conn); err != nil {
+			closeSessions()
+			return nil, nil, err
+		}
 	}
-	return conn, func() { conn.Close(); db.Close() }, nil
+	return sessions, closeSessions, nil
 }

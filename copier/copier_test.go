@@ -17,7 +17,7 @@ import (
 // countingThrottler never throttles; it counts how often it was asked.
 type countingThrottler struct{ asked atomic.Int64 }
 
-func (c *countingThrottler) Wait(ctx context.Context) error {
+func (c *countingThrottler) Wait(ctx context.Context, _ time.Duration) error {
 	c.asked.Add(1)
 	return ctx.Err()
 }
@@ -87,6 +87,9 @@ func TestCopierCopiesEveryChunkAfterAskingTheThrottler(t *testing.T) {
 	if catchUps.Load() != 0 {
 		t.Errorf("the copy waited for the applier %d times with no row missing", catchUps.Load())
 	}
+	if n := c.Recounts(); n != 0 {
+		t.Errorf("%d chunks were read twice: a duplicate on the shared key alone proves its chunk", n)
+	}
 	_, got := testenv.Checksum(t, cfg.DB, copierDB, "_t_gho", []string{"id", "u"}, "id")
 	testenv.Exec(t, cfg.DB, "UPDATE t SET u = 'newer' WHERE id = 5")
 	_, want := testenv.Checksum(t, cfg.DB, copierDB, "t", []string{"id", "u"}, "id")
@@ -145,6 +148,9 @@ func TestCopierWaitsForTheApplierOnceForAllChunksWithMissingRows(t *testing.T) {
 	}
 	if n := catchUps.Load(); n != 1 {
 		t.Errorf("the copy waited for the applier %d times, want once for the ten chunks", n)
+	}
+	if n := c.Recounts(); n < 10 {
+		t.Errorf("%d chunks counted in the ghost again, want every one of the ten that clashed on uk_u", n)
 	}
 	var n int
 	if err := cfg.DB.QueryRow("SELECT COUNT(*) FROM " + copierDB + "._t_gho WHERE id <= 1000").Scan(&n); err != nil || n != 1000 {

@@ -25,3 +25,27 @@ func TestChunkTimeFlag(t *testing.T) {
 		}
 	}
 }
+
+// --copy-threads takes 0 (auto) or 1 to 32; anything else is refused in one line naming the flag.
+func TestCopyThreadsFlag(t *testing.T) {
+	inv, err := parse(t, required...)
+	if err != nil || inv.Config.CopyThreads != 0 {
+		t.Fatalf("default --copy-threads: %d, %v; want 0 (auto)", inv.Config.CopyThreads, err)
+	}
+	inv, err = parse(t, append(slices.Clone(required), "--copy-threads=3")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inv.Config.Validate(); err != nil || inv.Config.CopyThreads != 3 {
+		t.Errorf("--copy-threads=3: %d, %v", inv.Config.CopyThreads, err)
+	}
+	for _, bad := range []string{"--copy-threads=-1", "--copy-threads=33"} {
+		inv, err := parse(t, append(slices.Clone(required), bad)...)
+		if err == nil {
+			err = inv.Config.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), "--copy-threads must be 0 (auto) or between 1 and 32") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v", bad, err)
+		}
+	}
+}

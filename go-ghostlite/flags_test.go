@@ -43,7 +43,7 @@ var supportedFlags = []string{
 	// security (flags_security.go)
 	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure", "ask-pass", "master-user", "master-password",
 	// speed (flags_speed.go)
-	"attempt-instant-ddl", "analyze-ghost-table-before-cutover", "chunk-time",
+	"attempt-instant-ddl", "analyze-ghost-table-before-cutover", "chunk-time", "copy-threads",
 }
 
 var required = []string{"--database=db", "--table=tbl", "--alter=ADD COLUMN c INT"}
@@ -135,7 +135,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--include-triggers", "--trigger-suffix=_new", "--remove-trigger-suffix-if-exists", "--allow-nullable-unique-key",
 		"--switch-to-rbr", "--tungsten", "--binlogsyncer-max-reconnect-attempts=3", "--mysql-timeout=2.5",
 		"--master-user=mu", "--master-password=mp",
-		"--attempt-instant-ddl", "--analyze-ghost-table-before-cutover", "--chunk-time=300ms",
+		"--attempt-instant-ddl", "--analyze-ghost-table-before-cutover", "--chunk-time=300ms", "--copy-threads=4",
 	)
 	want := migrator.DefaultConfig()
 	want.Conn.Host, want.Conn.Port, want.Conn.User, want.Conn.Password = "db1", 3307, "u", "p"
@@ -170,7 +170,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	want.AllowNullableUniqueKey, want.SwitchToRBR, want.Tungsten, want.BinlogReconnectAttempts = true, true, true, 3
 	want.Conn.Timeout = 2500 * time.Millisecond
 	want.MasterUser, want.MasterPassword = "mu", "mp"
-	want.AttemptInstantDDL, want.AnalyzeGhostTable, want.ChunkTime = true, true, 300*time.Millisecond
+	want.AttemptInstantDDL, want.AnalyzeGhostTable, want.ChunkTime, want.CopyThreads = true, true, 300*time.Millisecond, 4
 	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
 		t.Fatalf("mapping:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
 	}

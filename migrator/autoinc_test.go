@@ -1,7 +1,9 @@
 package migrator
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -54,4 +56,44 @@ func TestSetsAutoIncrement(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An AUTO_INCREMENT column the copy would number is refused before anything is copied (one line,
+// the original untouched, no helper table left); a column made AUTO_INCREMENT that keeps every
+// value migrates to what the server's own ALTER gives.
+func TestNewAutoIncrementColumn(t *testing.T) {
+	create := "CREATE TABLE t (id INT PRIMARY KEY, c INT NOT NULL, v INT)"
+	fill := "INSERT INTO t SELECT seq, seq * 2, seq FROM seq_1_to_300"
+	refused := map[string]struct{ alter, setup, want string }{
+		"added":        {"ADD COLUMN s INT NOT NULL AUTO_INCREMENT, ADD UNIQUE KEY (s)", "", "adds the AUTO_INCREMENT column `s`"},
+		"zero to fill": {"MODIFY c INT NOT NULL AUTO_INCREMENT, ADD UNIQUE KEY (c)", "UPDATE t SET c = 0 WHERE id = 7", "rows hold NULL or 0 in it"},
+	}
+	for name, tc := range refused {
+		t.Run(name, func(t *testing.T) {
+			inserts := []string{fill}
+			if tc.setup != "" {
+				inserts = append(inserts, tc.setup)
+			}
+			db, cfg, _ := sameResultSetup(t, 77341, create, tc.alter, inserts...)
+			before := testenv.RowsText(t, db, sameResultDB, "t", "1")
+			err := testenv.WaitResult(t, runMigration(t, cfg), 60*time.Second)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("migration: %v, want one line with %q", err, tc.want)
+			}
+			if left := testenv.TableNames(t, db, sameResultDB, "_t_"); len(left) != 0 {
+				t.Errorf("helper tables left: %v", left)
+			}
+			if after := testenv.RowsText(t, db, sameResultDB, "t", "1"); strings.Join(after, "\n") != strings.Join(before, "\n") {
+				t.Error("the original table changed")
+			}
+		})
+	}
+	t.Run("kept values", func(t *testing.T) {
+		alter := "MODIFY c INT NOT NULL AUTO_INCREMENT, ADD UNIQUE KEY (c)"
+		db, cfg, postpone := sameResultSetup(t, 77342, create, alter, fill)
+		cfg.OkToDropTable = false
+		finishRun(t, postpone, runToPostponed(t, db, cfg))
+		testenv.Exec(t, db, "CREATE TABLE oracle LIKE _t_del", "INSERT INTO oracle SELECT * FROM _t_del")
+		assertSameAsServerAlter(t, db, "oracle", alter)
+	})
 }

@@ -166,10 +166,13 @@ type Config struct {
 	// ALTER with ALGORITHM=INSTANT on the original first (instant.go); AnalyzeGhostTable
 	// (--analyze-ghost-table-before-cutover) runs ANALYZE TABLE on the ghost before the cut-over;
 	// ChunkTime (--chunk-time, ours; 0: off) sizes chunks to take about this long each, with
-	// ChunkSize as the starting size and upper bound (copier.Adaptive).
+	// ChunkSize as the starting size and upper bound (copier.Adaptive). CopyThreads
+	// (--copy-threads, ours) is the number of copy sessions, fixed for the run; 0: half the
+	// primary's cores as @@thread_pool_size gives them, 1 to 8 (1 without the variable: MySQL).
 	AttemptInstantDDL bool
 	AnalyzeGhostTable bool
 	ChunkTime         time.Duration
+	CopyThreads       int
 
 	// Revert (issue 13, doc/revert.md), gh-ost's --revert and --old-table: swap back to the old
 	// table OldTableName of a --checkpoint migration of Table, after applying to it every change

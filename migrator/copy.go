@@ -1,7 +1,9 @@
 package migrator
 
 import (
-	"time"
+	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/copier"
@@ -11,9 +13,13 @@ import (
 // newCopier sets up the row copy of s's plan. The copy waits while the applier has a backlog
 // (applying changes comes before copying), and lets the applier catch up through the sentinel
 // before it judges rows missing from the ghost.
-func (m *Migrator) newCopier(s *session, a *binlogapply.Applier, sent *sentinel) (*copier.Copier, error) {
-	var c *copier.Copier // set below, before Run asks the gate
+func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.Applier, sent *sentinel) (*copier.Copier, error) {
 	cfg := copierConfig(s.plan)
+	threads, err := m.copyThreads(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Threads = threads
 	cfg.DB = s.primary
 	cfg.Retries = m.cfg.DefaultRetries
 	cfg.StartAfter = s.resumeKey() // --resume: above the checkpoint's key
@@ -22,17 +28,15 @@ func (m *Migrator) newCopier(s *session, a *binlogapply.Applier, sent *sentinel)
 		cfg.Adaptive = &copier.Adaptive{Target: m.cfg.ChunkTime, Min: 10, Max: 100000}
 	}
 	// --nice-ratio's rest, then the throttle's rules (throttle.go).
-	cfg.Throttler = copyGate{
+	cfg.Throttler = &copyGate{
 		nice:      throttle.Nice{Ratio: m.levers.signals.nice},
-		lastChunk: func() time.Duration { return c.LastChunkTime() },
 		throttler: m.levers.throttler,
 		log:       m.log,
 	}
 	cfg.CatchUp = copier.CatchUpFunc(sent.awaitApplied)
 	cfg.Logger = m.cfg.Logger
 	cfg.Test = copier.TestHooks{BeforeChunk: m.cfg.copyTest.beforeChunk, MaxErrorCount: m.cfg.copyTest.maxErrorCount}
-	c, err := copier.New(cfg)
-	return c, err
+	return copier.New(cfg)
 }
 
 // copierConfig is what the copy takes from the plan: the tables, the shared key and the columns.
@@ -48,4 +52,39 @@ func copierConfig(p *Plan) copier.Config {
 		GhostKeyExprs: p.GhostKeyExprs(p.Original.QualifiedName()),
 		EstimatedRows: p.EstimatedRows,
 	}
+}
+
+// maxCopyThreads is the largest --copy-threads: each session is a connection copying at full speed.
+const maxCopyThreads = 32
+
+// maxAutoCopyThreads bounds the number of copy sessions --copy-threads=0 chooses.
+const maxAutoCopyThreads = 8
+
+// copyThreads is the number of copy sessions: --copy-threads, or when 0 the one autoCopyThreads
+// chooses from the primary's @@thread_pool_size. It logs the number and why, once per copy.
+func (m *Migrator) copyThreads(ctx context.Context, s *session) (int, error) {
+	n, why := m.cfg.CopyThreads, "--copy-threads"
+	if n == 0 {
+		vars, err := readVariables(ctx, s.primary, "thread_pool_size")
+		if err != nil {
+			return 0, fmt.Errorf("choose the number of copy sessions: %w", err)
+		}
+		n, why = autoCopyThreads(vars)
+	}
+	m.log.Info().Int("copy_threads", n).Str("why", why).Msg("row copy sessions")
+	return n, nil
+}
+
+// autoCopyThreads is --copy-threads=0's choice from the primary's global variables: half its
+// cores, at least 1 and at most maxAutoCopyThreads. The cores are MariaDB's @@thread_pool_size
+// (on Linux it defaults to the number of CPUs, whether or not the pool is in use); a server
+// without it (MySQL) gets one session.
+func autoCopyThreads(vars map[string]string) (n int, why string) {
+	v, ok := vars["thread_pool_size"]
+	cores, err := strconv.Atoi(v)
+	if !ok || err != nil || cores < 1 {
+		return 1, "auto: the server has no @@thread_pool_size to count its cores by"
+	}
+	n = min(max(cores/2, 1), maxAutoCopyThreads)
+	return n, fmt.Sprintf("auto: half of @@thread_pool_size=%d (the server's cores), from 1 to %d", cores, maxAutoCopyThreads)
 }

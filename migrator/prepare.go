@@ -295,6 +295,9 @@ func (m *Migrator) planCopy(ctx context.Context, s *session, spec *alterSpec) (e
 		return err
 	}
 	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames
+	if err := checkNewAutoIncrement(ctx, s.primary, p, s.columns, s.ddl.SQLMode); err != nil {
+		return err
+	}
 	p.PadChar = table.HasPadChar(s.ddl.SQLMode)
 	if err := p.setPadding(); err != nil {
 		return err

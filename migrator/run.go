@@ -104,7 +104,7 @@ func (r *run) start(ctx context.Context) error {
 
 // copyRows copies every row of the original into the ghost, logging progress meanwhile.
 func (r *run) copyRows(ctx context.Context) error {
-	c, err := r.m.newCopier(r.s, r.applier, r.sent)
+	c, err := r.m.newCopier(ctx, r.s, r.applier, r.sent)
 	if err != nil {
 		return err
 	}
@@ -208,6 +208,7 @@ func (r *run) finish(ctx context.Context) {
 	m.log.Info().
 		Int64("rows_copied", r.rowsCopied()).
 		Int64("events_applied", st.EventsApplied).
+		Int64("apply_transactions", st.Transactions).
 		Str("copy", logfmt.Duration(time.Unix(0, r.copyEnd.Load()).Sub(r.started))).
 		Str("cut_over", logfmt.Duration(r.cutDone.Sub(r.cutStart))).
 		Str("total", logfmt.Duration(time.Since(r.started))).

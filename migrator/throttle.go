@@ -199,30 +199,37 @@ func (c *Config) validateThrottle() error {
 	return nil
 }
 
-// copyGate is what the copy waits on before each chunk: the rest --nice-ratio asks after the last
-// chunk, then the throttler. It logs when the copy is held back and when it goes on.
+// copyGate is what the copy waits on before each chunk: the rest --nice-ratio asks after the
+// asking session's last chunk, then the throttler. It logs when the copy is held back and when it
+// goes on: once for all the copy sessions, from the first held to the last released. Safe for
+// concurrent use (one call per copy session at a time).
 type copyGate struct {
 	nice      throttle.Nice
-	lastChunk func() time.Duration
 	throttler *throttle.Throttler
 	log       zerolog.Logger
+
+	held  atomic.Int32 // sessions waiting on the throttler now
+	since atomic.Int64 // when the first of them began waiting, in Unix nanoseconds
 }
 
-func (g copyGate) Wait(ctx context.Context) error {
-	if err := g.nice.Rest(ctx, g.lastChunk()); err != nil {
+func (g *copyGate) Wait(ctx context.Context, lastChunk time.Duration) error {
+	if err := g.nice.Rest(ctx, lastChunk); err != nil {
 		return err
 	}
 	throttled, reason := g.throttler.Check(ctx)
 	if !throttled {
 		return g.throttler.Wait(ctx)
 	}
-	began := time.Now()
-	g.log.Info().Str("reason", reason).Msg("copy throttled; the binlog applier keeps applying")
-	if err := g.throttler.Wait(ctx); err != nil {
-		return err
+	if g.held.Add(1) == 1 {
+		g.since.Store(time.Now().UnixNano())
+		g.log.Info().Str("reason", reason).Msg("copy throttled; the binlog applier keeps applying")
 	}
-	g.log.Info().Str("throttled_for", time.Since(began).Round(time.Millisecond).String()).Msg("copy no longer throttled")
-	return nil
+	err := g.throttler.Wait(ctx)
+	if g.held.Add(-1) == 0 && err == nil {
+		held := time.Since(time.Unix(0, g.since.Load()))
+		g.log.Info().Str("throttled_for", held.Round(time.Millisecond).String()).Msg("copy no longer throttled")
+	}
+	return err
 }
 
 // startThrottleReadings starts the loops that refresh the throttle's readings, in the run's

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -289,33 +290,75 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	}
 }
 
-// TestCopyGateRestsByTheNiceRatio: the copy's gate rests nice-ratio × the last chunk's time (the
-// knob's current value) before it asks the throttler.
+// TestCopyGateRestsByTheNiceRatio: the copy's gate rests nice-ratio × the asking session's last
+// chunk time (the knob's current value) before it asks the throttler; with several copy sessions
+// each rests in proportion to its own chunk.
 func TestCopyGateRestsByTheNiceRatio(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
 	m := mustNew(t, cfg)
-	gate := copyGate{
+	gate := &copyGate{
 		nice:      throttle.Nice{Ratio: m.levers.signals.nice},
-		lastChunk: func() time.Duration { return 100 * time.Millisecond },
 		throttler: m.levers.throttler,
 		log:       m.log,
 	}
-	timed := func() time.Duration {
+	timed := func(lastChunk time.Duration) time.Duration {
 		began := time.Now()
-		if err := gate.Wait(context.Background()); err != nil {
-			t.Fatal(err)
+		if err := gate.Wait(context.Background(), lastChunk); err != nil {
+			t.Error(err)
 		}
 		return time.Since(began)
 	}
-	if d := timed(); d >= 50*time.Millisecond {
+	if d := timed(100 * time.Millisecond); d >= 50*time.Millisecond {
 		t.Errorf("nice-ratio 0: the gate took %s", d)
 	}
 	if err := m.Set("nice-ratio", "1.5"); err != nil {
 		t.Fatal(err)
 	}
-	if d := timed(); d < 150*time.Millisecond {
+	if d := timed(100 * time.Millisecond); d < 150*time.Millisecond {
 		t.Errorf("nice-ratio 1.5 after a 100ms chunk: the gate took %s, want 150ms at least", d)
+	}
+	// Three sessions at once, after chunks of 40, 80 and 160ms.
+	var wg sync.WaitGroup
+	took := make([]time.Duration, 3)
+	for i := range took {
+		wg.Go(func() { took[i] = timed(time.Duration(40<<i) * time.Millisecond) })
+	}
+	wg.Wait()
+	for i, d := range took {
+		want := time.Duration(60<<i) * time.Millisecond
+		if d < want || d > want+200*time.Millisecond {
+			t.Errorf("session %d, nice-ratio 1.5 after a %dms chunk: the gate took %s, want about %s", i, 40<<i, d, want)
+		}
+	}
+}
+
+// TestCopyGateLogsOnceForAllSessions: sessions held by one throttle reason log it once, and the
+// release once.
+func TestCopyGateLogsOnceForAllSessions(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
+	var logs testenv.LogBuffer
+	cfg.Logger = testenv.Logger(t, &logs)
+	m := mustNew(t, cfg)
+	gate := &copyGate{nice: throttle.Nice{Ratio: m.levers.signals.nice}, throttler: m.levers.throttler, log: m.log}
+	m.Throttle(true)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if err := gate.Wait(context.Background(), 0); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	testenv.WaitFor(t, 5*time.Second, time.Millisecond, "four sessions held", func() (bool, error) { return gate.held.Load() == 4, nil })
+	m.Throttle(false)
+	wg.Wait()
+	if n := strings.Count(logs.String(), "copy throttled"); n != 1 {
+		t.Errorf("%d 'copy throttled' lines for four sessions held at once, want 1:\n%s", n, logs.String())
+	}
+	if n := strings.Count(logs.String(), "copy no longer throttled"); n != 1 {
+		t.Errorf("%d 'copy no longer throttled' lines, want 1:\n%s", n, logs.String())
 	}
 }
 

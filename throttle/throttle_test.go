@@ -3,6 +3,7 @@ package throttle
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,4 +142,69 @@ func TestSwitchAndState(t *testing.T) {
 	if st := th.State(); st.Throttled || st.Reason != "" {
 		t.Fatalf("state after the switch went off: %+v", st)
 	}
+}
+
+// Several copy sessions ask one Throttler at once (--copy-threads): every rule keeps its meaning
+// for all of them. The backlog rule's hold and the copy's turn are one for every session: at any
+// moment they all get the same answer. Run with -race.
+func TestThrottlerServesSeveralCopySessions(t *testing.T) {
+	clock := newFakeClock()
+	rule := &backlogRule{limit: BacklogLimit, read: func() int { return 1000 }, maxHold: BacklogMaxHold, turn: BacklogTurn, clock: clock}
+	const sessions = 8
+	askAll := func(step string, want bool) {
+		t.Helper()
+		got := make(chan bool, sessions)
+		var wg sync.WaitGroup
+		for range sessions {
+			wg.Go(func() {
+				throttled, _ := rule.Check(context.Background())
+				got <- throttled
+			})
+		}
+		wg.Wait()
+		close(got)
+		for throttled := range got {
+			if throttled != want {
+				t.Fatalf("%s: a session got throttled=%v, want %v for all", step, throttled, want)
+			}
+		}
+	}
+	askAll("a new backlog", true)
+	clock.Advance(BacklogMaxHold - time.Millisecond)
+	askAll("just before the longest hold", true)
+	clock.Advance(time.Millisecond)
+	askAll("the longest hold reached", false)
+	clock.Advance(BacklogTurn - time.Millisecond)
+	askAll("the end of the copy's turn", false)
+	clock.Advance(time.Millisecond)
+	askAll("after the turn", true)
+
+	// Wait from every session at once, with the rules switched on and off meanwhile.
+	var sw Switch
+	var backlog atomic.Int64
+	critical := &CriticalLoad{Thresholds: func() Load { return nil }}
+	th := New(critical, &sw, Backlog(BacklogLimit, func() int { return int(backlog.Load()) }))
+	th.Interval = time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range sessions {
+		wg.Go(func() {
+			for range 50 {
+				if err := th.Wait(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+				_ = th.State()
+			}
+		})
+	}
+	for i := range 100 {
+		sw.Set(i%3 == 0, "commanded by user")
+		backlog.Store(int64(i % 2 * 1000))
+		time.Sleep(100 * time.Microsecond)
+	}
+	sw.Set(false, "")
+	backlog.Store(0)
+	wg.Wait()
 }

@@ -137,7 +137,7 @@ func run(o options) error {
 			if err := srv.freshTable(ctx); err != nil {
 				return err
 			}
-			m, err := migrateAt(ctx, cfg, o, rate)
+			m, err := migrateAt(ctx, srv, cfg, o, rate)
 			if err != nil {
 				return err
 			}
@@ -147,6 +147,13 @@ func run(o options) error {
 		fmt.Println()
 	}
 	report(o, rates, insertSelect, alterCopy, runs)
+	alone := map[float64]loadAlone{}
+	for _, rate := range o.rates {
+		if alone[rate], err = measureLoadAlone(ctx, srv, cfg, o, rate, 5*time.Second); err != nil {
+			return err
+		}
+	}
+	reportCPU(rates, runs, alone)
 	return nil
 }
 

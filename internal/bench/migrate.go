@@ -26,16 +26,19 @@ type migration struct {
 	peakLag     float64 // largest heartbeat lag in the status lines, seconds: how far the applier is behind
 	cutOverWait time.Duration
 	load        loadgen.Stats
-	cutOver     string    // the tool's own cut-over summary line
-	copyDone    time.Time // when the bench read the tool's "row copy complete" line
+	cutOver     string        // the tool's own cut-over summary line
+	copyDone    time.Time     // when the bench read the tool's "row copy complete" line
+	checksum    time.Duration // the checksum phase, as the tool logged it (0: none)
+	serverCPU   time.Duration // CPU time the server used during the migration (-1: unknown)
+	toolCPU     time.Duration // CPU time the tool used (user + system, from /usr/bin/time)
 }
 
 // migrateAt runs the migration idle (rate 0) or while a paced write load runs on the table,
 // started a second before and stopped a second after. The cut-over wait is the longest
 // application write that ended after the tool logged "row copy complete".
-func migrateAt(ctx context.Context, cfg dbconn.Config, o options, rate float64) (migration, error) {
+func migrateAt(ctx context.Context, s *server, cfg dbconn.Config, o options, rate float64) (migration, error) {
 	if rate <= 0 {
-		return migrate(cfg, o)
+		return migrate(ctx, s, cfg, o)
 	}
 	loadDB, err := dbconn.Open(ctx, cfg, "gl_bench")
 	if err != nil {
@@ -45,7 +48,7 @@ func migrateAt(ctx context.Context, cfg dbconn.Config, o options, rate float64) 
 	load := loadgen.Start(ctx, loadgen.Config{DB: loadDB, Rate: rate, Workers: 8, Ops: benchOps(o.rows),
 		OnError: func(_ int, err error) bool { return strings.Contains(err.Error(), "1062") }})
 	time.Sleep(time.Second) // the load is running before the migration starts
-	m, err := migrate(cfg, o)
+	m, err := migrate(ctx, s, cfg, o)
 	time.Sleep(time.Second)
 	m.load = load.Stop()
 	if !m.copyDone.IsZero() {
@@ -74,9 +77,11 @@ func benchOps(rows int) []loadgen.Op {
 	}
 }
 
-// migrate runs the binary on gl_bench.t, reading its JSON log as it comes.
-func migrate(cfg dbconn.Config, o options) (migration, error) {
-	args := []string{"-f", "%M", o.binary, "--host=" + cfg.Host, "--port=" + strconv.Itoa(cfg.Port), "--user=" + cfg.User,
+// migrate runs the binary on gl_bench.t, reading its JSON log as it comes. Its socket file is
+// the bench's own, so that benches on two sandboxes of one machine do not meet there.
+func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migration, error) {
+	socket := fmt.Sprintf("%s/gl-bench-%d.sock", os.TempDir(), cfg.Port)
+	args := []string{"-f", "%M %U %S", o.binary, "--serve-socket-file=" + socket, "--host=" + cfg.Host, "--port=" + strconv.Itoa(cfg.Port), "--user=" + cfg.User,
 		"--password=" + cfg.Password, "--database=gl_bench", "--table=t", "--alter=" + alter, "--allow-on-master",
 		"--execute", "--ok-to-drop-table", "--replica-server-id=99100", "--log-format=json"}
 	if o.chunk > 0 {
@@ -88,14 +93,19 @@ func migrate(cfg dbconn.Config, o options) (migration, error) {
 	if err != nil {
 		return migration{}, err
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), s.serverCPU(ctx)
 	if err := cmd.Start(); err != nil {
 		return migration{}, err
 	}
 	var m migration
 	out := m.read(stderr)
 	err = cmd.Wait()
-	m.took = time.Since(start)
+	m.took, m.serverCPU = time.Since(start), s.serverCPU(ctx)
+	if cpu0 < 0 || m.serverCPU < 0 {
+		m.serverCPU = -1
+	} else {
+		m.serverCPU -= cpu0
+	}
 	if err != nil {
 		return m, fmt.Errorf("go-ghostlite failed: %v\n%s", err, out)
 	}
@@ -104,7 +114,12 @@ func migrate(cfg dbconn.Config, o options) (migration, error) {
 		_ = os.WriteFile(name, []byte(out), 0o644) // best effort: the logs are for reading by hand
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	m.rssKB, _ = strconv.ParseInt(strings.TrimSpace(lines[len(lines)-1]), 10, 64)
+	if f := strings.Fields(lines[len(lines)-1]); len(f) == 3 { // /usr/bin/time: "%M %U %S"
+		m.rssKB, _ = strconv.ParseInt(f[0], 10, 64)
+		user, _ := strconv.ParseFloat(f[1], 64)
+		system, _ := strconv.ParseFloat(f[2], 64)
+		m.toolCPU = time.Duration((user + system) * float64(time.Second))
+	}
 	return m, nil
 }
 
@@ -120,8 +135,9 @@ func (m *migration) read(r io.Reader) string {
 		l := sc.Text()
 		all.WriteString(l + "\n")
 		var ev struct {
-			Message string `json:"message"`
-			Status  *struct {
+			Message  string `json:"message"`
+			Checksum string `json:"took"`
+			Status   *struct {
 				Backlog int     `json:"backlog"`
 				Events  int64   `json:"events_applied"`
 				Elapsed float64 `json:"elapsed_seconds"`
@@ -141,6 +157,8 @@ func (m *migration) read(r io.Reader) string {
 			lastEvents, lastAt = s.Events, s.Elapsed
 		case strings.HasPrefix(ev.Message, "row copy complete"):
 			m.copyDone = time.Now()
+		case strings.HasPrefix(ev.Message, "checksum:"):
+			m.checksum, _ = time.ParseDuration(ev.Checksum)
 		case strings.Contains(ev.Message, "cut-over complete"):
 			m.cutOver = l
 		}

@@ -15,6 +15,7 @@ import (
 type server struct {
 	db      *sql.DB
 	replica *sql.DB // nil when no replica answers
+	pid     string  // the server's process id when it runs on this machine (cpu.go)
 }
 
 func openServer(ctx context.Context, cfg dbconn.Config) (*server, error) {

@@ -1,0 +1,1 @@
+SELECT COUNT(*) = 0 FROM gl_test WHERE extra <> 7
