@@ -286,7 +286,7 @@ func (c *Copier) work(ctx context.Context, s *session, chunks <-chan chunk) erro
 		took = time.Since(began)
 		c.lastChunk.Store(int64(took))
 		if a := c.cfg.Adaptive; a != nil {
-			c.cfg.Knobs.SetChunkSize(a.Next(ch.size, took, s.stalls != stalls))
+			c.cfg.Knobs.adaptChunkSize(a.Next(ch.size, took, s.stalls != stalls))
 		}
 		c.chunks.Add(1)
 	}

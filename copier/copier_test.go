@@ -203,4 +203,14 @@ func TestKnobs(t *testing.T) {
 	if k.ChunkSize() != 1 {
 		t.Errorf("chunk size %d after setting 0, want 1", k.ChunkSize())
 	}
+	k.adaptChunkSize(300)
+	if k.ChunkSize() != 300 {
+		t.Errorf("chunk size %d after --chunk-time chose 300", k.ChunkSize())
+	}
+	// An operator's size stays: --chunk-time no longer changes it.
+	k.FixChunkSize(50)
+	k.adaptChunkSize(5000)
+	if k.ChunkSize() != 50 {
+		t.Errorf("chunk size %d after an operator fixed 50 and --chunk-time chose 5000", k.ChunkSize())
+	}
 }

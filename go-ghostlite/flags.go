@@ -99,7 +99,7 @@ func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&cfg.TestOnReplicaSkipReplicaStop, "test-on-replica-skip-replica-stop", false, "with --test-on-replica, do not stop replication (it is already stopped or must not be)")
 
 	// copy and apply
-	fs.IntVar(&cfg.ChunkSize, "chunk-size", d.ChunkSize, "rows copied per chunk (10 to 100000)")
+	fs.IntVar(&cfg.ChunkSize, "chunk-size", d.ChunkSize, "rows copied per chunk (10 to 100000); given, every chunk has that many rows (gh-ost), else chunks start there and follow --chunk-time")
 	fs.IntVar(&cfg.DMLBatchSize, "dml-batch-size", d.DMLBatchSize, "binary log row events applied per transaction (1 to 100)")
 	fs.IntVar(&cfg.DefaultRetries, "default-retries", d.DefaultRetries, "attempts of an operation that failed (a chunk copy, the cut-over) before giving up")
 	fs.BoolVar(&cfg.ExactRowcount, "exact-rowcount", false, "count the table's rows (SELECT COUNT(*)) for progress, instead of the optimizer's estimate")
@@ -193,6 +193,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	if err := v.applyBasics(fs, &cfg, stderr); err != nil {
 		return invocation{}, err
 	}
+	applyChunkDefaults(fs, &cfg)
 
 	logger, progress, err := v.output(stderr)
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
 // --chunk-time takes a Go duration; a value out of range is refused in one line naming the flag.
@@ -22,6 +25,30 @@ func TestChunkTimeFlag(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), "--chunk-time must be 0 (off) or between 10ms and 1m") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: got %v", bad, err)
+		}
+	}
+}
+
+// Without --chunk-size chunks follow --chunk-time's default; a gh-ost command line that gives
+// --chunk-size alone keeps fixed chunks of that size; both given, both count.
+func TestChunkTimeDefault(t *testing.T) {
+	cases := []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, migrator.DefaultChunkTime},
+		{[]string{"--chunk-size=500"}, 0},
+		{[]string{"-chunk-size", "500"}, 0},
+		{[]string{"--chunk-size=500", "--chunk-time=300ms"}, 300 * time.Millisecond},
+		{[]string{"--chunk-time=0"}, 0},
+	}
+	for _, c := range cases {
+		inv, err := parse(t, append(slices.Clone(required), c.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inv.Config.ChunkTime != c.want {
+			t.Errorf("%v: chunk time %v, want %v", c.args, inv.Config.ChunkTime, c.want)
 		}
 	}
 }

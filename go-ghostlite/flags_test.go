@@ -102,6 +102,7 @@ func TestDefaultsAreGhOsts(t *testing.T) {
 	got := mustParse(t, required...)
 	want := migrator.DefaultConfig()
 	want.Database, want.Table, want.Alter = "db", "tbl", "ADD COLUMN c INT"
+	want.ChunkTime = migrator.DefaultChunkTime // ours, not gh-ost's: chunks sized by their time
 	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
 	}
@@ -251,7 +252,7 @@ func TestHelpAndVersion(t *testing.T) {
 	help := strings.Join(strings.Fields(out.String()), " ")
 	for _, want := range []string{
 		"Usage:", "Example:", "Exit codes: 0 success, 1", "2 bad usage",
-		"--chunk-size int rows copied per chunk (10 to 100000) (default 1000)",
+		"--chunk-size int rows copied per chunk (10 to 100000); given, every chunk has that many rows (gh-ost), else chunks start there and follow --chunk-time (default 1000)",
 		`--host string`, `(default "127.0.0.1")`,
 	} {
 		if !strings.Contains(help, want) {

@@ -158,7 +158,7 @@ func TestBinary(t *testing.T) {
 
 	code, out, errOut := runBin("--help")
 	if code != 0 || errOut != "" || !strings.Contains(strings.Join(strings.Fields(out), " "),
-		"--chunk-size int rows copied per chunk (10 to 100000) (default 1000)") {
+		"--chunk-size int rows copied per chunk (10 to 100000); given, every chunk has that many rows (gh-ost), else chunks start there and follow --chunk-time (default 1000)") {
 		t.Errorf("--help: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 

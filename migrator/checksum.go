@@ -33,7 +33,7 @@ func (r *run) checksum(ctx context.Context) error {
 		GhostTable:     p.GhostTable,
 		OriginalKey:    p.OriginalKey,
 		Pairs:          pairs,
-		ChunkSize:      m.levers.chunkSize.ChunkSize,
+		ChunkSize:      m.checksumChunkSize,
 		LockTimeout:    m.cfg.CutOverLockTimeout,
 		CatchUpTimeout: checksumCatchUpTimeout,
 		CatchUp:        copier.CatchUpFunc(r.sent.awaitApplied),
@@ -70,4 +70,15 @@ func (c *Config) validateChecksum() error {
 		return fmt.Errorf("%w: --allow-cascading-foreign-keys-data-loss needs the checksum before the cut-over: drop --checksum=false", ErrUsage)
 	}
 	return nil
+}
+
+// checksumChunkSize is the size of the checksum's chunks (it compares ranges of ten): the chunk
+// size the copy uses now, or, while --chunk-time sizes the copy's chunks, --chunk-size, the size
+// they started from. Chunks grown for speed (tens of thousands of rows) would leave the three
+// sessions a handful of ranges to share, and make a repair copy far more rows than differ.
+func (m *Migrator) checksumChunkSize() int {
+	if m.cfg.ChunkTime > 0 && !m.levers.chunkSize.Fixed() {
+		return m.cfg.ChunkSize
+	}
+	return m.levers.chunkSize.ChunkSize()
 }

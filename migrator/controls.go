@@ -76,7 +76,7 @@ func (m *Migrator) newLevers() *levers {
 	l.signals = newThrottleSignals(m.cfg)
 	l.throttler = throttle.New(l.signals.rules(m.cfg, &l.userThrottle, throttle.Backlog(throttle.BacklogLimit, backlog))...)
 	l.registerThrottleKnobs(l.signals)
-	l.register("chunk-size", intKnob(10, 100000, l.chunkSize.ChunkSize, l.chunkSize.SetChunkSize))
+	l.register("chunk-size", intKnob(10, 100000, l.chunkSize.ChunkSize, l.chunkSize.FixChunkSize))
 	l.register("dml-batch-size", intKnob(1, 100, func() int { return int(l.dmlBatchSize.Load()) }, func(n int) {
 		l.dmlBatchSize.Store(int64(n))
 		if a := m.applier(); a != nil {
