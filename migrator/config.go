@@ -166,7 +166,7 @@ type Config struct {
 	// ALTER with ALGORITHM=INSTANT on the original first (instant.go); AnalyzeGhostTable
 	// (--analyze-ghost-table-before-cutover) runs ANALYZE TABLE on the ghost before the cut-over;
 	// ChunkTime (--chunk-time, ours; 0: off) sizes chunks to take about this long each, with
-	// ChunkSize as the starting size and upper bound (copier.Adaptive). CopyThreads
+	// ChunkSize as the starting size (copier.Adaptive; 10 to 100000 rows). CopyThreads
 	// (--copy-threads, ours) is the number of copy sessions, fixed for the run; 0: half the
 	// primary's cores as @@thread_pool_size gives them, 1 to 8 (1 without the variable: MySQL).
 	AttemptInstantDDL bool
