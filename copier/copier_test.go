@@ -46,6 +46,51 @@ func copyTestConfig(t *testing.T, chunkSize int, catchUps *atomic.Int64) Config 
 	}
 }
 
+// newCopier is New(cfg), failing the test when cfg is refused.
+func newCopier(t *testing.T, cfg Config) *Copier {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// copyWithin runs c for at most 30 s and returns its error.
+func copyWithin(c *Copier) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.Run(ctx)
+}
+
+// mustCopy runs c (copyWithin) and fails the test when the copy fails.
+func mustCopy(t *testing.T, c *Copier) {
+	t.Helper()
+	if err := copyWithin(c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// clashOnNewUniqueKey creates cfg's ghost _t_gho(id, u) with a new unique key on u and makes
+// cfg.CatchUp the lagging "applier" catching up: the rows above 1000 get their current values
+// ('w' and their id), which clash with nothing. staleRow(ctx, k) writes, as that applier would,
+// row 1000+k with the old value of row k of the original: row k clashes on u and stays out of the
+// ghost after its chunk, until the catch-up.
+func clashOnNewUniqueKey(t *testing.T, cfg *Config, catchUps *atomic.Int64) (staleRow func(ctx context.Context, k int64) error) {
+	t.Helper()
+	db := cfg.DB
+	testenv.Exec(t, db, "CREATE TABLE _t_gho (id INT PRIMARY KEY, u VARCHAR(10), UNIQUE KEY uk_u (u))")
+	cfg.CatchUp = CatchUpFunc(func(context.Context) error {
+		catchUps.Add(1)
+		_, err := db.Exec("UPDATE " + copierDB + "._t_gho SET u = CONCAT('w', id) WHERE id > 1000")
+		return err
+	})
+	return func(ctx context.Context, k int64) error {
+		_, err := db.ExecContext(ctx, "INSERT INTO "+copierDB+"._t_gho VALUES (?, CONCAT('v', ?))", 1000+k, k)
+		return err
+	}
+}
+
 // The copy asks the throttler before every chunk, reads the chunk size for each chunk it plans,
 // leaves a row already in the ghost (the applier's, newer) as it is, and reports its progress.
 func TestCopierCopiesEveryChunkAfterAskingTheThrottler(t *testing.T) {
@@ -65,18 +110,11 @@ func TestCopierCopiesEveryChunkAfterAskingTheThrottler(t *testing.T) {
 		}
 		return nil
 	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCopier(t, cfg)
 	if copied, total := c.Progress(); copied != 0 || total != 900 {
 		t.Errorf("progress before the copy: %d/%d, want 0/900", copied, total)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustCopy(t, c)
 	// Chunks of 100 make 10; at most the first four are planned before the size falls to 50.
 	if n := chunks.Load(); n < 16 {
 		t.Errorf("%d chunks: the new chunk size was not used", n)
@@ -103,13 +141,7 @@ func TestCopierFailsOnATruncation(t *testing.T) {
 	var catchUps atomic.Int64
 	cfg := copyTestConfig(t, 300, &catchUps)
 	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho (id INT PRIMARY KEY, u VARCHAR(5))", "UPDATE t SET u = 'toolong' WHERE id = 700")
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err = c.Run(ctx)
+	err := copyWithin(newCopier(t, cfg))
 	if err == nil || !strings.Contains(err.Error(), "copy chunk 3") || !strings.Contains(err.Error(), "Data truncated for column 'u'") ||
 		!strings.Contains(err.Error(), "the original table is untouched") {
 		t.Fatalf("copy of a row the ghost cannot hold: %v", err)
@@ -123,29 +155,12 @@ func TestCopierFailsOnATruncation(t *testing.T) {
 func TestCopierWaitsForTheApplierOnceForAllChunksWithMissingRows(t *testing.T) {
 	var catchUps atomic.Int64
 	cfg := copyTestConfig(t, 100, &catchUps)
-	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho (id INT PRIMARY KEY, u VARCHAR(10), UNIQUE KEY uk_u (u))")
-	// Just before each chunk of 100 is copied, the "applier" writes row 1000+k with the old value
-	// of row k of that chunk: a clash on uk_u until it catches up.
-	cfg.Test.BeforeChunk = func(ctx context.Context, n int64) error {
-		k := (n-1)*100 + 50
-		_, err := cfg.DB.ExecContext(ctx, "INSERT INTO "+copierDB+"._t_gho VALUES (?, CONCAT('v', ?))", 1000+k, k)
-		return err
-	}
-	cfg.CatchUp = CatchUpFunc(func(context.Context) error {
-		catchUps.Add(1)
-		// The applier catches up: those rows now hold their current values.
-		_, err := cfg.DB.Exec("UPDATE " + copierDB + "._t_gho SET u = CONCAT('w', id) WHERE id > 1000")
-		return err
-	})
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	staleRow := clashOnNewUniqueKey(t, &cfg, &catchUps)
+	// Just before each chunk of 100 is copied, the "applier" writes a row with the old value of
+	// row 50 of that chunk: a clash on uk_u until it catches up.
+	cfg.Test.BeforeChunk = func(ctx context.Context, n int64) error { return staleRow(ctx, (n-1)*100+50) }
+	c := newCopier(t, cfg)
+	mustCopy(t, c)
 	if n := catchUps.Load(); n != 1 {
 		t.Errorf("the copy waited for the applier %d times, want once for the ten chunks", n)
 	}

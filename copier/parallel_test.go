@@ -148,10 +148,7 @@ func TestParallelCopyUnderWritesEqualsTheOriginal(t *testing.T) {
 					return arrived.Load() >= 3, nil
 				})
 			}
-			c, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := newCopier(t, cfg)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			load := loadgen.Start(ctx, loadgen.Config{DB: cfg.DB, Ops: pc.ops, Rate: 1500, Workers: 6,
@@ -214,14 +211,9 @@ func TestParallelCompleteUpToWaitsForTheSlowestChunk(t *testing.T) {
 		}
 		return nil
 	}
-	var err error
-	if c, err = New(cfg); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	c = newCopier(t, cfg)
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	go func() { done <- copyWithin(c) }()
 	testenv.WaitFor(t, 20*time.Second, time.Millisecond, "every chunk but chunk 2 copied", func() (bool, error) {
 		return c.ChunksCopied() == 9, nil
 	})
@@ -245,7 +237,7 @@ func TestParallelCompleteUpToWaitsForTheSlowestChunk(t *testing.T) {
 func TestParallelDeferredChunksAreCopiedAgainAfterOneCatchUp(t *testing.T) {
 	var catchUps atomic.Int64
 	cfg := copyTestConfig(t, 100, &catchUps)
-	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho (id INT PRIMARY KEY, u VARCHAR(10), UNIQUE KEY uk_u (u))")
+	staleRow := clashOnNewUniqueKey(t, &cfg, &catchUps)
 	cfg.Threads = 3
 	var c *Copier
 	// Chunks 4 and 7 meet a row the "applier" wrote with the old value of one of their rows.
@@ -256,26 +248,12 @@ func TestParallelDeferredChunksAreCopiedAgainAfterOneCatchUp(t *testing.T) {
 			}
 		}
 		if n == 4 || n == 7 {
-			k := (n-1)*100 + 50
-			_, err := cfg.DB.ExecContext(ctx, "INSERT INTO "+copierDB+"._t_gho VALUES (?, CONCAT('v', ?))", 1000+k, k)
-			return err
+			return staleRow(ctx, (n-1)*100+50)
 		}
 		return nil
 	}
-	cfg.CatchUp = CatchUpFunc(func(context.Context) error {
-		catchUps.Add(1)
-		_, err := cfg.DB.Exec("UPDATE " + copierDB + "._t_gho SET u = CONCAT('w', id) WHERE id > 1000")
-		return err
-	})
-	var err error
-	if c, err = New(cfg); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c = newCopier(t, cfg)
+	mustCopy(t, c)
 	if n := catchUps.Load(); n != 1 {
 		t.Errorf("the copy waited for the applier %d times, want once for both chunks", n)
 	}
@@ -318,10 +296,7 @@ func TestParallelRetriesALockWaitWhileTheOthersGoOn(t *testing.T) {
 	if _, err := holder.ExecContext(ctx, "UPDATE "+copierDB+".t SET u = 'held' WHERE id = 250"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCopier(t, cfg)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	testenv.WaitFor(t, 20*time.Second, 5*time.Millisecond, "a lock wait timeout retried", func() (bool, error) {

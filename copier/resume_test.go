@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -15,31 +14,18 @@ import (
 func TestCompleteUpToStopsAtTheFirstDeferredChunk(t *testing.T) {
 	var catchUps atomic.Int64
 	cfg := copyTestConfig(t, 100, &catchUps)
-	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho (id INT PRIMARY KEY, u VARCHAR(10), UNIQUE KEY uk_u (u))")
+	staleRow := clashOnNewUniqueKey(t, &cfg, &catchUps)
 	var c *Copier
 	var seen []string
 	cfg.Test.BeforeChunk = func(ctx context.Context, n int64) error {
 		seen = append(seen, string(keyOf(c.CompleteUpTo())))
 		if n == 4 { // chunk 4 (301..400) clashes on uk_u: deferred
-			_, err := cfg.DB.ExecContext(ctx, "INSERT INTO "+copierDB+"._t_gho VALUES (2000, 'v350')")
-			return err
+			return staleRow(ctx, 350)
 		}
 		return nil
 	}
-	cfg.CatchUp = CatchUpFunc(func(context.Context) error {
-		catchUps.Add(1)
-		_, err := cfg.DB.Exec("UPDATE " + copierDB + "._t_gho SET u = 'w' WHERE id = 2000")
-		return err
-	})
-	var err error
-	if c, err = New(cfg); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c = newCopier(t, cfg)
+	mustCopy(t, c)
 	want := []string{"", "100", "200", "300", "300", "300", "300", "300", "300", "300"}
 	if len(seen) != len(want) {
 		t.Fatalf("CompleteUpTo before each chunk: %q, want %q", seen, want)
@@ -60,18 +46,11 @@ func TestStartAfterCopiesOnlyAboveTheKey(t *testing.T) {
 	cfg := copyTestConfig(t, 100, &catchUps)
 	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho LIKE t")
 	cfg.StartAfter = []sql.RawBytes{sql.RawBytes("750")}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCopier(t, cfg)
 	if got := string(keyOf(c.CompleteUpTo())); got != "750" {
 		t.Errorf("CompleteUpTo before the copy: %q, want the start key 750", got)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustCopy(t, c)
 	var n, least int
 	if err := cfg.DB.QueryRow("SELECT COUNT(*), MIN(id) FROM "+copierDB+"._t_gho").Scan(&n, &least); err != nil {
 		t.Fatal(err)
@@ -81,12 +60,8 @@ func TestStartAfterCopiesOnlyAboveTheKey(t *testing.T) {
 	}
 
 	cfg.StartAfter = []sql.RawBytes{sql.RawBytes("1000")}
-	if c, err = New(cfg); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c = newCopier(t, cfg)
+	mustCopy(t, c)
 	if c.Copied() != 0 || !c.Done() {
 		t.Errorf("from the largest key: copied %d, done %v; want 0, true", c.Copied(), c.Done())
 	}

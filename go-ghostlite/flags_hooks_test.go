@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,6 +78,18 @@ func TestMetricsAddrBusy(t *testing.T) {
 	}
 }
 
+// dryRunWithHooks runs the command line's dry run of "ADD COLUMN c INT" on database.t of the
+// sandbox with the hooks in dir (and more flags), and returns its exit code and stderr.
+func dryRunWithHooks(database, dir string, more ...string) (int, string) {
+	c := testenv.PrimaryConfig()
+	args := append([]string{"--host=" + c.Host, "--port=" + strconv.Itoa(c.Port), "--user=" + c.User, "--password=" + c.Password,
+		"--allow-on-master", "--database=" + database, "--table=t", "--alter=ADD COLUMN c INT", "--quiet",
+		"--hooks-path=" + dir}, more...)
+	var stderr bytes.Buffer
+	code := run(args, &bytes.Buffer{}, &stderr)
+	return code, stderr.String()
+}
+
 // The command line wires the hooks: a dry run on the sandbox runs on-startup, on-validated and
 // on-success, told it is a dry run.
 func TestHooksWiredOnADryRun(t *testing.T) {
@@ -90,13 +103,8 @@ func TestHooksWiredOnADryRun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := testenv.PrimaryConfig()
-	var stderr bytes.Buffer
-	code := run([]string{"--host=" + c.Host, "--port=" + strconv.Itoa(c.Port), "--user=" + c.User, "--password=" + c.Password,
-		"--allow-on-master", "--database=" + dbName, "--table=t", "--alter=ADD COLUMN c INT", "--quiet",
-		"--hooks-path=" + dir, "--hooks-hint=dry"}, &bytes.Buffer{}, &stderr)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	if code, stderr := dryRunWithHooks(dbName, dir, "--hooks-hint=dry"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	got, err := os.ReadFile(out)
 	if err != nil {
@@ -104,5 +112,31 @@ func TestHooksWiredOnADryRun(t *testing.T) {
 	}
 	if want := "gh-ost-on-startup true dry\ngh-ost-on-validated true dry\ngh-ost-on-success true dry\n"; string(got) != want {
 		t.Fatalf("hooks ran:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A failing gh-ost-on-validated aborts the run: exit 1, one line on stderr naming the hook and
+// its exit status; on-failure runs, on-success does not; nothing is left on the server.
+func TestFailingHookExitsNonZero(t *testing.T) {
+	const dbName = "gl_main_hooks"
+	db := testenv.Database(t, dbName)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY)")
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+	for name, exit := range map[string]int{"gh-ost-on-validated": 5, "gh-ost-on-success": 0, "gh-ost-on-failure": 0} {
+		script := fmt.Sprintf("#!/bin/sh\nbasename \"$0\" >> %s\nexit %d\n", out, exit)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stderr := dryRunWithHooks(dbName, dir)
+	want := "go-ghostlite: migration aborted: hook " + filepath.Join(dir, "gh-ost-on-validated") + " exited with status 5; the original table is untouched\n"
+	if code != exitFailure || stderr != want {
+		t.Fatalf("exit %d, stderr %q\nwant exit 1, %q", code, stderr, want)
+	}
+	if got, err := os.ReadFile(out); err != nil || string(got) != "gh-ost-on-validated\ngh-ost-on-failure\n" {
+		t.Errorf("hooks ran %q (%v), want on-validated then on-failure", got, err)
+	}
+	if left := testenv.TableNames(t, db, dbName, "_t_"); len(left) != 0 {
+		t.Errorf("helper tables left behind: %q", left)
 	}
 }

@@ -24,7 +24,7 @@ func attachObservers(inv invocation, m *migrator.Migrator) (*observers, error) {
 			StatusInterval: time.Duration(f.statusIntervalSeconds) * time.Second,
 			Alter:          cfg.Alter, DryRun: !cfg.Execute, Logger: cfg.Logger}, m)
 		m.Observe(o.hooks)
-		m.GateCutOver(o.hooks.BeforeCutOver)
+		m.GateStep(o.hooks.Step)
 	}
 	if addr := inv.Metrics.addr; addr != "" {
 		o.metrics = metrics.New(m, cfg.Logger)

@@ -1,17 +1,22 @@
 // Package hooks runs gh-ost's hook scripts at the moments of a migration: every executable in
 // --hooks-path whose name starts with gh-ost-on-<event> (gh-ost-on-startup, gh-ost-on-success,
-// ...) runs, in name order, with the GH_OST_* environment that describes the run. It is an
-// observer of the run (migrator.EventObserver) and a cut-over gate (BeforeCutOver): it reads
-// migrator.Status and never reaches into the run.
+// ...) runs, in name order, with the GH_OST_* environment that describes the run. It is a step
+// gate of the run (Step, for migrator.GateStep), an observer of it (migrator.EventObserver) for
+// the hooks that do not steer it, and the interactive commands' gate (InteractiveCommand): it
+// reads migrator.Status and never reaches into the run.
 //
 // Invariants:
 //   - a hook runs at most Config.Timeout; then it and the processes it started are killed;
 //   - its combined output goes to the log (bounded), never to the migration's own output;
 //   - the password is never in its environment (only the process's own environment and the
 //     GH_OST_* variables, none of which carries a credential);
-//   - only gh-ost-on-before-cut-over and gh-ost-on-interactive-command steer the run: a failure of
-//     the first fails that cut-over attempt (retried like any failed attempt), of the second
-//     rejects the command. Every other hook's failure is logged and the run goes on;
+//   - failures have gh-ost's effects: a non-zero exit or a timeout of gh-ost-on-startup,
+//     on-validated, on-before-row-copy, on-row-copy-complete or on-before-cut-over aborts the
+//     migration (before its cut-over: the original untouched); of on-success makes the run
+//     return an error though the migration is done; of on-interactive-command rejects the
+//     command. Every other hook's failure (on-status, on-rowcount-complete, on-begin-postponed,
+//     on-stop-replication, on-start-replication, on-failure) is logged and the run goes on;
+//   - the error of a failed hook is one line naming its file and its exit status (or timeout);
 //   - a hook runs synchronously where its moment happens (the run waits for it), except
 //     on-status, which runs beside the run: at most one at a time, a tick is skipped while one runs.
 package hooks
@@ -77,8 +82,8 @@ type Config struct {
 	Logger zerolog.Logger
 }
 
-// Hooks runs the hooks of one migration. Register it with Migrator.Observe and
-// Migrator.GateCutOver(h.BeforeCutOver).
+// Hooks runs the hooks of one migration. Register it with Migrator.Observe(h) and
+// Migrator.GateStep(h.Step).
 type Hooks struct {
 	cfg      Config
 	controls migrator.Controls
@@ -181,6 +186,7 @@ func (h *Hooks) runOne(ctx context.Context, file string, env []string) error {
 	err := cmd.Run()
 	took := time.Since(began).Round(time.Millisecond)
 	name := filepath.Base(file)
+	shown := filepath.Join(h.cfg.Path, name) // as the user gave --hooks-path
 	ev := h.log.Info()
 	if err != nil {
 		ev = h.log.Warn().Err(err)
@@ -190,13 +196,25 @@ func (h *Hooks) runOne(ctx context.Context, file string, env []string) error {
 		ev = ev.Str("output", output)
 	}
 	ev.Msgf("hook %s ran", name)
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("hook %s ran longer than %s and was killed", name, h.cfg.Timeout)
 	}
-	return fmt.Errorf("hook %s: %w", name, err)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("hook %s ran longer than %s and was killed", shown, h.cfg.Timeout)
+	}
+	return failure(shown, err)
+}
+
+// failure is the one-line error of the hook file that failed with err (from exec.Cmd.Run).
+func failure(file string, err error) error {
+	var exit *exec.ExitError
+	switch {
+	case !errors.As(err, &exit):
+		return fmt.Errorf("hook %s could not run: %w", file, err)
+	case exit.ExitCode() >= 0:
+		return fmt.Errorf("hook %s exited with status %d", file, exit.ExitCode())
+	}
+	return fmt.Errorf("hook %s was stopped: %w", file, err) // a signal: "signal: killed"
 }
 
 // boundedBuffer keeps the first limit bytes written to it and counts the rest.

@@ -3,7 +3,7 @@ package hooks
 import (
 	"context"
 	"database/sql"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +31,7 @@ func migration(t *testing.T, r *recorder, cfg migrator.Config, logs *testenv.Log
 	h := New(Config{Path: r.dir, StatusInterval: 500 * time.Millisecond, Alter: cfg.Alter, DryRun: !cfg.Execute,
 		Hint: "deploy 42", HintOwner: "alice", HintToken: "t0k", Logger: cfg.Logger}, m)
 	m.Observe(h)
-	m.GateCutOver(h.BeforeCutOver)
+	m.GateStep(h.Step)
 	t.Cleanup(h.Wait)
 	return m, h
 }
@@ -47,9 +47,8 @@ func baseConfig(database string, serverID uint32) migrator.Config {
 }
 
 // TestEveryHookOnARealMigration installs every hook and runs a migration with a throttled copy
-// (long enough for on-status), a postponed cut-over, an interactive command and a before-cut-over
-// hook that refuses the first attempt: each hook runs at its moment, in gh-ost's order, with the
-// run's values in its environment.
+// (long enough for on-status), a postponed cut-over and an interactive command: each hook runs
+// once at its moment, in gh-ost's order, with the run's values in its environment.
 func TestEveryHookOnARealMigration(t *testing.T) {
 	db := testenv.Database(t, hooksDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_1000")
@@ -57,9 +56,6 @@ func TestEveryHookOnARealMigration(t *testing.T) {
 	for _, name := range allHooks {
 		r.install(name, "")
 	}
-	// The first cut-over attempt is refused (the file is not there yet), the second goes.
-	seen := filepath.Join(r.out, "seen")
-	r.install(OnBeforeCutOver, fmt.Sprintf("test -e %q || { touch %q; echo 'not yet'; exit 1; }", seen, seen))
 	logs := &testenv.LogBuffer{}
 	m, h := migration(t, r, baseConfig(hooksDB, 77501), logs)
 	m.Throttle(true)
@@ -90,12 +86,12 @@ func TestEveryHookOnARealMigration(t *testing.T) {
 		}
 	}
 	want := []string{OnStartup, OnValidated, OnRowCountComplete, OnBeforeRowCopy, OnRowCopyComplete,
-		OnBeginPostponed, OnInteractiveCommand, OnBeforeCutOver, OnBeforeCutOver, OnSuccess}
+		OnBeginPostponed, OnInteractiveCommand, OnBeforeCutOver, OnSuccess}
 	if !slices.Equal(order, want) {
 		t.Fatalf("hooks ran in the order\n %q\nwant\n %q", order, want)
 	}
-	if !logs.Contains("not yet") || !logs.Contains("cut-over attempt failed") {
-		t.Error("the refused attempt and the hook's output are not in the log")
+	if !logs.Contains("hook " + OnSuccess + " ran") {
+		t.Error("the hooks' runs are not in the log")
 	}
 	checkCommonEnv(t, r)
 	checkProgressEnv(t, r)
@@ -163,10 +159,10 @@ func checkProgressEnv(t *testing.T, r *recorder) {
 	}
 }
 
-// TestFailingBeforeCutOverOnReplica: with --test-on-replica, a before-cut-over hook that always
-// fails fails every cut-over attempt; the run fails after its retries with on-stop-replication
-// before, on-start-replication and on-failure after; replication runs again and the original is
-// untouched.
+// TestFailingBeforeCutOverOnReplica: with --test-on-replica, a failing before-cut-over hook aborts
+// the run before replication is stopped (gh-ost runs it before the cut-over's attempts): no
+// attempt is made, on-failure runs, replication runs on, the original is untouched and the helper
+// tables are dropped.
 func TestFailingBeforeCutOverOnReplica(t *testing.T) {
 	const schema = "gl_hooks_replica"
 	primary := testenv.Database(t, schema)
@@ -186,22 +182,80 @@ func TestFailingBeforeCutOverOnReplica(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- m.Run(context.Background()) }()
 	err := testenv.WaitResult(t, done, 2*time.Minute)
-	if err == nil || !strings.Contains(err.Error(), "failed after 2 attempt(s)") || !strings.Contains(err.Error(), OnBeforeCutOver) {
-		t.Fatalf("got %v, want the cut-over to fail after 2 refused attempts", err)
+	if !errors.Is(err, migrator.ErrAborted) || !strings.Contains(err.Error(), OnBeforeCutOver+" exited with status 1") {
+		t.Fatalf("got %v, want the run aborted by the hook", err)
 	}
-	want := []string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnStopReplication,
-		OnBeforeCutOver, OnBeforeCutOver, OnStartReplication, OnFailure}
+	want := []string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnFailure}
 	if got := r.order(); !slices.Equal(without(got, OnStatus), want) {
 		t.Fatalf("hooks ran in the order\n %q\nwant\n %q", got, want)
 	}
 	assertReplicating(t, replica)
-	if testenv.HasColumn(t, replica, schema, "t", "c") {
+	assertOriginal(t, replica, schema, 300)
+}
+
+// TestFailingHookAbortsMigration: a non-zero exit of on-startup, on-validated, on-before-row-copy,
+// on-row-copy-complete or on-before-cut-over aborts the migration at once, as gh-ost does: the
+// later hooks do not run but on-failure, the error is one line naming the hook and its exit status,
+// the original is untouched and the ghost and changelog are dropped.
+func TestFailingHookAbortsMigration(t *testing.T) {
+	order := []string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver}
+	for i, failing := range order {
+		t.Run(failing, func(t *testing.T) {
+			db := testenv.Database(t, hooksDB)
+			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
+			r := newRecorder(t)
+			for _, name := range allHooks {
+				r.install(name, "")
+			}
+			r.install(failing, "echo 'not now' >&2; exit 3")
+			m, _ := migration(t, r, baseConfig(hooksDB, 77503), nil)
+			err := m.Run(context.Background())
+			want := "migration aborted: hook " + filepath.Join(r.dir, failing) + " exited with status 3; the original table is untouched"
+			if !errors.Is(err, migrator.ErrAborted) || err.Error() != want {
+				t.Fatalf("got %v\nwant %s", err, want)
+			}
+			ran := without(r.order(), OnStatus)
+			ran = without(ran, OnRowCountComplete) // after on-validated: runs when on-validated passes
+			if wantRan := append(slices.Clone(order[:i+1]), OnFailure); !slices.Equal(ran, wantRan) {
+				t.Errorf("hooks ran %q, want %q", ran, wantRan)
+			}
+			assertOriginal(t, db, hooksDB, 300)
+		})
+	}
+}
+
+// TestFailingOnSuccess: the migration is done when on-success runs; its failure makes the run
+// return an error naming the hook, but nothing is undone and on-failure does not run.
+func TestFailingOnSuccess(t *testing.T) {
+	db := testenv.Database(t, hooksDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
+	r := newRecorder(t)
+	r.install(OnSuccess, "exit 2")
+	r.install(OnFailure, "")
+	m, _ := migration(t, r, baseConfig(hooksDB, 77504), nil)
+	err := m.Run(context.Background())
+	if want := "the migration is complete, but hook " + filepath.Join(r.dir, OnSuccess) + " exited with status 2"; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	if got := r.order(); !slices.Equal(got, []string{OnSuccess}) {
+		t.Errorf("hooks ran %q, want on-success only", got)
+	}
+	if !testenv.HasColumn(t, db, hooksDB, "t", "c") || testenv.CountRows(t, db, hooksDB, "t") != 300 {
+		t.Error("the table was not migrated")
+	}
+}
+
+// assertOriginal checks schema.t on db is the original (rows rows, no column c) and no helper
+// table is left.
+func assertOriginal(t *testing.T, db *sql.DB, schema string, rows int64) {
+	t.Helper()
+	if testenv.HasColumn(t, db, schema, "t", "c") {
 		t.Error("the original was altered")
 	}
-	if n := testenv.CountRows(t, replica, schema, "t"); n != 300 {
-		t.Errorf("the original has %d rows, want 300", n)
+	if n := testenv.CountRows(t, db, schema, "t"); n != rows {
+		t.Errorf("the original has %d rows, want %d", n, rows)
 	}
-	if left := testenv.TableNames(t, replica, schema, "_t_"); len(left) != 0 {
+	if left := testenv.TableNames(t, db, schema, "_t_"); len(left) != 0 {
 		t.Errorf("helper tables left behind: %q", left)
 	}
 }

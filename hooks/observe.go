@@ -7,50 +7,57 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
-// PhaseChanged runs the hooks of a phase change: on-startup as the run begins, on-begin-postponed
-// when the cut-over is first postponed, on-success and on-failure at the end. Implements
-// migrator.Observer.
+// steps are the hooks that run at the migrator's steps (Step): gh-ost's hooks whose failure
+// aborts the run, or, for on-success, makes it return an error.
+var steps = map[migrator.Step]string{
+	migrator.StepStartup:         OnStartup,
+	migrator.StepValidated:       OnValidated,
+	migrator.StepBeforeRowCopy:   OnBeforeRowCopy,
+	migrator.StepRowCopyComplete: OnRowCopyComplete,
+	migrator.StepBeforeCutOver:   OnBeforeCutOver,
+	migrator.StepSuccess:         OnSuccess,
+}
+
+// Step runs the hooks of step at and returns the first failure, which the migrator turns into the
+// run's (gh-ost's effect: the migration aborts; after on-success, the run reports the error).
+// Register it with Migrator.GateStep.
+func (h *Hooks) Step(ctx context.Context, at migrator.Step) error {
+	prefix, ok := steps[at]
+	if !ok {
+		return nil
+	}
+	return h.run(ctx, prefix)
+}
+
+// PhaseChanged runs the hooks of a phase change: on-begin-postponed when the cut-over is first
+// postponed and on-failure when the run fails; the start of the run starts the on-status clock.
+// Implements migrator.Observer.
 func (h *Hooks) PhaseChanged(c migrator.PhaseChange) {
 	switch c.Phase {
 	case migrator.PhasePrepare:
 		h.mu.Lock()
 		h.nextStatus = c.At.Add(h.cfg.StatusInterval)
 		h.mu.Unlock()
-		h.runLogged(OnStartup)
 	case migrator.PhasePostponed:
 		h.runLogged(OnBeginPostponed)
-	case migrator.PhaseDone:
-		h.runLogged(OnSuccess)
 	case migrator.PhaseFailed:
 		h.runLogged(OnFailure)
 	}
 }
 
-// Event runs the hooks of the run's other moments. Implements migrator.EventObserver.
+// Event runs the hooks of the run's moments that do not steer it; a failure is logged. Implements
+// migrator.EventObserver.
 func (h *Hooks) Event(e migrator.Event) {
 	switch e.Kind {
-	case migrator.EventValidated:
-		h.runLogged(OnValidated)
 	case migrator.EventRowCountComplete:
 		h.runLogged(OnRowCountComplete)
-	case migrator.EventBeforeRowCopy:
-		h.runLogged(OnBeforeRowCopy)
-	case migrator.EventRowCopyComplete:
-		h.runLogged(OnRowCopyComplete)
 	case migrator.EventStopReplication:
 		h.runLogged(OnStopReplication)
 	case migrator.EventStartReplication:
 		h.runLogged(OnStartReplication)
 	case migrator.EventStatus:
 		h.statusTick(e.At, e.Detail)
-	case migrator.EventCutOverAttempt: // the gate (BeforeCutOver) runs its hook
 	}
-}
-
-// BeforeCutOver runs the on-before-cut-over hooks before a cut-over attempt: a failure fails
-// that attempt (gh-ost's effect). Register it with Migrator.GateCutOver.
-func (h *Hooks) BeforeCutOver(ctx context.Context, _ int) error {
-	return h.run(ctx, OnBeforeCutOver)
 }
 
 // InteractiveCommand runs the on-interactive-command hooks with GH_OST_COMMAND before an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +29,8 @@ func TestHookTimeoutKillsIt(t *testing.T) {
 	h, _ := newTestHooks(t, r, nil, migrator.Status{})
 	h.cfg.Timeout = 300 * time.Millisecond
 	began := time.Now()
-	err := h.BeforeCutOver(context.Background(), 1)
-	if err == nil || !strings.Contains(err.Error(), "ran longer than 300ms and was killed") {
+	err := h.Step(context.Background(), migrator.StepBeforeCutOver)
+	if err == nil || err.Error() != "hook "+filepath.Join(r.dir, OnBeforeCutOver)+" ran longer than 300ms and was killed" {
 		t.Fatalf("got %v, want a timeout", err)
 	}
 	if d := time.Since(began); d > 3*time.Second {
@@ -38,7 +39,7 @@ func TestHookTimeoutKillsIt(t *testing.T) {
 }
 
 // Every file with the prefix runs, in name order, even after one failed; the first failure is
-// returned; their output is in the log.
+// returned, in one line naming the file and its exit status; their output is in the log.
 func TestHooksRunInOrderAndLogOutput(t *testing.T) {
 	r := newRecorder(t)
 	r.install(OnBeforeCutOver+"-b", "echo world-from-b")
@@ -46,8 +47,8 @@ func TestHooksRunInOrderAndLogOutput(t *testing.T) {
 	r.install("not-a-hook", "")
 	logs := &testenv.LogBuffer{}
 	h, _ := newTestHooks(t, r, logs, migrator.Status{})
-	err := h.BeforeCutOver(context.Background(), 1)
-	if err == nil || !strings.Contains(err.Error(), OnBeforeCutOver+"-a") || !strings.Contains(err.Error(), "exit status 3") {
+	err := h.Step(context.Background(), migrator.StepBeforeCutOver)
+	if want := "hook " + filepath.Join(r.dir, OnBeforeCutOver+"-a") + " exited with status 3"; err == nil || err.Error() != want {
 		t.Fatalf("got %v, want the failure of -a", err)
 	}
 	if got, want := r.order(), []string{OnBeforeCutOver + "-a", OnBeforeCutOver + "-b"}; !slices.Equal(got, want) {
@@ -88,9 +89,13 @@ func TestEnvironment(t *testing.T) {
 	c.st.RowsCopied, c.st.CopyDone, c.st.HeartbeatLag = 10, true, 250*time.Millisecond
 	c.st.GhostTable, c.st.OldTable = "_orders_gho", "_orders_20260101000000_del"
 	c.mu.Unlock()
-	h.PhaseChanged(migrator.PhaseChange{Phase: migrator.PhaseDone}) // no on-success installed: nothing runs
+	if err := h.Step(context.Background(), migrator.StepSuccess); err != nil { // no on-success installed: nothing runs
+		t.Fatal(err)
+	}
 	r.install(OnSuccess, "")
-	h.PhaseChanged(migrator.PhaseChange{Phase: migrator.PhaseDone})
+	if err := h.Step(context.Background(), migrator.StepSuccess); err != nil {
+		t.Fatal(err)
+	}
 	got := r.env(OnSuccess)
 	for k, v := range map[string]string{"GH_OST_PROGRESS": "100.000000", "GH_OST_ETA_SECONDS": "0", "GH_OST_COPIED_ROWS": "10",
 		"GH_OST_HEARTBEAT_LAG": "0.250000", "GH_OST_OLD_TABLE_NAME": "_orders_20260101000000_del"} {
@@ -137,10 +142,59 @@ func TestStatusInterval(t *testing.T) {
 // Without --hooks-path nothing runs and nothing fails.
 func TestNoHooksPath(t *testing.T) {
 	h := New(Config{}, &fakeControls{})
-	if err := h.BeforeCutOver(context.Background(), 1); err != nil {
+	if err := h.Step(context.Background(), migrator.StepStartup); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.InteractiveCommand("sup"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Each step runs its hook, and only it; the hooks that do not steer the run are not run by a
+// step, and the phases and events the steps replace run nothing (each hook runs once per moment).
+func TestStepsRunTheirHooks(t *testing.T) {
+	r := newRecorder(t)
+	for _, name := range allHooks {
+		r.install(name, "exit 4")
+	}
+	h, _ := newTestHooks(t, r, nil, migrator.Status{})
+	// What the migrator announces around the steps: none of it runs a step's hook.
+	for _, p := range []migrator.Phase{migrator.PhasePrepare, migrator.PhaseCopy, migrator.PhaseCutOver, migrator.PhaseDone} {
+		h.PhaseChanged(migrator.PhaseChange{Phase: p})
+	}
+	for _, k := range []migrator.EventKind{migrator.EventValidated, migrator.EventBeforeRowCopy, migrator.EventRowCopyComplete, migrator.EventCutOverAttempt} {
+		h.Event(migrator.Event{Kind: k})
+	}
+	if got := r.order(); len(got) != 0 {
+		t.Fatalf("phases and events ran %q, want nothing (the steps run these hooks)", got)
+	}
+	for step, name := range map[migrator.Step]string{migrator.StepStartup: OnStartup, migrator.StepValidated: OnValidated,
+		migrator.StepBeforeRowCopy: OnBeforeRowCopy, migrator.StepRowCopyComplete: OnRowCopyComplete,
+		migrator.StepBeforeCutOver: OnBeforeCutOver, migrator.StepSuccess: OnSuccess} {
+		before := len(r.order())
+		err := h.Step(context.Background(), step)
+		if want := "hook " + filepath.Join(r.dir, name) + " exited with status 4"; err == nil || err.Error() != want {
+			t.Errorf("step %s: got %v, want %q", step, err, want)
+		}
+		if got := r.order()[before:]; !slices.Equal(got, []string{name}) {
+			t.Errorf("step %s ran %q, want only %s", step, got, name)
+		}
+	}
+	if err := h.Step(context.Background(), migrator.Step(99)); err != nil {
+		t.Errorf("an unknown step: %v", err)
+	}
+}
+
+// A hook that cannot run (not executable) fails its step in one line naming the file.
+func TestHookThatCannotRun(t *testing.T) {
+	r := newRecorder(t)
+	r.install(OnValidated, "")
+	if err := os.Chmod(filepath.Join(r.dir, OnValidated), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := newTestHooks(t, r, nil, migrator.Status{})
+	err := h.Step(context.Background(), migrator.StepValidated)
+	if err == nil || !strings.HasPrefix(err.Error(), "hook "+filepath.Join(r.dir, OnValidated)+" could not run: ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("got %v, want one line saying the hook could not run", err)
 	}
 }

@@ -54,6 +54,60 @@ type EventObserver interface {
 	Event(Event)
 }
 
+// Step is a moment of the run where a step gate (GateStep) may stop it: gh-ost's aborting hooks
+// attach here.
+type Step int
+
+// The steps, in the order a run meets them.
+const (
+	StepStartup         Step = iota + 1 // the run begins, before any check
+	StepValidated                       // preparation passed (right after EventValidated; also in a dry run)
+	StepBeforeRowCopy                   // the first chunk is next (right after EventBeforeRowCopy)
+	StepRowCopyComplete                 // every row is copied (right after EventRowCopyComplete)
+	StepBeforeCutOver                   // the cut-over is next: once, before its attempts, before anything is locked
+	StepSuccess                         // the migration is complete (after PhaseDone; also after a dry run or an instant ALTER)
+)
+
+var stepNames = [...]string{"startup", "validated", "before-row-copy", "row-copy-complete", "before-cut-over", "success"}
+
+// String is the step's name, as gh-ost's hooks spell it.
+func (s Step) String() string {
+	if s < 1 || int(s) > len(stepNames) {
+		return fmt.Sprintf("step(%d)", int(s))
+	}
+	return stepNames[s-1]
+}
+
+// ErrAborted marks a run stopped by a step gate (GateStep) before its cut-over.
+var ErrAborted = errors.New("migration aborted")
+
+// GateStep adds fn to run at every Step, synchronously on the run's goroutine (the run waits for
+// it). An error at any step but StepSuccess aborts the run there, as any failure of that phase: the
+// original is untouched, this run's helper tables are dropped (kept for --resume when a checkpoint
+// exists), the failed phase is announced, and Run returns the error (wrapping ErrAborted). At
+// StepSuccess the migration is done: Run returns the error all the same. Call it before Run.
+func (m *Migrator) GateStep(fn func(ctx context.Context, at Step) error) {
+	m.stepGates = append(m.stepGates, fn)
+}
+
+// pass runs the step gates at step at; the first error stops them and is returned, worded for the
+// run's caller.
+func (m *Migrator) pass(ctx context.Context, at Step) error {
+	for _, gate := range m.stepGates {
+		err := gate(ctx, at)
+		switch {
+		case err == nil:
+			continue
+		case at != StepSuccess:
+			return fmt.Errorf("%w: %w; the original table is untouched", ErrAborted, err)
+		case !m.cfg.Execute:
+			return fmt.Errorf("the dry run is complete, but %w", err)
+		}
+		return fmt.Errorf("the migration is complete, but %w", err)
+	}
+	return nil
+}
+
 // ErrCutOverGate marks a cut-over attempt refused by a gate (GateCutOver).
 var ErrCutOverGate = errors.New("cut-over attempt refused")
 

@@ -56,6 +56,8 @@ type Migrator struct {
 	// cut-over attempt (events.go).
 	events []EventObserver
 	gates  []func(ctx context.Context, attempt int) error
+	// stepGates run at each Step and may abort the run (events.go).
+	stepGates []func(ctx context.Context, at Step) error
 }
 
 var _ Controls = (*Migrator)(nil)
@@ -157,13 +159,18 @@ func (c *Config) Validate() error {
 
 // Run performs the migration and returns nil on success. Without --execute it is a dry run: it
 // prepares (every check, the ALTER proven on the ghost table), prints the plan, drops the ghost
-// and releases the lock, leaving the server as it found it.
+// and releases the lock, leaving the server as it found it. The step gates (GateStep) run at
+// their steps; one that fails aborts the run (or, at StepSuccess, makes Run return its error).
 func (m *Migrator) Run(ctx context.Context) (err error) {
 	if m.cfg.RecoverCutOver {
 		return m.recoverCutOver(ctx)
 	}
 	ph := m.phases
 	ph.Enter(ctx, PhasePrepare)
+	if err := m.pass(ctx, StepStartup); err != nil {
+		ph.Fail(ctx, err)
+		return err
+	}
 	s, err := m.prepare(ctx)
 	if err != nil {
 		ph.Fail(ctx, err)
@@ -171,6 +178,11 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 	}
 	m.prepared.Store(s.plan)
 	m.emit(EventValidated, Event{})
+	if err := m.pass(ctx, StepValidated); err != nil {
+		err = m.abandon(s, err) // prepare.go
+		ph.Fail(ctx, err)
+		return err
+	}
 	if m.cfg.ExactRowcount {
 		m.emit(EventRowCountComplete, Event{})
 	}
@@ -180,16 +192,21 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 			return err
 		}
 		ph.Enter(ctx, PhaseDone)
-		return nil
+		return m.pass(ctx, StepSuccess)
 	}
 	defer s.close()
 	if m.attemptInstantDDL(ctx, s) { // instant.go
 		ph.Enter(ctx, PhaseDone)
-		return nil
+		s.close() // the lock is released before on-success runs
+		return m.pass(ctx, StepSuccess)
 	}
 	err = m.execute(ctx, s, ph)
 	if errors.Is(err, binlogapply.ErrOriginalAltered) {
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	s.close()
+	return m.pass(ctx, StepSuccess)
 }

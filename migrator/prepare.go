@@ -29,6 +29,8 @@ type session struct {
 	mutex     *sql.Conn // dedicated connection to the primary holding the per-table GET_LOCK
 	mutexName string
 	owned     map[string]string // table name -> identity of the table this run created (owned.go)
+	// ghostCreated: this run created the ghost table (not a --resume's or a --revert's).
+	ghostCreated bool
 
 	columns      columnMapping // for the plan print-out: dropped, added, generated columns
 	foreignKeys  []string      // the original's own foreign keys (not carried to the ghost)
@@ -97,19 +99,10 @@ func (m *Migrator) dropGhost(ctx context.Context, s *session) error {
 func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	started := time.Now()
 	s := &session{plan: &Plan{Renames: map[string]string{}}, log: m.log}
-	ghostCreated := false
-	defer func() { //nolint:contextcheck // its own context: the cleanup runs after ctx may be cancelled
-		if err == nil {
-			return
+	defer func() {
+		if err != nil {
+			err = m.abandon(s, err)
 		}
-		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if ghostCreated {
-			if derr := m.dropGhost(cctx, s); derr != nil {
-				err = fmt.Errorf("%w (and the ghost table could not be dropped: %v; drop it by hand)", err, derr)
-			}
-		}
-		s.close()
 	}()
 	if err := m.connect(ctx, s); err != nil { // 1-3
 		return nil, err
@@ -124,7 +117,7 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	if err != nil {
 		return nil, err
 	}
-	ghostCreated, err = m.buildGhost(ctx, s, spec) // 9
+	s.ghostCreated, err = m.buildGhost(ctx, s, spec) // 9
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +126,23 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	}
 	m.log.Debug().Str("ghost", s.plan.GhostTable).Str("took", logfmt.Duration(time.Since(started))).Msg("preparation complete")
 	return s, nil
+}
+
+// abandon undoes a preparation that no run follows, for cause: it drops the ghost table this run
+// created (not the one a --resume adopted, nor a --revert's old table) and releases the lock, so
+// the server is as it was found. It returns cause, with the drop's failure if any.
+//
+//nolint:contextcheck // its own context: the cleanup runs after the run's may be cancelled
+func (m *Migrator) abandon(s *session, cause error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if s.ghostCreated {
+		if err := m.dropGhost(ctx, s); err != nil {
+			cause = fmt.Errorf("%w (and the ghost table could not be dropped: %v; drop it by hand)", cause, err)
+		}
+	}
+	s.close()
+	return cause
 }
 
 // connect opens the server given with --host and, when it is a replica, its primary, and takes

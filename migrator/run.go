@@ -109,6 +109,9 @@ func (r *run) copyRows(ctx context.Context) error {
 		return err
 	}
 	r.m.emit(EventBeforeRowCopy, Event{}) // before the copy's clock starts: its time is still 0
+	if err := r.m.pass(ctx, StepBeforeRowCopy); err != nil {
+		return err
+	}
 	r.copyStart.Store(time.Now().UnixNano())
 	r.copier.Store(c)
 	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
@@ -121,10 +124,11 @@ func (r *run) copyRows(ctx context.Context) error {
 	if r.stopCount != nil {
 		r.stopCount()
 	}
-	if err == nil {
-		r.m.emit(EventRowCopyComplete, Event{At: end})
+	if err != nil {
+		return err
 	}
-	return err
+	r.m.emit(EventRowCopyComplete, Event{At: end})
+	return r.m.pass(ctx, StepRowCopyComplete)
 }
 
 // copyTime is how long the copy has run at now, or ran once it ended.
@@ -163,6 +167,9 @@ func (r *run) cutOver(ctx context.Context) error {
 		if err := m.analyzeGhost(ctx, s); err != nil { // instant.go
 			return err
 		}
+	}
+	if err := m.pass(ctx, StepBeforeCutOver); err != nil { // once, before the attempts and any lock
+		return err
 	}
 	r.applier.BeginCutOver()
 	r.cutStart = time.Now()

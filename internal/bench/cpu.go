@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
-	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 )
 
 // CPU accounting. On a machine whose cores the server, the tool and the load generator share,
@@ -78,18 +77,14 @@ func measureLoadAlone(ctx context.Context, s *server, cfg dbconn.Config, o optio
 	if err := s.freshTable(ctx); err != nil {
 		return loadAlone{}, err
 	}
-	loadDB, err := dbconn.Open(ctx, cfg, "gl_bench")
+	_, stop, err := startLoad(ctx, cfg, o, rate) // migrate.go
 	if err != nil {
 		return loadAlone{}, err
 	}
-	defer loadDB.Close()
-	load := loadgen.Start(ctx, loadgen.Config{DB: loadDB, Rate: rate, Workers: 8, Ops: benchOps(o.rows),
-		OnError: func(_ int, err error) bool { return strings.Contains(err.Error(), "1062") }})
-	time.Sleep(time.Second)
 	server0, self0, start := s.serverCPU(ctx), processCPU("self"), time.Now()
 	time.Sleep(d)
 	server1, self1, took := s.serverCPU(ctx), processCPU("self"), time.Since(start)
-	load.Stop()
+	stop()
 	if server0 < 0 || server1 < 0 {
 		return loadAlone{}, nil
 	}

@@ -92,6 +92,11 @@ func (s samples) spread() string {
 
 func run(o options) error {
 	ctx := context.Background()
+	if o.logDir != "" {
+		if err := os.MkdirAll(o.logDir, 0o755); err != nil {
+			return fmt.Errorf("--log-dir: %w", err)
+		}
+	}
 	port, _ := strconv.Atoi(env("GHOSTLITE_TEST_PORT", "23306"))
 	cfg := dbconn.Config{Host: env("GHOSTLITE_TEST_HOST", "127.0.0.1"), Port: port,
 		User: env("GHOSTLITE_TEST_USER", "ghostlite"), Password: env("GHOSTLITE_TEST_PASSWORD", "ghostlite")}

@@ -40,17 +40,13 @@ func migrateAt(ctx context.Context, s *server, cfg dbconn.Config, o options, rat
 	if rate <= 0 {
 		return migrate(ctx, s, cfg, o)
 	}
-	loadDB, err := dbconn.Open(ctx, cfg, "gl_bench")
+	load, stop, err := startLoad(ctx, cfg, o, rate)
 	if err != nil {
 		return migration{}, err
 	}
-	defer loadDB.Close()
-	load := loadgen.Start(ctx, loadgen.Config{DB: loadDB, Rate: rate, Workers: 8, Ops: benchOps(o.rows),
-		OnError: func(_ int, err error) bool { return strings.Contains(err.Error(), "1062") }})
-	time.Sleep(time.Second) // the load is running before the migration starts
 	m, err := migrate(ctx, s, cfg, o)
 	time.Sleep(time.Second)
-	m.load = load.Stop()
+	m.load = stop()
 	if !m.copyDone.IsZero() {
 		for _, w := range load.Writes() {
 			if w.End.After(m.copyDone) && w.Latency() > m.cutOverWait {
@@ -59,6 +55,24 @@ func migrateAt(ctx context.Context, s *server, cfg dbconn.Config, o options, rat
 		}
 	}
 	return m, err
+}
+
+// startLoad starts the bench's paced load (benchOps) at rate on gl_bench.t, from a pool of its
+// own, and returns once it has run a second. stop ends the load, closes the pool and returns what
+// the load did; load.Writes stays readable after it.
+func startLoad(ctx context.Context, cfg dbconn.Config, o options, rate float64) (load *loadgen.Load, stop func() loadgen.Stats, err error) {
+	db, err := dbconn.Open(ctx, cfg, "gl_bench")
+	if err != nil {
+		return nil, nil, err
+	}
+	load = loadgen.Start(ctx, loadgen.Config{DB: db, Rate: rate, Workers: 8, Ops: benchOps(o.rows),
+		OnError: func(_ int, err error) bool { return strings.Contains(err.Error(), "1062") }}) // a duplicate insert id
+	time.Sleep(time.Second)
+	return load, func() loadgen.Stats {
+		st := load.Stop()
+		db.Close()
+		return st
+	}, nil
 }
 
 // benchOps is the paced load: inserts, updates and deletes on random rows.
@@ -111,7 +125,9 @@ func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migr
 	}
 	if o.logDir != "" {
 		name := fmt.Sprintf("%s/run-%s.log", o.logDir, time.Now().Format("150405.000"))
-		_ = os.WriteFile(name, []byte(out), 0o644) // best effort: the logs are for reading by hand
+		if err := os.WriteFile(name, []byte(out), 0o644); err != nil { // the logs are for reading by hand: the bench goes on
+			fmt.Fprintf(os.Stderr, "bench: --log-dir: %v\n", err)
+		}
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if f := strings.Fields(lines[len(lines)-1]); len(f) == 3 { // /usr/bin/time: "%M %U %S"
