@@ -48,6 +48,9 @@ type Config struct {
 	// ChunkSize is the copy's rows per chunk, read once when the checksum starts: a differing
 	// range is narrowed down to chunks of this size (aligned on the copy's walk) before repair.
 	ChunkSize func() int
+	// Rows estimates the original's rows (0: unknown). With a shared key of one integer column,
+	// the full pass cuts its ranges by key values sized from it instead of walking the key.
+	Rows func() int64
 	// RangeChunks is how many chunks one comparison reads per table in one statement (10 when
 	// unset): fewer, bigger statements; a differing range is bisected down to single chunks.
 	RangeChunks int

@@ -27,9 +27,13 @@ type compared struct {
 	ghostNull    string
 	// notNull: both columns are NOT NULL, their markers always 0 on both sides: left out.
 	notNull bool
-	// plain: both sides are numbers or dates and times, whose text has no character set: hashed
-	// without a cast to bytes (CONCAT_WS turns them into their digits, the same on both sides).
-	plain bool
+	// cast: hashed through CAST(... AS BINARY). Not needed (and the cast costs a copy of every
+	// value) for numbers, dates and times, whose text is digits and signs in any character set;
+	// for byte strings; and for the text columns of one collation on both sides (see uncast).
+	cast bool
+	// collations names the text column's collation on each side, "original|ghost", when its
+	// character set is the same on both (its bytes are then the same); empty otherwise.
+	collations string
 }
 
 // skipped is a column left out of the checksum, and why.
@@ -55,10 +59,40 @@ func plan(orig, ghost *table.Table, pairs []Pair) ([]compared, []skipped, error)
 			skip = append(skip, skipped{oc.Name, why})
 			continue
 		}
-		cmp = append(cmp, compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: g, notNull: !oc.Nullable && !gc.Nullable,
-			plain: plainText(oc) && plainText(gc)})
+		c := compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: g, notNull: !oc.Nullable && !gc.Nullable,
+			cast: !(plainText(oc) && plainText(gc)) && !(isVarBinary(oc) && isVarBinary(gc))}
+		if isText(oc) && isText(gc) && oc.Charset == gc.Charset {
+			c.collations = oc.Collation + "|" + gc.Collation
+		}
+		cmp = append(cmp, c)
 	}
+	uncast(cmp)
 	return cmp, skip, nil
+}
+
+// uncast hashes the text columns of the most common collation pair without a cast. CONCAT_WS
+// then mixes, on each side, text of one collation (no mix of collations to refuse), numbers
+// (their digits in that character set) and, where other columns are cast, bytes (a binary
+// result, the text's own bytes in it): a column without a cast gives the same bytes on both
+// sides, since its character set is the same on both and every other column is treated alike
+// on both sides.
+func uncast(cols []compared) {
+	count := map[string]int{}
+	best := ""
+	for _, c := range cols {
+		if c.collations == "" {
+			continue
+		}
+		count[c.collations]++
+		if best == "" || count[c.collations] > count[best] {
+			best = c.collations
+		}
+	}
+	for i := range cols {
+		if best != "" && cols[i].collations == best {
+			cols[i].cast = false
+		}
+	}
 }
 
 // conversion is the expression over the original column o (quoted q) that gives, exactly, the
@@ -125,9 +159,9 @@ func isVarBinary(c *table.Column) bool {
 	return false
 }
 
-// plainText is a type whose value reads as ASCII digits and signs in any string context: an
-// integer, a DECIMAL, a date or time. Mixed with byte strings in CONCAT_WS it gives the same
-// bytes as CAST(... AS BINARY), without the cast's cost; it never makes a mix of collations.
+// plainText is a type whose value reads as digits and signs in any string context: an integer,
+// a DECIMAL, a date or time. Mixed with byte strings in CONCAT_WS it gives the same bytes as
+// CAST(... AS BINARY), without the cast's cost; it never makes a mix of collations.
 func plainText(c *table.Column) bool {
 	switch {
 	case isInteger(c), c.DataType == "decimal", isTemporal(c), c.DataType == "date", c.DataType == "year":
@@ -173,7 +207,7 @@ func rowExpr(cols []compared, ghost bool) string {
 		if ghost {
 			e, n = c.ghost, c.ghostNull
 		}
-		if !c.plain {
+		if c.cast {
 			e = fmt.Sprintf("CAST(%s AS BINARY)", e)
 		}
 		vals = append(vals, e)

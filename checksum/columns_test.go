@@ -36,20 +36,57 @@ func TestConversion(t *testing.T) {
 
 // A NULL and an empty string hash apart: each row carries a NULL marker per column.
 func TestRowExprMarksNulls(t *testing.T) {
-	e := rowExpr([]compared{{orig: "`a`", origNullable: "`a`", ghost: "`b`", ghostNull: "`b`"}}, true)
+	e := rowExpr([]compared{{orig: "`a`", origNullable: "`a`", ghost: "`b`", ghostNull: "`b`", cast: true}}, true)
 	if !strings.Contains(e, "ISNULL(`b`)") || !strings.Contains(e, "CAST(`b` AS BINARY)") {
 		t.Errorf("row expression %s", e)
 	}
 }
 
-// A column NOT NULL on both sides has no NULL marker (always 0); numbers and times are hashed
-// without a cast to bytes, text with one.
+// A column NOT NULL on both sides has no NULL marker (always 0); a column marked cast is hashed
+// through a cast to bytes.
 func TestRowExprLeavesOutConstants(t *testing.T) {
 	e := rowExpr([]compared{
-		{orig: "`a`", origNullable: "`a`", ghost: "`a`", ghostNull: "`a`", notNull: true, plain: true},
-		{orig: "`b`", origNullable: "`b`", ghost: "`b`", ghostNull: "`b`", notNull: true},
+		{orig: "`a`", origNullable: "`a`", ghost: "`a`", ghostNull: "`a`", notNull: true},
+		{orig: "`b`", origNullable: "`b`", ghost: "`b`", ghostNull: "`b`", notNull: true, cast: true},
 	}, false)
 	if e != "CRC32(CONCAT_WS('|', `a`, CAST(`b` AS BINARY)))" {
 		t.Errorf("row expression %s", e)
+	}
+}
+
+// Numbers, dates and byte strings are never cast; of the text columns whose character set stays
+// the same, those of the most common collation pair are not cast, every other text column is.
+func TestPlanCastsOnlyOtherCollations(t *testing.T) {
+	col := func(name, dataType, charset, collation string) table.Column {
+		return table.Column{Name: name, DataType: dataType, ColumnType: dataType, Charset: charset, Collation: collation}
+	}
+	orig := &table.Table{Columns: []table.Column{
+		col("n", "int", "", ""), col("d", "datetime", "", ""), col("b", "varbinary", "", ""),
+		col("t1", "varchar", "utf8mb4", "utf8mb4_general_ci"), col("t2", "text", "utf8mb4", "utf8mb4_general_ci"),
+		col("t3", "varchar", "utf8mb4", "utf8mb4_unicode_ci"), col("t4", "varchar", "latin1", "latin1_swedish_ci"),
+		col("f", "float", "", ""),
+	}}
+	ghost := &table.Table{Columns: []table.Column{
+		col("n", "int", "", ""), col("d", "datetime", "", ""), col("b", "varbinary", "", ""),
+		col("t1", "varchar", "utf8mb4", "utf8mb4_general_ci"), col("t2", "text", "utf8mb4", "utf8mb4_general_ci"),
+		col("t3", "varchar", "utf8mb4", "utf8mb4_unicode_ci"), col("t4", "varchar", "utf8mb4", "utf8mb4_general_ci"),
+		col("f", "float", "", ""),
+	}}
+	var pairs []Pair
+	for _, c := range orig.Columns {
+		pairs = append(pairs, Pair{Original: c.Name, Ghost: c.Name})
+	}
+	cols, _, err := plan(orig, ghost, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cast []string
+	for _, c := range cols {
+		if c.cast {
+			cast = append(cast, c.name)
+		}
+	}
+	if got := strings.Join(cast, ","); got != "t3,t4,f" {
+		t.Errorf("cast columns %s, want t3,t4,f", got)
 	}
 }

@@ -32,7 +32,8 @@ func (c *Checksum) describe(sp span) string {
 }
 
 // walk emits each range of c.size rows of the original as the snapshot sees it, from the first
-// key to the last, the ends unbounded. It sets c.min and c.max before the first.
+// key to the last, the ends unbounded (a one-column integer key is cut by its values instead,
+// see valueCuts). It sets c.min and c.max before the first.
 func (c *Checksum) walk(ctx context.Context, conn *sql.Conn, emit func(span) error) error {
 	min, max, err := c.ranges.Bounds(ctx, conn)
 	if err != nil {
@@ -41,6 +42,9 @@ func (c *Checksum) walk(ctx context.Context, conn *sql.Conn, emit func(span) err
 	c.min, c.max = min, max
 	if min == nil {
 		return emit(span{})
+	}
+	if cuts, ok := c.valueCuts(min, max); ok {
+		return emitCuts(cuts, emit)
 	}
 	lower, inclusive := min, true
 	for first := true; ; first = false {
@@ -96,8 +100,9 @@ func (c *Checksum) compare(ctx context.Context, conn *sql.Conn, sp span) (same b
 
 // narrow bisects a span that differs, holding rows of the original in this snapshot, down to
 // the chunks of c.leaf rows that differ. Every cut falls a multiple of c.leaf rows after the
-// span's start, and a span starts a multiple of c.size rows after the smallest key: the chunks
-// found are those of a walk in chunks of c.leaf rows, the copy's own.
+// span's start: where the spans start a multiple of c.leaf rows after the smallest key (a walk,
+// or value cuts over keys without gaps), the chunks found are those of a walk in chunks of
+// c.leaf rows, the copy's own.
 func (c *Checksum) narrow(ctx context.Context, conn *sql.Conn, sp span, rows int64) ([]span, error) {
 	leaf := int64(c.leaf)
 	chunks := (rows + leaf - 1) / leaf

@@ -34,6 +34,7 @@ func (r *run) checksum(ctx context.Context) error {
 		OriginalKey:    p.OriginalKey,
 		Pairs:          pairs,
 		ChunkSize:      m.checksumChunkSize,
+		Rows:           r.checksumRows,
 		LockTimeout:    m.cfg.CutOverLockTimeout,
 		CatchUpTimeout: checksumCatchUpTimeout,
 		CatchUp:        copier.CatchUpFunc(r.sent.awaitApplied),
@@ -60,6 +61,16 @@ func (r *run) checksum(ctx context.Context) error {
 		Str("took", logfmt.Duration(res.Took)).
 		Msgf("checksum: %d rows compared in %d ranges, %d repaired, in %s", res.Rows, res.Ranges, res.Repaired, logfmt.Duration(res.Took))
 	return nil
+}
+
+// checksumRows estimates the original's rows for the checksum's ranges: the plan's estimate
+// (or the exact count), or the rows this run copied when they are more.
+func (r *run) checksumRows() int64 {
+	n := r.rowsEstimate.Load()
+	if c := r.copier.Load(); c != nil {
+		n = max(n, c.Copied())
+	}
+	return n
 }
 
 // validateChecksum refuses --checksum=false with --allow-cascading-foreign-keys-data-loss: what
