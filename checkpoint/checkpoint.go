@@ -9,7 +9,10 @@
 //     is at most Key (in the key's order) is in the ghost; a nil Key means no row is proven yet;
 //   - records are only ever added (the older ones deleted after), so the last one is always whole;
 //   - key values are kept as the bytes the server returned for them, hex-encoded, so they travel
-//     back exactly (any charset, binary values).
+//     back exactly (any charset, binary values);
+//   - a cut-over record also says which tables it swapped and which columns it copied under
+//     another name (Swap), so a --revert can map them back; a table made before that column
+//     existed reads as records without a Swap, and Upgrade adds the column.
 package checkpoint
 
 import (
@@ -39,7 +42,23 @@ type Record struct {
 	// the cut-over's lock, once every change of the original was applied, so every change of the
 	// table's name after it is the new table's.
 	CutOver bool
+	// Swap is what a cut-over record's swap did (nil on other records, and on the records of a
+	// checkpoint table made before it was kept).
+	Swap *Swap
 }
+
+// Swap is what a cut-over swapped: the table that took the name, the name the table it replaced
+// took, and the columns copied under another name. A revert reads it to map columns back.
+type Swap struct {
+	Ghost string `json:"ghost"` // the table that took the table's name
+	Old   string `json:"old"`   // the name the replaced table took
+	// Renames maps a column of the replaced table to the column of the ghost its values went to,
+	// for every column copied under another name (never nil in a record written by Write).
+	Renames map[string]string `json:"renames"`
+}
+
+// swapColumn is the checkpoint table's column holding Swap as JSON (NULL when there is none).
+const swapColumn = "cut_over_swap"
 
 // String is the position and whether a key is recorded; it carries no row data.
 func (r Record) String() string {
@@ -65,6 +84,7 @@ func DDL(schema, name string) string {
   rows_copied BIGINT NOT NULL,
   events_applied BIGINT NOT NULL,
   is_cutover TINYINT NOT NULL DEFAULT 0,
+  `+swapColumn+` TEXT CHARACTER SET utf8mb4 NULL,
   PRIMARY KEY (id)
 ) ENGINE=InnoDB`, table.Qualify(schema, name))
 }
@@ -83,9 +103,21 @@ func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) err
 		}
 		key = sql.NullString{String: string(b), Valid: true}
 	}
+	var swap sql.NullString
+	if rec.Swap != nil {
+		sw := *rec.Swap
+		if sw.Renames == nil {
+			sw.Renames = map[string]string{}
+		}
+		b, err := json.Marshal(sw)
+		if err != nil {
+			return fmt.Errorf("write checkpoint: %w", err)
+		}
+		swap = sql.NullString{String: string(b), Valid: true}
+	}
 	t := table.Qualify(schema, name)
-	res, err := db.ExecContext(ctx, "INSERT INTO "+t+" (written_at, binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		time.Now().UTC().Format("2006-01-02 15:04:05.000000"), rec.File, rec.Pos, rec.GTID, key, rec.RowsCopied, rec.EventsApplied, rec.CutOver)
+	res, err := db.ExecContext(ctx, "INSERT INTO "+t+" (written_at, binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover, "+swapColumn+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		time.Now().UTC().Format("2006-01-02 15:04:05.000000"), rec.File, rec.Pos, rec.GTID, key, rec.RowsCopied, rec.EventsApplied, rec.CutOver, swap)
 	if err != nil {
 		return fmt.Errorf("write checkpoint to %s: %w", t, err)
 	}
@@ -102,14 +134,23 @@ func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) err
 // ErrNone is returned by Last when the table holds no checkpoint.
 var ErrNone = errors.New("no checkpoint recorded")
 
-// Last reads the latest record of schema.name (ErrNone when there is none).
+// Last reads the latest record of schema.name (ErrNone when there is none). A table made before
+// the swap column existed reads as records without a Swap.
 func Last(ctx context.Context, db *sql.DB, schema, name string) (Record, error) {
 	var rec Record
-	var key sql.NullString
+	var key, swap sql.NullString
 	var at string
-	err := db.QueryRowContext(ctx, "SELECT CAST(written_at AS CHAR), binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover FROM "+
+	hasSwap, err := hasSwapColumn(ctx, db, schema, name)
+	if err != nil {
+		return rec, err
+	}
+	swapExpr := "NULL"
+	if hasSwap {
+		swapExpr = swapColumn
+	}
+	err = db.QueryRowContext(ctx, "SELECT CAST(written_at AS CHAR), binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover, "+swapExpr+" FROM "+
 		table.Qualify(schema, name)+" ORDER BY id DESC LIMIT 1").
-		Scan(&at, &rec.File, &rec.Pos, &rec.GTID, &key, &rec.RowsCopied, &rec.EventsApplied, &rec.CutOver)
+		Scan(&at, &rec.File, &rec.Pos, &rec.GTID, &key, &rec.RowsCopied, &rec.EventsApplied, &rec.CutOver, &swap)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, ErrNone
 	}
@@ -117,21 +158,61 @@ func Last(ctx context.Context, db *sql.DB, schema, name string) (Record, error) 
 		return rec, fmt.Errorf("read checkpoint from %s.%s: %w", schema, name, err)
 	}
 	rec.At, _ = time.Parse("2006-01-02 15:04:05.999999", at)
-	if key.Valid {
-		var vals []string
-		if err := json.Unmarshal([]byte(key.String), &vals); err != nil {
-			return rec, fmt.Errorf("read checkpoint from %s.%s: key values: %w", schema, name, err)
-		}
-		rec.Key = make([]sql.RawBytes, len(vals))
-		for i, v := range vals {
-			b, err := hex.DecodeString(v)
-			if err != nil {
-				return rec, fmt.Errorf("read checkpoint from %s.%s: key values: %w", schema, name, err)
-			}
-			rec.Key[i] = b
+	if swap.Valid {
+		rec.Swap = &Swap{}
+		if err := json.Unmarshal([]byte(swap.String), rec.Swap); err != nil {
+			return rec, fmt.Errorf("read checkpoint from %s.%s: %s: %w", schema, name, swapColumn, err)
 		}
 	}
+	if rec.Key, err = decodeKey(key); err != nil {
+		return rec, fmt.Errorf("read checkpoint from %s.%s: key values: %w", schema, name, err)
+	}
 	return rec, nil
+}
+
+// decodeKey reads the key_values column (nil when NULL).
+func decodeKey(key sql.NullString) ([]sql.RawBytes, error) {
+	if !key.Valid {
+		return nil, nil
+	}
+	var vals []string
+	if err := json.Unmarshal([]byte(key.String), &vals); err != nil {
+		return nil, err
+	}
+	out := make([]sql.RawBytes, len(vals))
+	for i, v := range vals {
+		b, err := hex.DecodeString(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// hasSwapColumn tells whether schema.name has the swap column (a table made by an older version
+// has not).
+func hasSwapColumn(ctx context.Context, db *sql.DB, schema, name string) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?",
+		schema, name, swapColumn).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read the columns of %s.%s: %w", schema, name, err)
+	}
+	return n > 0, nil
+}
+
+// Upgrade adds the swap column to a checkpoint table made by an older version (a --resume
+// adopts the table and writes records with it); a table that has it is left alone.
+func Upgrade(ctx context.Context, db *sql.DB, schema, name string) error {
+	has, err := hasSwapColumn(ctx, db, schema, name)
+	if err != nil || has {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, "ALTER TABLE "+table.Qualify(schema, name)+" ADD COLUMN "+swapColumn+" TEXT CHARACTER SET utf8mb4 NULL"); err != nil {
+		return fmt.Errorf("add %s to %s.%s: %w", swapColumn, schema, name, err)
+	}
+	return nil
 }
 
 // BinaryLogs lists the binary log files the server still has (SHOW BINARY LOGS).

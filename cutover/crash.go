@@ -37,6 +37,13 @@ import (
 //     the original alone: nothing to recover;
 //     anything else: refuse, describe, change nothing.
 //   - It returns nil only when the original's name holds a table at the end.
+//
+// A --revert's cut-over (the migrator's revert.go) swaps other names: its "ghost" is the old
+// table the migration left, its "old" name is _tbl_rev_del (or _tbl_del when reverting a revert).
+// The migrator reads them from the revert's changelog and passes them as RevertNames; the same
+// layouts are then decided on those names, with one difference: renamed away, only the changelog
+// is dropped after the live table's name is restored, since the revert's ghost is the old table
+// the migration kept (the revert can run again from its checkpoint).
 
 // CrashConfig is what recovering after a crashed run needs.
 type CrashConfig struct {
@@ -46,6 +53,15 @@ type CrashConfig struct {
 	// (--cut-over-lock-timeout-seconds).
 	LockTimeout time.Duration
 	Logger      zerolog.Logger
+	// Revert, when set, says the run that died was a --revert, with its names (see above).
+	Revert *RevertNames
+}
+
+// RevertNames are the names of a --revert's cut-over: Ghost is the old table the revert swaps
+// back into place, Old the name the live table takes.
+type RevertNames struct {
+	Ghost string `json:"ghost"`
+	Old   string `json:"old"`
 }
 
 // leftovers is what runs of one table may have left, read in one query: the state of the three
@@ -55,7 +71,8 @@ type leftovers struct {
 	tables    Tables
 	state     state
 	changelog bool
-	olds      []string // _tbl_del and _tbl_<timestamp>_del that exist, sorted
+	olds      []string // _tbl_del and _tbl_<timestamp>_del that exist, sorted (a revert's old name)
+	revert    bool     // the names are a revert's (RevertNames)
 }
 
 // timestampedOld matches a --timestamp-old-table name of tbl: _<tbl>_<yyyymmddhhmmss>_del.
@@ -69,11 +86,15 @@ func likePrefilter(tbl string) string {
 	return "_" + strings.ReplaceAll(tbl, `\`, "_") + "_%_del"
 }
 
-// readLeftovers reads, in one query, which of the names runs of schema.tbl use exist.
-func readLeftovers(ctx context.Context, q dbconn.Querier, schema, tbl string) (leftovers, error) {
-	ghost, changelog, old := table.GhostName(tbl), table.ChangelogName(tbl), table.OldName(tbl, "")
-	lo := leftovers{tables: Tables{Schema: schema, Original: tbl, Ghost: ghost, Old: old}}
-	found, err := existingTables(ctx, q, schema, tbl, []string{tbl, ghost, changelog, old}, likePrefilter(tbl))
+// readLeftovers reads, in one query, which of the names runs of schema.tbl use exist: a
+// migration's (with every timestamped old table), or a revert's when rev is set.
+func readLeftovers(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames) (leftovers, error) {
+	ghost, changelog, old, like := table.GhostName(tbl), table.ChangelogName(tbl), table.OldName(tbl, ""), likePrefilter(tbl)
+	if rev != nil {
+		ghost, old, like = rev.Ghost, rev.Old, ""
+	}
+	lo := leftovers{tables: Tables{Schema: schema, Original: tbl, Ghost: ghost, Old: old}, revert: rev != nil}
+	found, err := existingTables(ctx, q, schema, tbl, []string{tbl, ghost, changelog, old}, like)
 	if err != nil {
 		return lo, err
 	}
@@ -86,7 +107,7 @@ func readLeftovers(ctx context.Context, q dbconn.Querier, schema, tbl string) (l
 			lo.state.ghost.exists = true
 		case name == changelog:
 			lo.changelog = true
-		case name == old || stamped.MatchString(name):
+		case name == old || (rev == nil && stamped.MatchString(name)):
 			lo.olds = append(lo.olds, name)
 		}
 	}
@@ -125,17 +146,22 @@ func (lo leftovers) describe() string {
 }
 
 // CheckCrashed returns the refusal for a missing original left by a run that died during its
-// cut-over, or nil when the state is anything else (the usual checks then apply).
-func CheckCrashed(ctx context.Context, q dbconn.Querier, schema, tbl string) error {
-	lo, err := readLeftovers(ctx, q, schema, tbl)
+// cut-over, or nil when the state is anything else (the usual checks then apply). rev is set when
+// the table's changelog names a revert's tables.
+func CheckCrashed(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames) error {
+	lo, err := readLeftovers(ctx, q, schema, tbl, rev)
 	if err != nil {
 		return err
 	}
 	if lo.layout() != layoutRenamedAway {
 		return nil
 	}
-	return fmt.Errorf("%s.%s is missing but %s and %s exist: a previous run died during its cut-over; run again with --recover-cut-over to restore %s (nothing was changed)",
-		schema, tbl, lo.tables.Old, lo.tables.Ghost, tbl)
+	run := "run"
+	if rev != nil {
+		run = "--revert"
+	}
+	return fmt.Errorf("%s.%s is missing but %s and %s exist: a previous %s died during its cut-over; run again with --recover-cut-over to restore %s (nothing was changed)",
+		schema, tbl, lo.tables.Old, lo.tables.Ghost, run, tbl)
 }
 
 // RecoverCrashed repairs what a run that died during its cut-over left (see above). The caller
@@ -143,20 +169,24 @@ func CheckCrashed(ctx context.Context, q dbconn.Querier, schema, tbl string) err
 func RecoverCrashed(ctx context.Context, c CrashConfig) error {
 	schema, tbl := c.Schema, c.Table
 	log := c.Logger.With().Str("component", "cutover").Str("schema", schema).Str("table", tbl).Logger()
-	if err := waitQueuedRenames(ctx, c.DB, schema, tbl, c.LockTimeout); err != nil {
+	if err := waitQueuedRenames(ctx, c.DB, schema, tbl, c.Revert, c.LockTimeout); err != nil {
 		return err
 	}
-	lo, err := readLeftovers(ctx, c.DB, schema, tbl)
+	lo, err := readLeftovers(ctx, c.DB, schema, tbl, c.Revert)
 	if err != nil {
 		return err
 	}
 	desc := lo.describe()
 	switch lo.layout() {
 	case layoutRenamedAway:
-		log.Warn().Str("state", desc).Msgf("%s.%s is missing: a run died during its cut-over; renaming %s back", schema, tbl, lo.tables.Old)
-		return restoreCrashed(ctx, c, lo.tables, log)
+		log.Warn().Str("state", desc).Bool("revert", lo.revert).Msgf("%s.%s is missing: a run died during its cut-over; renaming %s back", schema, tbl, lo.tables.Old)
+		return restoreCrashed(ctx, c, lo, log)
 	case layoutNothingRenamed:
-		log.Info().Str("state", desc).Msgf("nothing to recover: %s.%s is in place and was never renamed; a new migration needs --initially-drop-ghost-table", schema, tbl)
+		next := "a new migration needs --initially-drop-ghost-table"
+		if lo.revert {
+			next = fmt.Sprintf("the revert can run again (%s is the old table it swaps back)", lo.tables.Ghost)
+		}
+		log.Info().Str("state", desc).Msgf("nothing to recover: %s.%s is in place and was never renamed; %s", schema, tbl, next)
 		return nil
 	case layoutSwapped:
 		log.Info().Str("state", desc).Msgf("nothing to recover: the swap completed, %s.%s is the migrated table and the original is kept as %s; drop the old and changelog tables when you no longer need them",
@@ -169,9 +199,11 @@ func RecoverCrashed(ctx context.Context, c CrashConfig) error {
 	return fmt.Errorf("cannot recover %s.%s: the tables are in a state a cut-over does not leave (%s); nothing was changed, look at them by hand", schema, tbl, desc)
 }
 
-// restoreCrashed renames t.Old back to the original's name, then drops the ghost and the
-// changelog, all on one session whose locks wait at most the lock timeout.
-func restoreCrashed(ctx context.Context, c CrashConfig, t Tables, log zerolog.Logger) error {
+// restoreCrashed renames t.Old back to the original's name, then drops the ghost (not a revert's:
+// it is the old table the migration kept) and the changelog, all on one session whose locks wait
+// at most the lock timeout.
+func restoreCrashed(ctx context.Context, c CrashConfig, lo leftovers, log zerolog.Logger) error {
+	t := lo.tables
 	schema, tbl := t.Schema, t.Original
 	s, err := openSessionWaiting(ctx, c.DB, "restore", dbconn.CeilSeconds(c.LockTimeout))
 	if err != nil {
@@ -184,13 +216,17 @@ func restoreCrashed(ctx context.Context, c CrashConfig, t Tables, log zerolog.Lo
 		return fmt.Errorf("restore %s.%s (%s): %w; nothing else was changed", schema, tbl, stmt, err)
 	}
 	log.Warn().Str("took", logfmt.Duration(time.Since(start))).Msgf("restored: %s.%s is in place again", schema, tbl)
-	changelog := table.ChangelogName(tbl)
-	for _, name := range []string{t.Ghost, changelog} {
+	drop, next := []string{t.Ghost, table.ChangelogName(tbl)}, "a new migration can start"
+	if lo.revert {
+		drop = drop[1:]
+		next = fmt.Sprintf("%s (the old table) and the checkpoint are kept: the revert can run again", t.Ghost)
+	}
+	for _, name := range drop {
 		if _, err := s.conn.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(schema, name)); err != nil {
 			return fmt.Errorf("%s.%s is restored, but dropping %s failed: %w; drop it by hand", schema, tbl, name, err)
 		}
 	}
-	log.Info().Msgf("dropped %s and %s: a new migration can start", t.Ghost, changelog)
+	log.Info().Msgf("dropped %s: %s", strings.Join(drop, " and "), next)
 	if found, err := existingTables(ctx, c.DB, schema, tbl, []string{tbl}, ""); err != nil || !slices.Contains(found, tbl) {
 		return fmt.Errorf("after restoring, %s.%s is still not found (%v)", schema, tbl, err)
 	}
@@ -198,12 +234,12 @@ func restoreCrashed(ctx context.Context, c CrashConfig, t Tables, log zerolog.Lo
 }
 
 // waitQueuedRenames waits up to timeout until no other session runs a RENAME TABLE that names
-// tbl, its ghost or an old table of it, and fails naming them if some remain. It kills nothing:
-// those sessions are not ours.
-func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, timeout time.Duration) error {
+// tbl, its ghost or an old table of it (or a revert's names), and fails naming them if some
+// remain. It kills nothing: those sessions are not ours.
+func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		found, err := queuedRenames(ctx, q, schema, tbl)
+		found, err := queuedRenames(ctx, q, schema, tbl, rev)
 		if err != nil {
 			return err
 		}
@@ -222,7 +258,7 @@ func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string
 
 // queuedRenames lists "connection <id>: <statement>" for sessions running a RENAME TABLE
 // naming one of our tables.
-func queuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string) ([]string, error) {
+func queuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames) ([]string, error) {
 	rows, err := q.QueryContext(ctx, `SELECT ID, INFO FROM information_schema.PROCESSLIST
 		WHERE ID <> CONNECTION_ID() AND INFO LIKE 'RENAME%'`)
 	if err != nil {
@@ -230,6 +266,10 @@ func queuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string) ([
 	}
 	defer rows.Close()
 	quotedStamped := regexp.MustCompile("`_" + regexp.QuoteMeta(tbl) + "_[0-9]{14}_del`")
+	names := []string{tbl, table.GhostName(tbl), table.OldName(tbl, "")}
+	if rev != nil {
+		names = append(names, rev.Ghost, rev.Old)
+	}
 	var found []string
 	for rows.Next() {
 		var id int64
@@ -239,7 +279,7 @@ func queuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string) ([
 		}
 		stmt := info.String
 		mentions := quotedStamped.MatchString(stmt)
-		for _, name := range []string{tbl, table.GhostName(tbl), table.OldName(tbl, "")} {
+		for _, name := range names {
 			mentions = mentions || strings.Contains(stmt, table.QuoteIdent(name)) || strings.Contains(stmt, schema+"."+name)
 		}
 		if mentions {

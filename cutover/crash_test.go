@@ -52,7 +52,7 @@ func recoverCrashed(t *testing.T, db *sql.DB, tbl string, lockTimeout time.Durat
 func TestRecoverCrashedTimestampedOld(t *testing.T) {
 	db := testenv.Database(t, testDB)
 	crashed(t, db, "_t2_20250101000000_del", "_t2_20260101000000_del", "_t2_gho")
-	err := CheckCrashed(context.Background(), db, testDB, "t2")
+	err := CheckCrashed(context.Background(), db, testDB, "t2", nil)
 	if err == nil || !strings.Contains(err.Error(), "t2 is missing but _t2_20260101000000_del and _t2_gho exist") {
 		t.Fatalf("check: got %v, want the died-cut-over refusal naming the newest old table", err)
 	}
@@ -79,7 +79,7 @@ func TestRecoverCrashedRefusesUnknownStates(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			crashed(t, db, c.tables...)
-			if err := CheckCrashed(context.Background(), db, testDB, c.tbl); err != nil {
+			if err := CheckCrashed(context.Background(), db, testDB, c.tbl, nil); err != nil {
 				t.Errorf("check refused a state no crashed run leaves: %v", err)
 			}
 			before := tablesOf(t, db, c.tbl)
@@ -114,7 +114,7 @@ func TestRecoverCrashedWaitsForQueuedRename(t *testing.T) {
 		renameDone <- err
 	}()
 	seen := func() bool {
-		found, err := queuedRenames(ctx, db, testDB, "t9")
+		found, err := queuedRenames(ctx, db, testDB, "t9", nil)
 		return err == nil && len(found) == 1
 	}
 	for deadline := time.Now().Add(10 * time.Second); !seen(); time.Sleep(10 * time.Millisecond) {
@@ -146,5 +146,47 @@ func TestRecoverCrashedWaitsForQueuedRename(t *testing.T) {
 	}
 	if got := tablesOf(t, db, "t9"); got != "_t9_del=_t9_del,_t9_ghc=_t9_ghc,t9=_t9_gho" {
 		t.Fatalf("tables %s, want t9 the former ghost (the queued rename ran, recovery saw a completed swap and changed nothing)", got)
+	}
+}
+
+// A --revert that died between its renames left the live table under the revert's old name and
+// the old table it swaps back: with the revert's names (read by the migrator from its changelog)
+// the refusal names them and the recovery renames the live table back, keeping the old table.
+// Without them, the state is one no migration leaves: refused, nothing changed.
+func TestRecoverCrashedRevert(t *testing.T) {
+	db := testenv.Database(t, testDB)
+	for _, c := range []struct {
+		tbl string
+		rev RevertNames
+	}{
+		{"t10", RevertNames{Ghost: "_t10_del", Old: "_t10_rev_del"}}, // a revert
+		{"t11", RevertNames{Ghost: "_t11_rev_del", Old: "_t11_del"}}, // the revert of a revert
+	} {
+		crashed(t, db, c.rev.Ghost, c.rev.Old, table.ChangelogName(c.tbl))
+		before := tablesOf(t, db, c.tbl)
+		if err := CheckCrashed(context.Background(), db, testDB, c.tbl, nil); err != nil {
+			t.Errorf("%s: check without the revert's names refused: %v", c.tbl, err)
+		}
+		if err := recoverCrashed(t, db, c.tbl, time.Second); err == nil || !strings.Contains(err.Error(), "a state a cut-over does not leave") {
+			t.Errorf("%s: recovery without the revert's names: %v, want a refusal", c.tbl, err)
+		}
+		if after := tablesOf(t, db, c.tbl); after != before {
+			t.Fatalf("%s: refused recovery changed the tables from %q to %q", c.tbl, before, after)
+		}
+		err := CheckCrashed(context.Background(), db, testDB, c.tbl, &c.rev)
+		want := c.tbl + " is missing but " + c.rev.Old + " and " + c.rev.Ghost + " exist: a previous --revert died during its cut-over"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: check: %v, want %q", c.tbl, err, want)
+		}
+		err = RecoverCrashed(context.Background(), CrashConfig{DB: db, Schema: testDB, Table: c.tbl, Revert: &c.rev,
+			LockTimeout: time.Second, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+		if err != nil {
+			t.Fatalf("%s: recover: %v", c.tbl, err)
+		}
+		names := []string{c.rev.Ghost + "=" + c.rev.Ghost, c.tbl + "=" + c.rev.Old}
+		slices.Sort(names)
+		if got, want := tablesOf(t, db, c.tbl), strings.Join(names, ","); got != want {
+			t.Errorf("%s: tables after recovery: %s, want %s (the live table back, the old table kept, the changelog dropped)", c.tbl, got, want)
+		}
 	}
 }

@@ -144,7 +144,7 @@ func addAlterAndCutOverFlags(fs *pflag.FlagSet, cfg *migrator.Config, v *flagVal
 	fs.Int64Var(&v.cutOverLockSeconds, "cut-over-lock-timeout-seconds", int64(d.CutOverLockTimeout/time.Second), "longest the cut-over may hold the table locked, in seconds")
 	fs.BoolVar(&cfg.CutOverExponentialBackoff, "cut-over-exponential-backoff", false, "wait exponentially longer between cut-over attempts (instead of a fixed interval)")
 	fs.Int64Var(&v.backoffMaxSeconds, "exponential-backoff-max-interval", int64(d.ExponentialBackoffMaxInterval/time.Second), "longest wait between cut-over attempts with --cut-over-exponential-backoff, in seconds")
-	fs.BoolVar(&cfg.RecoverCutOver, "recover-cut-over", false, "after a run died during the cut-over: restore the original table's name, then exit (see doc/cut-over.md)")
+	fs.BoolVar(&cfg.RecoverCutOver, "recover-cut-over", false, "after a run (or a --revert) died during the cut-over: restore the table's name, then exit (see doc/cut-over.md)")
 	fs.StringVar(&cfg.PostponeCutOverFlagFile, "postpone-cut-over-flag-file", "", "while this file exists, the cut-over waits (the copy is done and the ghost kept in sync); delete it to cut over")
 	fs.StringVar(&cfg.PanicFlagFile, "panic-flag-file", "", "when this file appears, abort the migration at once, leaving the original table untouched")
 }

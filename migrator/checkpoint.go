@@ -42,6 +42,9 @@ func (r *run) prepareHelpers(ctx context.Context) error {
 	}
 	r.changelogCreated = true
 	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
+	if s.revert != nil {
+		return m.recordRevertNames(ctx, s) // recover.go
+	}
 	return nil
 }
 

@@ -301,7 +301,8 @@ func (m *Migrator) buildGhost(ctx context.Context, s *session, spec *alterSpec) 
 // to copy (12).
 func (m *Migrator) planCopy(ctx context.Context, s *session, spec *alterSpec) (err error) {
 	cfg, p := m.cfg, s.plan
-	if s.columns, err = mapColumns(p.Original, p.Ghost, spec.Renames, spec.Recreated, cfg.SkipRenamedColumns); err != nil {
+	skipRenamed := cfg.SkipRenamedColumns && !cfg.Revert // a revert maps every recorded rename back
+	if s.columns, err = mapColumns(p.Original, p.Ghost, spec.Renames, spec.Recreated, skipRenamed); err != nil {
 		return err
 	}
 	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames
@@ -327,7 +328,11 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 	schema, tbl := cfg.Database, cfg.Table
 	primaryAddr := p.Primary.Addr()
 	// A run that died between its two renames left tbl missing: say so before "does not exist".
-	if err := cutover.CheckCrashed(ctx, s.primary, schema, tbl); err != nil {
+	rev, err := revertNames(ctx, s.primary, schema, tbl) // a revert's changelog names its tables (recover.go)
+	if err != nil {
+		return err
+	}
+	if err := cutover.CheckCrashed(ctx, s.primary, schema, tbl, rev); err != nil {
 		return err
 	}
 	if err := checkTableKind(ctx, s.primary, primaryAddr, schema, tbl); err != nil {

@@ -70,6 +70,9 @@ func (m *Migrator) checkResume(ctx context.Context, s *session, spec *alterSpec)
 	if p.Ghost, err = table.Inspect(ctx, s.primary, schema, p.GhostTable); err != nil {
 		return fmt.Errorf("--resume: inspect the ghost table: %w", err)
 	}
+	if err := checkpoint.Upgrade(ctx, s.primary, schema, p.CheckpointTable); err != nil { // an older version's table
+		return fmt.Errorf("--resume: %w", err)
+	}
 	s.resume = &rec
 	s.own(ctx, p.GhostTable, p.GhostTable)
 	m.log.Info().Str("checkpoint", rec.String()).Int64("rows_copied", rec.RowsCopied).Str("written", rec.At.Format(time.RFC3339)).

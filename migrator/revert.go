@@ -20,14 +20,21 @@ import (
 // cut-over's own RENAMEs aside) is the new table's. The run keeps that checkpoint table and the old
 // table (unless --ok-to-drop-table).
 //
+// The cut-over checkpoint also records the swap (checkpoint.Swap): the table that took the name,
+// the name the replaced table took, and every column copied under another name (the ALTER's
+// CHANGE / RENAME COLUMN, as the column mapping applied them).
+//
 // A revert is a migration whose "original" is the live (new) table and whose "ghost" is the old
 // table: it streams the binlog from the cut-over checkpoint, applies every change of the live
-// table to the old one with the same column mapping as any migration (columns the old table lacks
-// are dropped, columns the live one lacks get their defaults, a value the old definition cannot
-// hold fails the run), copies no row (the old table had every row at the checkpoint), and swaps
-// with the same cut-over: the live table becomes _<tbl>_rev_del, the old table takes the name.
-// Every refusal comes before anything is created; a failure before the swap drops only the
-// revert's changelog, so the old table and the checkpoint stay for another try.
+// table to the old one with the same column mapping as any migration, the recorded renames taken
+// backwards (revertRenames: a renamed column's writes reach the old column), copies no row (the
+// old table had every row at the checkpoint), and swaps with the same cut-over: the live table
+// becomes _<tbl>_rev_del, the old table takes the name. Columns the old table lacks are dropped,
+// columns the live one lacks get their defaults, a value the old definition cannot hold fails the
+// run. Every refusal comes before anything is created; a failure before the swap drops only the
+// revert's changelog, so the old table and the checkpoint stay for another try. The revert's
+// changelog names its tables (hintRevert), so --recover-cut-over can put them back after a revert
+// died between its renames (recover.go).
 
 // revertedName is the name the live table takes when a revert swaps it away (gh-ost's); the
 // revert of a revert (--old-table=_<tbl>_rev_del) uses _<tbl>_del instead.
@@ -42,6 +49,8 @@ func (c *Config) validateRevert() error {
 		return nil
 	case c.OldTableName == "":
 		return fmt.Errorf("%w: --revert must be called with --old-table (the old table the migration left, for example %s)", ErrUsage, table.OldName(c.Table, ""))
+	case c.RecoverCutOver: // recover.go checks --old-table against the revert that died
+		return nil
 	case c.Resume:
 		return fmt.Errorf("%w: --revert cannot be used with --resume", ErrUsage)
 	case !c.Execute:
@@ -92,8 +101,74 @@ func (m *Migrator) checkRevert(ctx context.Context, s *session) (*alterSpec, err
 	if cfg.UseGTID && rec.GTID == "" {
 		return nil, fmt.Errorf("--revert --gtid: the cut-over checkpoint has no GTID set: revert without --gtid")
 	}
+	if p.Ghost, err = table.Inspect(ctx, s.primary, schema, p.GhostTable); err != nil {
+		return nil, fmt.Errorf("--revert: inspect the old table: %w", err)
+	}
+	renames, err := revertRenames(rec, p, schema)
+	if err != nil {
+		return nil, err
+	}
 	s.revert = &rec
-	return &alterSpec{}, m.checkHelperTables(ctx, s)
+	return &alterSpec{Renames: renames}, m.checkHelperTables(ctx, s)
+}
+
+// revertRenames derives from the cut-over checkpoint's swap the renames that take the live
+// table's columns (p.Original) to the old table's (p.Ghost), and refuses when they cannot be
+// derived safely: a checkpoint without a swap (an older version's), a swap of other tables, or
+// a renamed column one of the tables no longer has.
+func revertRenames(rec checkpoint.Record, p *Plan, schema string) ([]columnRename, error) {
+	sw, ckpt := rec.Swap, schema+"."+p.CheckpointTable
+	if sw == nil {
+		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s was written by an older go-ghostlite, which did not record the swapped tables and renamed columns, so the revert cannot map the columns back safely: swap back by hand, or migrate again with the reverse --alter", ckpt)
+	}
+	var renames []columnRename
+	switch {
+	case strings.EqualFold(sw.Old, p.GhostTable): // the swap put the old table away: live columns are the ghost's
+		for from, to := range sw.Renames {
+			renames = append(renames, columnRename{From: to, To: from})
+		}
+	case strings.EqualFold(sw.Old, p.OldTable) && strings.EqualFold(sw.Ghost, p.GhostTable):
+		// An earlier attempt of this revert (--checkpoint) wrote it and did not swap: the live
+		// table was its original.
+		for from, to := range sw.Renames {
+			renames = append(renames, columnRename{From: from, To: to})
+		}
+	default:
+		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s is of the swap that renamed the replaced table to %s, not to %s: give --old-table=%s", ckpt, sw.Old, p.GhostTable, sw.Old)
+	}
+	slices.SortFunc(renames, func(a, b columnRename) int { return strings.Compare(a.From, b.From) })
+	for _, r := range renames {
+		_, inLive := p.Original.Column(r.From)
+		_, inOld := p.Ghost.Column(r.To)
+		if !inLive || !inOld {
+			return nil, fmt.Errorf("--revert: the cut-over checkpoint says column %s of %s holds what column %s of %s held, but %s: the revert cannot map it back; rename the columns back as they were at the cut-over",
+				r.From, p.Original.Name, r.To, p.GhostTable, missingColumns(r, inLive, inOld, p))
+		}
+	}
+	return renames, nil
+}
+
+// missingColumns says which column of a rename is missing, for revertRenames' refusal.
+func missingColumns(r columnRename, inLive, inOld bool, p *Plan) string {
+	var parts []string
+	if !inLive {
+		parts = append(parts, fmt.Sprintf("%s has no column %s", p.Original.Name, r.From))
+	}
+	if !inOld {
+		parts = append(parts, fmt.Sprintf("%s has no column %s", p.GhostTable, r.To))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// renamedPairs are the pairs of a column mapping copied under another name: original -> ghost.
+func renamedPairs(pairs []ColumnPair) map[string]string {
+	out := map[string]string{}
+	for _, c := range pairs {
+		if !strings.EqualFold(c.Original, c.Ghost) {
+			out[c.Original] = c.Ghost
+		}
+	}
+	return out
 }
 
 // adoptOldTable takes the old table as the revert's ghost: nothing is created.
@@ -104,10 +179,7 @@ func (m *Migrator) adoptOldTable(ctx context.Context, s *session) error {
 		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
 	s.ddl = ddl
-	p.TimeZone = ddl.TimeZone
-	if p.Ghost, err = table.Inspect(ctx, s.primary, cfg.Database, p.GhostTable); err != nil {
-		return fmt.Errorf("--revert: inspect the old table: %w", err)
-	}
+	p.TimeZone = ddl.TimeZone                        // p.Ghost, the old table, was inspected by checkRevert
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
 	m.log.Info().Str("checkpoint", s.revert.String()).Msgf("reverting %s.%s to %s: replaying the changes since the cut-over", cfg.Database, cfg.Table, p.GhostTable)
 	return nil
@@ -128,9 +200,13 @@ func (r *run) revertStart(ctx context.Context) (binlogapply.Position, error) {
 }
 
 // withCutOverCheckpoint adds to the work under the cut-over's lock (after the sentinel) the
-// cut-over checkpoint a --revert starts from, when the run checkpoints.
+// cut-over checkpoint a --revert starts from, when the run checkpoints. A revert always writes
+// one (its checkpoint table is dropped at the end without --checkpoint): when its cut-over fails
+// or it dies between its renames, the old table holds every change up to that lock, and another
+// try of the revert starts there, after which the failed attempt's RENAMEs (and the recovery's)
+// come before any row of the table, where a stream from a cut-over's lock accepts them.
 func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context.Context) error {
-	if !r.m.cfg.checkpointing() {
+	if !r.m.cfg.checkpointing() && r.s.revert == nil {
 		return do
 	}
 	return func(ctx context.Context) error {
@@ -145,7 +221,8 @@ func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context
 			return fmt.Errorf("cut-over checkpoint: %w", err)
 		}
 		rec := checkpoint.Record{File: pos.File, Pos: pos.Pos, GTID: pos.GTID, CutOver: true,
-			EventsApplied: r.applier.Stats().EventsApplied, RowsCopied: r.rowsCopied()}
+			EventsApplied: r.applier.Stats().EventsApplied, RowsCopied: r.rowsCopied(),
+			Swap: &checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)}}
 		if c := r.copier.Load(); c != nil {
 			rec.Key = c.CompleteUpTo()
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -303,5 +304,249 @@ func TestRevertUsage(t *testing.T) {
 	cfg.Database, cfg.Table, cfg.Execute, cfg.Revert, cfg.OldTableName = "db", "t", true, true, "_t_del"
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("--revert --old-table=_t_del --execute without --alter: %v", err)
+	}
+}
+
+// renameSeed and renameAlter: the migration renames two columns (CHANGE and RENAME COLUMN) and
+// keeps their order and types, so the reverted table and the migrated one it replaces can be
+// compared row by row, column by column.
+var renameSeed = []string{
+	"CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, a INT NOT NULL, b VARCHAR(20) NOT NULL DEFAULT 'b', n INT NOT NULL DEFAULT 0)",
+	"INSERT INTO t (a, b, n) SELECT seq * 10, CONCAT('s', seq), seq FROM seq_1_to_1000",
+}
+
+const renameAlter = "CHANGE b label VARCHAR(20) NOT NULL DEFAULT 'b', RENAME COLUMN n TO qty"
+
+// renameConfig is the --checkpoint migration of renameAlter (--approve-renamed-columns), or the
+// --revert of it with --old-table=oldTable.
+func renameConfig(t *testing.T, serverID uint32, oldTable string) Config {
+	t.Helper()
+	cfg := testConfig(t, revertDB, "t", renameAlter, nil)
+	executing(&cfg, serverID)
+	cfg.Checkpoint, cfg.CheckpointInterval, cfg.ApproveRenamedColumns = true, 200*time.Millisecond, true
+	if oldTable != "" {
+		cfg.Alter, cfg.ApproveRenamedColumns = "", false
+		cfg.Revert, cfg.OldTableName = true, oldTable
+	}
+	return cfg
+}
+
+// revertWriting runs cfg (a revert) with its cut-over postponed, runs during the postponement
+// the statements of during, then lets it cut over and returns its result.
+func revertWriting(t *testing.T, db *sql.DB, cfg Config, during ...string) error {
+	t.Helper()
+	flag := postpone(t, &cfg)
+	done := runMigration(t, cfg)
+	waitPostponed(t, db, done)
+	testenv.Exec(t, db, during...)
+	if err := os.Remove(flag); err != nil {
+		t.Fatal(err)
+	}
+	return testenv.WaitResult(t, done, 60*time.Second)
+}
+
+// A migration renaming columns, writes to the renamed columns after its cut-over and during the
+// revert, then the revert: the old table holds the written values under the old names, and
+// every row of the reverted table equals the row of the migrated table it replaced. The revert
+// (with --checkpoint) is reverted in turn, with writes to the old names, and maps them forward
+// again. Before that, the refusals: a revert that cannot map the columns safely changes nothing.
+func TestRevertMapsRenamedColumns(t *testing.T) {
+	db := testenv.Database(t, revertDB)
+	testenv.Exec(t, db, renameSeed...)
+	original := showCreate(t, db, "t")
+	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, 79321, "")), 60*time.Second); err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	migrated := showCreate(t, db, "t")
+	rec, err := checkpoint.Last(context.Background(), db, revertDB, "_t_ghk")
+	if err != nil || rec.Swap == nil || !reflect.DeepEqual(*rec.Swap, checkpoint.Swap{Ghost: "_t_gho", Old: "_t_del", Renames: map[string]string{"b": "label", "n": "qty"}}) {
+		t.Fatalf("the cut-over checkpoint's swap: %+v (%v), want _t_gho in place of t, kept as _t_del, b -> label, n -> qty", rec.Swap, err)
+	}
+	checkRenameRefusals(t, db)
+
+	testenv.Exec(t, db, "UPDATE t SET label = CONCAT('after-', id), qty = id * 3 WHERE id % 7 = 0",
+		"INSERT INTO t (id, a, label, qty) VALUES (5001, 1, 'new-1', 11), (5002, 2, 'new-2', 22)",
+		"DELETE FROM t WHERE id % 11 = 0")
+	err = revertWriting(t, db, renameConfig(t, 79322, "_t_del"),
+		"UPDATE t SET label = 'during', qty = qty + 1000 WHERE id % 13 = 0",
+		"INSERT INTO t (id, a, label, qty) VALUES (5003, 3, 'new-3', 33)")
+	if err != nil {
+		t.Fatalf("revert: %v", err)
+	}
+	if got := showCreate(t, db, "t"); got != original {
+		t.Errorf("the reverted table's definition:\n%s\nwant the original's:\n%s", got, original)
+	}
+	sameRowsAs(t, db, "t", "_t_rev_del")
+	var b string
+	var n int
+	if err := db.QueryRow("SELECT b, n FROM t WHERE id = 14").Scan(&b, &n); err != nil || b != "after-14" || n != 42 {
+		t.Errorf("row 14 of the reverted table: b = %q, n = %d (%v), want the values written to label and qty after the cut-over (after-14, 42)", b, n, err)
+	}
+	if err := db.QueryRow("SELECT b, n FROM t WHERE id = 5003").Scan(&b, &n); err != nil || b != "new-3" || n != 33 {
+		t.Errorf("row 5003 of the reverted table: b = %q, n = %d (%v), want the values inserted during the revert (new-3, 33)", b, n, err)
+	}
+
+	// The revert kept its own cut-over checkpoint (--checkpoint): reverting it maps b and n to
+	// label and qty again.
+	testenv.Exec(t, db, "UPDATE t SET b = 'old-name', n = -1 WHERE id % 5 = 0")
+	if err := revertWriting(t, db, renameConfig(t, 79323, "_t_rev_del"), "UPDATE t SET b = 'old-during' WHERE id = 2"); err != nil {
+		t.Fatalf("revert of the revert: %v", err)
+	}
+	if got := showCreate(t, db, "t"); got != migrated {
+		t.Errorf("the table after reverting the revert:\n%s\nwant the migrated definition:\n%s", got, migrated)
+	}
+	sameRowsAs(t, db, "t", "_t_del")
+	if err := db.QueryRow("SELECT label, qty FROM t WHERE id = 10").Scan(&b, &n); err != nil || b != "old-name" || n != -1 {
+		t.Errorf("row 10: label = %q, qty = %d (%v), want the values written to b and n (old-name, -1)", b, n, err)
+	}
+}
+
+// sameRowsAs fails the test unless a and b hold the same rows, value for value, in the same
+// column order (names aside).
+func sameRowsAs(t *testing.T, db *sql.DB, a, b string) {
+	t.Helper()
+	rowsA, rowsB := testenv.RowsText(t, db, revertDB, a, "id"), testenv.RowsText(t, db, revertDB, b, "id")
+	if len(rowsA) != len(rowsB) {
+		t.Errorf("%s has %d rows, %s has %d", a, len(rowsA), b, len(rowsB))
+	}
+	for i := range min(len(rowsA), len(rowsB)) {
+		if rowsA[i] != rowsB[i] {
+			t.Errorf("row %d: %s has %q, %s has %q", i, a, rowsA[i], b, rowsB[i])
+			return
+		}
+	}
+}
+
+// checkRenameRefusals: after the migration of renameAlter, a revert that cannot map the
+// renamed columns back is refused in one line and changes nothing.
+func checkRenameRefusals(t *testing.T, db *sql.DB) {
+	t.Helper()
+	for _, c := range []struct {
+		name, oldTable, want string
+		before, after        []string
+	}{
+		{"a checkpoint table of an older version", "_t_del", "was written by an older go-ghostlite",
+			[]string{"CREATE TABLE kept_ghk LIKE _t_ghk", "INSERT INTO kept_ghk SELECT * FROM _t_ghk", "ALTER TABLE _t_ghk DROP COLUMN cut_over_swap"},
+			[]string{"DROP TABLE _t_ghk", "RENAME TABLE kept_ghk TO _t_ghk"}},
+		{"another old table", "_t_other", "is of the swap that renamed the replaced table to _t_del, not to _t_other: give --old-table=_t_del",
+			[]string{"CREATE TABLE _t_other LIKE _t_del"}, []string{"DROP TABLE _t_other"}},
+		{"a renamed column gone from the old table", "_t_del", "column label of t holds what column b of _t_del held, but _t_del has no column b",
+			[]string{"ALTER TABLE _t_del RENAME COLUMN b TO bb"}, []string{"ALTER TABLE _t_del RENAME COLUMN bb TO b"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			testenv.Exec(t, db, c.before...)
+			defer testenv.Exec(t, db, c.after...)
+			before := revertState(t, db)
+			err := waitFailed(t, runMigration(t, renameConfig(t, 79324, c.oldTable)), "despite "+c.name)
+			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q, want one line with %q", err, c.want)
+			}
+			if after := revertState(t, db); !reflect.DeepEqual(after, before) {
+				t.Errorf("the refused revert changed the tables:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+// A revert that died between its two renames left t missing, _t_rev_del (the live table) and
+// _t_del (the old table). A run refuses, naming --recover-cut-over; --recover-cut-over reads the
+// revert's names from its changelog, refuses an --old-table that is not the revert's, and renames
+// _t_rev_del back, keeping the old table and the checkpoint: the revert then runs again, from the
+// cut-over checkpoint it wrote under its lock, and every write survives.
+func TestRecoverRevertCutOver(t *testing.T) {
+	db := testenv.Database(t, revertDB)
+	testenv.Exec(t, db, renameSeed...)
+	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, 79331, "")), 60*time.Second); err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	testenv.Exec(t, db, "UPDATE t SET label = 'before-crash', qty = -7 WHERE id = 3")
+	dieBetweenRenames(t, db, renameConfig(t, 79332, "_t_del"))
+	if got := testenv.TableNames(t, db, revertDB, ""); !sameNames(got, "_t_rev_del", "_t_del", "_t_ghc", "_t_ghk") {
+		t.Fatalf("tables after the revert died: %v, want _t_rev_del, _t_del, _t_ghc and _t_ghk", got)
+	}
+
+	before := revertState(t, db)
+	err := waitFailed(t, runMigration(t, renameConfig(t, 79333, "_t_del")), "with t missing")
+	want := revertDB + ".t is missing but _t_rev_del and _t_del exist: a previous --revert died during its cut-over; run again with --recover-cut-over to restore t (nothing was changed)"
+	if err.Error() != want {
+		t.Errorf("revert on a died revert: %v, want %q", err, want)
+	}
+	recoverCfg := func(oldTable string) Config {
+		c := renameConfig(t, 79334, oldTable)
+		c.RecoverCutOver, c.Alter, c.ApproveRenamedColumns = true, "", false
+		return c
+	}
+	err = mustNew(t, recoverCfg("_t_rev_del")).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "swaps back _t_del, not --old-table=_t_rev_del (nothing was changed)") {
+		t.Errorf("--recover-cut-over with another --old-table: %v, want a refusal", err)
+	}
+	if after := revertState(t, db); !reflect.DeepEqual(after, before) {
+		t.Fatalf("the refusals changed the tables:\nbefore %v\nafter  %v", before, after)
+	}
+
+	if err := mustNew(t, recoverCfg("")).Run(context.Background()); err != nil {
+		t.Fatalf("--recover-cut-over: %v", err)
+	}
+	if got := testenv.TableNames(t, db, revertDB, ""); !sameNames(got, "t", "_t_del", "_t_ghk") {
+		t.Fatalf("tables after the recovery: %v, want t, _t_del and _t_ghk (the changelog dropped)", got)
+	}
+	if !testenv.HasColumn(t, db, revertDB, "t", "label") {
+		t.Fatal("t is not the live (migrated) table after the recovery")
+	}
+	if err := mustNew(t, recoverCfg("")).Run(context.Background()); err != nil {
+		t.Fatalf("a second --recover-cut-over: %v, want nothing to do", err)
+	}
+
+	testenv.Exec(t, db, "UPDATE t SET label = 'after-recovery' WHERE id = 4")
+	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, 79335, "_t_del")), 60*time.Second); err != nil {
+		t.Fatalf("the revert after the recovery: %v", err)
+	}
+	sameRowsAs(t, db, "t", "_t_rev_del")
+	var b string
+	var n int
+	if err := db.QueryRow("SELECT b, n FROM t WHERE id = 3").Scan(&b, &n); err != nil || b != "before-crash" || n != -7 {
+		t.Errorf("row 3: b = %q, n = %d (%v), want the values written before the revert died (before-crash, -7)", b, n, err)
+	}
+}
+
+// dieBetweenRenames runs cfg (without --checkpoint: the revert's cut-over checkpoint is written
+// all the same) and leaves the tables as a process killed between the two renames would: before
+// rename 2 is queued, C1 is killed, so the queued rename 1 runs, and a transaction reading the
+// renamed table keeps the attempt's own recovery from renaming it back until the run has failed
+// (its clean-up touches nothing once the table is missing).
+func dieBetweenRenames(t *testing.T, db *sql.DB, cfg Config) {
+	t.Helper()
+	cfg.Checkpoint, cfg.DefaultRetries, cfg.CutOverLockTimeout = false, 1, time.Second
+	holder, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	cfg.CutOverSeams.BeforeStep = func(ctx context.Context, step cutover.Step, info cutover.StepInfo) error {
+		if step != cutover.StepRename2 {
+			return nil
+		}
+		if err := testenv.KillAndWait(ctx, db, info.Lock); err != nil {
+			return err
+		}
+		if err := testenv.Poll(ctx, 10*time.Second, 10*time.Millisecond, "rename 1 run", func() (bool, error) {
+			found, err := testenv.ReadExisting(ctx, db, revertDB, "_t_rev_del")
+			return found["_t_rev_del"], err
+		}); err != nil {
+			return err
+		}
+		for _, q := range []string{"BEGIN", "SELECT COUNT(*) FROM _t_rev_del"} {
+			if _, err := holder.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return errors.New("test: the process dies between the renames")
+	}
+	// The attempt's own recovery could not rename the table back: the run says the tables need a look.
+	if err := waitFailed(t, runMigration(t, cfg), "although it died between its renames"); !errors.Is(err, cutover.ErrUnknownState) {
+		t.Fatalf("the revert failed with %v, want the cut-over's unknown state", err)
+	}
+	if _, err := holder.ExecContext(context.Background(), "COMMIT"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -12,6 +12,9 @@ const (
 	HintHeartbeat = "heartbeat" // value: the writer's UTC time, RFC3339Nano
 	HintState     = "state"     // value: the migration's state name
 	HintSentinel  = "sentinel"  // value: a unique token written under the cut-over lock
+	// HintRevert is written by a --revert only: its cut-over's names, JSON {"ghost": the old
+	// table it swaps back, "old": the name the live table takes}, for --recover-cut-over.
+	HintRevert = "revert"
 )
 
 // ChangelogDDL creates the changelog table schema.name.
