@@ -43,8 +43,8 @@ func (c *Checksum) walk(ctx context.Context, conn *sql.Conn, emit func(span) err
 	if min == nil {
 		return emit(span{})
 	}
-	if cuts, ok := c.valueCuts(min, max); ok {
-		return emitCuts(cuts, emit)
+	if lo, hi, step, ok := c.valueCuts(min, max); ok {
+		return emitCuts(lo, hi, step, emit)
 	}
 	lower, inclusive := min, true
 	for first := true; ; first = false {

@@ -321,7 +321,15 @@ const renameAlter = "CHANGE b label VARCHAR(20) NOT NULL DEFAULT 'b', RENAME COL
 // --revert of it with --old-table=oldTable.
 func renameConfig(t *testing.T, serverID uint32, oldTable string) Config {
 	t.Helper()
-	cfg := testConfig(t, revertDB, "t", renameAlter, nil)
+	return checkpointConfig(t, serverID, renameAlter, oldTable)
+}
+
+// checkpointConfig is the --checkpoint migration of t in revertDB with alter
+// (--approve-renamed-columns), or, when oldTable is given, the --revert of it with
+// --old-table=oldTable.
+func checkpointConfig(t *testing.T, serverID uint32, alter, oldTable string) Config {
+	t.Helper()
+	cfg := testConfig(t, revertDB, "t", alter, nil)
 	executing(&cfg, serverID)
 	cfg.Checkpoint, cfg.CheckpointInterval, cfg.ApproveRenamedColumns = true, 200*time.Millisecond, true
 	if oldTable != "" {
