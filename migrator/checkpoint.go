@@ -31,6 +31,12 @@ func (r *run) prepareHelpers(ctx context.Context) error {
 			return err
 		}
 	}
+	s.own(ctx, p.ChangelogTable, p.ChangelogTable) // from here a failure drops it (cleanupAfterFailure)
+	if hook := m.cfg.copyTest.afterChangelog; hook != nil {
+		if err := hook(ctx); err != nil {
+			return err
+		}
+	}
 	if m.cfg.checkpointing() && s.resume == nil && s.revert == nil {
 		if _, err := s.primary.ExecContext(ctx, checkpoint.DDL(schema, p.CheckpointTable)); err != nil {
 			return fmt.Errorf("create checkpoint table %s: %w", p.CheckpointTable, err)
@@ -40,8 +46,6 @@ func (r *run) prepareHelpers(ctx context.Context) error {
 	if s.resume != nil {
 		s.own(ctx, p.CheckpointTable, p.CheckpointTable)
 	}
-	r.changelogCreated = true
-	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
 	if s.revert != nil {
 		return m.recordRevertNames(ctx, s) // recover.go
 	}

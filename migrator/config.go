@@ -190,6 +190,8 @@ type copyTestHooks struct {
 	beforeChunk   func(ctx context.Context, n int64) error // runs before each planned chunk
 	maxErrorCount int                                      // the copy session's max_error_count (0: the largest)
 	beforeStream  func(ctx context.Context) error          // runs after preparation, before the binlog position is read
+	// afterChangelog runs once the changelog is created, before the checkpoint table is.
+	afterChangelog func(ctx context.Context) error
 }
 
 // DefaultChunkTime is the command line's --chunk-time when it gives no --chunk-size: measured on

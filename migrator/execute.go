@@ -149,6 +149,9 @@ func (m *Migrator) cleanupAfterFailure(s *session) {
 		helpers = []string{p.ChangelogTable}
 	}
 	for _, name := range helpers {
+		if _, ours := s.owned[name]; !ours {
+			continue // not created (nor adopted) by this run: not ours to drop
+		}
 		if err := s.dropOwned(ctx, name); err != nil {
 			m.log.Warn().Err(err).Str("table", name).Msg("could not drop helper table after failure; drop it by hand")
 		}

@@ -33,9 +33,8 @@ type run struct {
 	rate                  copyRate     // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
-	changelogCreated bool        // from here a failure drops the helper tables (cleanupAfterFailure)
-	checkpointed     atomic.Bool // a checkpoint was written (checkpoint.go)
-	swapped          bool        // the cut-over succeeded: nothing is cleaned up after a later failure
+	checkpointed atomic.Bool // a checkpoint was written (checkpoint.go)
+	swapped      bool        // the cut-over succeeded: nothing is cleaned up after a later failure
 
 	started, cutStart, cutDone time.Time
 }
@@ -245,7 +244,7 @@ func (r *run) end(ctx context.Context, err error) error {
 	}
 	if err != nil {
 		r.phases.Fail(ctx, err)
-		if r.changelogCreated && !r.swapped && !r.keepForResume() {
+		if !r.swapped && !r.keepForResume() {
 			r.m.cleanupAfterFailure(r.s)
 		}
 	}

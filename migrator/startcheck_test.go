@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,8 +26,11 @@ func startCheckConfig(t *testing.T, serverID uint32, hook func(ctx context.Conte
 // the columns want and 500 rows, and that the migration lock is free.
 func assertOriginalOnly(t *testing.T, db *sql.DB, want []string, others ...string) {
 	t.Helper()
-	if names := testenv.TableNames(t, db, prepareDB, ""); strings.Join(names, ",") != strings.Join(append(others, "t"), ",") {
-		t.Errorf("tables left: %v", names)
+	names, tables := testenv.TableNames(t, db, prepareDB, ""), append(slices.Clone(others), "t")
+	slices.Sort(names)
+	slices.Sort(tables)
+	if !slices.Equal(names, tables) {
+		t.Errorf("tables left: %v, want %v", names, tables)
 	}
 	if cols := tableColumnNames(t, db, "t"); strings.Join(cols, ",") != strings.Join(want, ",") {
 		t.Errorf("the original has columns %v, want %v", cols, want)
@@ -147,4 +151,25 @@ func TestPreparedXARefusesMigration(t *testing.T) {
 			assertOriginalOnly(t, db, []string{"id", "e", "v"}, "other")
 		})
 	}
+}
+
+// TestHelperTableFailureLeavesNothing: a run that fails while creating its helper tables (here the
+// checkpoint table, which appeared after the checks) drops what it created, the ghost and the
+// changelog, and nothing it did not create: the server is as it was, but for the table that got
+// in the way.
+func TestHelperTableFailureLeavesNothing(t *testing.T) {
+	db := testenv.Database(t, prepareDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
+		"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_500")
+	cfg := startCheckConfig(t, 77410, nil)
+	cfg.Checkpoint = true
+	cfg.copyTest.afterChangelog = func(ctx context.Context) error {
+		_, err := db.ExecContext(ctx, "CREATE TABLE _t_ghk (x INT)")
+		return err
+	}
+	err := mustNew(t, cfg).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "create checkpoint table _t_ghk") {
+		t.Fatalf("want the checkpoint table's creation to fail, got %v", err)
+	}
+	assertOriginalOnly(t, db, []string{"id", "e", "v"}, "_t_ghk")
 }
