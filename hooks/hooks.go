@@ -11,11 +11,12 @@
 //   - the password is never in its environment (only the process's own environment and the
 //     GH_OST_* variables, none of which carries a credential);
 //   - failures have gh-ost's effects: a non-zero exit or a timeout of gh-ost-on-startup,
-//     on-validated, on-before-row-copy, on-row-copy-complete or on-before-cut-over aborts the
-//     migration (before its cut-over: the original untouched); of on-success makes the run
-//     return an error though the migration is done; of on-interactive-command rejects the
-//     command. Every other hook's failure (on-status, on-rowcount-complete, on-begin-postponed,
-//     on-stop-replication, on-start-replication, on-failure) is logged and the run goes on;
+//     on-validated, on-before-row-copy, on-row-copy-complete, on-before-cut-over or
+//     on-stop-replication aborts the migration (before its cut-over: the original untouched);
+//     of on-success makes the run return an error though the migration is done; of
+//     on-interactive-command rejects the command. Every other hook's failure (on-status,
+//     on-rowcount-complete, on-begin-postponed, on-start-replication, on-failure) is logged and
+//     the run goes on;
 //   - the error of a failed hook is one line naming its file and its exit status (or timeout);
 //   - a hook runs synchronously where its moment happens (the run waits for it), except
 //     on-status, which runs beside the run: at most one at a time, a tick is skipped while one runs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,6 +192,44 @@ func TestFailingBeforeCutOverOnReplica(t *testing.T) {
 	}
 	assertReplicating(t, replica)
 	assertOriginal(t, replica, schema, 300)
+}
+
+// TestFailingStopReplicationOnReplica: with --test-on-replica a failing on-stop-replication aborts
+// the migration before replication is stopped and anything is locked (gh-ost fails the attempt):
+// on-start-replication runs, replication runs on, the replica's original is untouched. The same
+// with --test-on-replica-skip-replica-stop, where the hook is what would stop replication.
+func TestFailingStopReplicationOnReplica(t *testing.T) {
+	for i, skipStop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("skip-replica-stop=%v", skipStop), func(t *testing.T) {
+			const schema = "gl_hooks_replica"
+			primary := testenv.Database(t, schema)
+			t.Cleanup(func() { _, _ = primary.Exec("DROP DATABASE IF EXISTS " + schema) })
+			testenv.Exec(t, primary, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
+			testenv.WaitReplica(t)
+			replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
+			r := newRecorder(t)
+			for _, name := range allHooks {
+				r.install(name, "")
+			}
+			r.install(OnStopReplication, "echo 'rds_stop_replication failed'; exit 2")
+			cfg := baseConfig(schema, uint32(77521+i))
+			cfg.Conn, cfg.AllowOnMaster, cfg.TestOnReplica, cfg.TestOnReplicaSkipReplicaStop = testenv.ReplicaConfig(), false, true, skipStop
+			cfg.ExactRowcount = false
+			m, _ := migration(t, r, cfg, nil)
+			done := make(chan error, 1)
+			go func() { done <- m.Run(context.Background()) }()
+			err := testenv.WaitResult(t, done, 2*time.Minute)
+			if !errors.Is(err, migrator.ErrAborted) || !strings.Contains(err.Error(), OnStopReplication+" exited with status 2") {
+				t.Fatalf("got %v, want the run aborted by the hook", err)
+			}
+			want := []string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnStopReplication, OnStartReplication, OnFailure}
+			if got := r.order(); !slices.Equal(without(got, OnStatus), want) {
+				t.Fatalf("hooks ran in the order\n %q\nwant\n %q", got, want)
+			}
+			assertReplicating(t, replica)
+			assertOriginal(t, replica, schema, 300)
+		})
+	}
 }
 
 // TestFailingHookAbortsMigration: a non-zero exit of on-startup, on-validated, on-before-row-copy,

@@ -15,6 +15,7 @@ var steps = map[migrator.Step]string{
 	migrator.StepBeforeRowCopy:   OnBeforeRowCopy,
 	migrator.StepRowCopyComplete: OnRowCopyComplete,
 	migrator.StepBeforeCutOver:   OnBeforeCutOver,
+	migrator.StepStopReplication: OnStopReplication,
 	migrator.StepSuccess:         OnSuccess,
 }
 
@@ -51,8 +52,6 @@ func (h *Hooks) Event(e migrator.Event) {
 	switch e.Kind {
 	case migrator.EventRowCountComplete:
 		h.runLogged(OnRowCountComplete)
-	case migrator.EventStopReplication:
-		h.runLogged(OnStopReplication)
 	case migrator.EventStartReplication:
 		h.runLogged(OnStartReplication)
 	case migrator.EventStatus:

@@ -194,6 +194,16 @@ func (m *Migrator) beforeCutOver(ctx context.Context, s *session, sent *sentinel
 	}
 	addr := m.cfg.Conn.Addr()
 	m.emit(EventStopReplication, Event{}) // also with skip-replica-stop, as gh-ost: a hook may stop it
+	if err := m.pass(ctx, StepStopReplication); err != nil {
+		// The step (a hook) may have stopped replication part way: start it again, as after a
+		// failed cut-over (with skip-replica-stop a hook starts it).
+		if m.cfg.TestOnReplicaSkipReplicaStop {
+			m.emit(EventStartReplication, Event{})
+		} else {
+			m.restartReplication(s)
+		}
+		return err
+	}
 	if m.cfg.TestOnReplicaSkipReplicaStop {
 		m.log.Warn().Str("replica", addr).Msg("--test-on-replica-skip-replica-stop: replication keeps running through the cut-over; nothing must write to the table")
 		return nil

@@ -109,7 +109,7 @@ func TestStepGateFailingAtSuccess(t *testing.T) {
 }
 
 func TestStepNames(t *testing.T) {
-	for s, name := range map[Step]string{StepStartup: "startup", StepBeforeCutOver: "before-cut-over", StepSuccess: "success", Step(0): "step(0)", Step(7): "step(7)"} {
+	for s, name := range map[Step]string{StepStartup: "startup", StepBeforeCutOver: "before-cut-over", StepStopReplication: "stop-replication", StepSuccess: "success", Step(0): "step(0)", Step(8): "step(8)"} {
 		if s.String() != name {
 			t.Errorf("Step(%d) = %q, want %q", int(s), s.String(), name)
 		}
