@@ -160,11 +160,12 @@ func checkProgressEnv(t *testing.T, r *recorder) {
 	}
 }
 
-// TestFailingBeforeCutOverOnReplica: with --test-on-replica, a failing before-cut-over hook aborts
-// the run before replication is stopped (gh-ost runs it before the cut-over's attempts): no
-// attempt is made, on-failure runs, replication runs on, the original is untouched and the helper
-// tables are dropped.
-func TestFailingBeforeCutOverOnReplica(t *testing.T) {
+// abortOnReplica runs a --test-on-replica migration (skip-replica-stop as given) of a 300-row table
+// on the sandbox replica with every hook installed and failing (exit 3) in place of its empty one,
+// and checks that the hook aborted the run, that the hooks ran in the order want (on-status
+// aside), that replication runs on and that the replica's original is untouched.
+func abortOnReplica(t *testing.T, serverID uint32, skipStop bool, failing string, want []string) {
+	t.Helper()
 	const schema = "gl_hooks_replica"
 	primary := testenv.Database(t, schema)
 	t.Cleanup(func() { _, _ = primary.Exec("DROP DATABASE IF EXISTS " + schema) })
@@ -175,23 +176,31 @@ func TestFailingBeforeCutOverOnReplica(t *testing.T) {
 	for _, name := range allHooks {
 		r.install(name, "")
 	}
-	r.install(OnBeforeCutOver, "echo 'blockers still there'; exit 1")
-	cfg := baseConfig(schema, 77502)
-	cfg.Conn, cfg.AllowOnMaster, cfg.TestOnReplica = testenv.ReplicaConfig(), false, true
+	r.install(failing, "echo 'not now'; exit 3")
+	cfg := baseConfig(schema, serverID)
+	cfg.Conn, cfg.AllowOnMaster, cfg.TestOnReplica, cfg.TestOnReplicaSkipReplicaStop = testenv.ReplicaConfig(), false, true, skipStop
 	cfg.ExactRowcount, cfg.DefaultRetries = false, 2
 	m, _ := migration(t, r, cfg, nil)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(context.Background()) }()
 	err := testenv.WaitResult(t, done, 2*time.Minute)
-	if !errors.Is(err, migrator.ErrAborted) || !strings.Contains(err.Error(), OnBeforeCutOver+" exited with status 1") {
+	if !errors.Is(err, migrator.ErrAborted) || !strings.Contains(err.Error(), failing+" exited with status 3") {
 		t.Fatalf("got %v, want the run aborted by the hook", err)
 	}
-	want := []string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnFailure}
 	if got := r.order(); !slices.Equal(without(got, OnStatus), want) {
 		t.Fatalf("hooks ran in the order\n %q\nwant\n %q", got, want)
 	}
 	assertReplicating(t, replica)
 	assertOriginal(t, replica, schema, 300)
+}
+
+// TestFailingBeforeCutOverOnReplica: with --test-on-replica, a failing before-cut-over hook aborts
+// the run before replication is stopped (gh-ost runs it before the cut-over's attempts): no
+// attempt is made, on-failure runs, replication runs on, the original is untouched and the helper
+// tables are dropped.
+func TestFailingBeforeCutOverOnReplica(t *testing.T) {
+	abortOnReplica(t, 77502, false, OnBeforeCutOver,
+		[]string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnFailure})
 }
 
 // TestFailingStopReplicationOnReplica: with --test-on-replica a failing on-stop-replication aborts
@@ -201,33 +210,8 @@ func TestFailingBeforeCutOverOnReplica(t *testing.T) {
 func TestFailingStopReplicationOnReplica(t *testing.T) {
 	for i, skipStop := range []bool{false, true} {
 		t.Run(fmt.Sprintf("skip-replica-stop=%v", skipStop), func(t *testing.T) {
-			const schema = "gl_hooks_replica"
-			primary := testenv.Database(t, schema)
-			t.Cleanup(func() { _, _ = primary.Exec("DROP DATABASE IF EXISTS " + schema) })
-			testenv.Exec(t, primary, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
-			testenv.WaitReplica(t)
-			replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
-			r := newRecorder(t)
-			for _, name := range allHooks {
-				r.install(name, "")
-			}
-			r.install(OnStopReplication, "echo 'rds_stop_replication failed'; exit 2")
-			cfg := baseConfig(schema, uint32(77521+i))
-			cfg.Conn, cfg.AllowOnMaster, cfg.TestOnReplica, cfg.TestOnReplicaSkipReplicaStop = testenv.ReplicaConfig(), false, true, skipStop
-			cfg.ExactRowcount = false
-			m, _ := migration(t, r, cfg, nil)
-			done := make(chan error, 1)
-			go func() { done <- m.Run(context.Background()) }()
-			err := testenv.WaitResult(t, done, 2*time.Minute)
-			if !errors.Is(err, migrator.ErrAborted) || !strings.Contains(err.Error(), OnStopReplication+" exited with status 2") {
-				t.Fatalf("got %v, want the run aborted by the hook", err)
-			}
-			want := []string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnStopReplication, OnStartReplication, OnFailure}
-			if got := r.order(); !slices.Equal(without(got, OnStatus), want) {
-				t.Fatalf("hooks ran in the order\n %q\nwant\n %q", got, want)
-			}
-			assertReplicating(t, replica)
-			assertOriginal(t, replica, schema, 300)
+			abortOnReplica(t, uint32(77521+i), skipStop, OnStopReplication,
+				[]string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnStopReplication, OnStartReplication, OnFailure})
 		})
 	}
 }
