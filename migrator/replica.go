@@ -195,13 +195,7 @@ func (m *Migrator) beforeCutOver(ctx context.Context, s *session, sent *sentinel
 	addr := m.cfg.Conn.Addr()
 	m.emit(EventStopReplication, Event{}) // also with skip-replica-stop, as gh-ost: a hook may stop it
 	if err := m.pass(ctx, StepStopReplication); err != nil {
-		// The step (a hook) may have stopped replication part way: start it again, as after a
-		// failed cut-over (with skip-replica-stop a hook starts it).
-		if m.cfg.TestOnReplicaSkipReplicaStop {
-			m.emit(EventStartReplication, Event{})
-		} else {
-			m.restartReplication(s)
-		}
+		m.replicateAgain(s) // the step (a hook) may have stopped replication part way
 		return err
 	}
 	if m.cfg.TestOnReplicaSkipReplicaStop {
@@ -230,11 +224,7 @@ func (m *Migrator) afterCutOver(ctx context.Context, s *session, cutErr error) e
 		return cutErr
 	}
 	if cutErr != nil {
-		if m.cfg.TestOnReplicaSkipReplicaStop {
-			m.emit(EventStartReplication, Event{}) // as gh-ost: a hook may start it
-		} else {
-			m.restartReplication(s)
-		}
+		m.replicateAgain(s)
 		return cutErr
 	}
 	p := s.plan
@@ -273,6 +263,17 @@ func swapBack(ctx context.Context, db *sql.DB, schema, tbl, ghost, old string, l
 		return fmt.Errorf("%s: %w", q, err)
 	}
 	return nil
+}
+
+// replicateAgain undoes the replication stop of --test-on-replica after a failure: it starts
+// replication again, or, with --test-on-replica-skip-replica-stop, announces it so that a hook
+// starts it (as gh-ost runs on-start-replication).
+func (m *Migrator) replicateAgain(s *session) {
+	if m.cfg.TestOnReplicaSkipReplicaStop {
+		m.emit(EventStartReplication, Event{})
+		return
+	}
+	m.restartReplication(s)
 }
 
 // restartReplication starts the replication this code stopped, after a failure (best effort,
