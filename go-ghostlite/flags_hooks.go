@@ -19,7 +19,7 @@ type hooksFlags struct {
 
 // addHooksFlags registers the hooks' flags.
 func addHooksFlags(fs *pflag.FlagSet, f *hooksFlags) {
-	fs.StringVar(&f.path, "hooks-path", "", "directory of hook scripts: each executable named gh-ost-on-<event>* runs at that event; as in gh-ost, a failing on-startup, on-validated, on-before-row-copy, on-row-copy-complete or on-before-cut-over hook aborts the migration (see doc/hooks.md); empty: no hooks")
+	fs.StringVar(&f.path, "hooks-path", "", "directory of hook scripts: each executable named gh-ost-on-<event>* runs at that event; as in gh-ost, a failing on-startup, on-validated, on-before-row-copy, on-row-copy-complete, on-before-cut-over or on-stop-replication hook aborts the migration (see doc/hooks.md); empty: no hooks")
 	fs.StringVar(&f.hint, "hooks-hint", "", "free text passed to the hooks as GH_OST_HOOKS_HINT")
 	fs.StringVar(&f.hintOwner, "hooks-hint-owner", "", "free text passed to the hooks as GH_OST_HOOKS_HINT_OWNER")
 	fs.StringVar(&f.hintToken, "hooks-hint-token", "", "free text passed to the hooks as GH_OST_HOOKS_HINT_TOKEN")
