@@ -58,12 +58,19 @@ func StartTLSServer(t testing.TB) *TLSServer {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
+	// Its own tmpdir: a starting server deletes every #sql* file in its tmpdir, which would break
+	// the running statements of any other server sharing it.
+	tmpdir := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmpdir, 0o755); err != nil {
+		t.Fatalf("tmpdir: %v", err)
+	}
 	initSQL := filepath.Join(dir, "init.sql")
 	writeFile(t, initSQL, fmt.Sprintf("CREATE USER IF NOT EXISTS '%s'@'%%' IDENTIFIED BY '%s';\n"+
 		"GRANT ALL PRIVILEGES ON *.* TO '%[1]s'@'%%';\nCREATE DATABASE IF NOT EXISTS test;\n", s.User, s.Password))
 	cmd := exec.Command(mariadbd, "--no-defaults", "--user="+currentUser(), "--datadir="+dir+"/data",
 		"--port="+strconv.Itoa(s.Port), "--bind-address=127.0.0.1", "--socket="+dir+"/mysqld.sock",
 		"--pid-file="+dir+"/mysqld.pid", "--log-error="+dir+"/error.log", "--init-file="+initSQL,
+		"--tmpdir="+tmpdir,
 		"--server-id=1", "--log-bin="+dir+"/data/binlog", "--binlog-format=ROW", "--binlog-row-image=FULL",
 		"--innodb-buffer-pool-size=32M", "--innodb-log-file-size=16M", "--performance-schema=ON",
 		"--performance-schema-instrument=wait/lock/metadata/sql/mdl=ON", "--skip-name-resolve",
