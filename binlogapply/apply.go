@@ -339,7 +339,7 @@ func checkWarnings(ctx context.Context, tx *sql.Tx, what string) error {
 // when it holds every warning counted (writer sessions list up to 65535, dbconn's DSN).
 func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []string) error {
 	var count int64
-	if err := tx.QueryRowContext(ctx, "SELECT @@warning_count").Scan(&count); err != nil {
+	if err := tx.QueryRowContext(ctx, "SHOW COUNT(*) WARNINGS").Scan(&count); err != nil {
 		return fmt.Errorf("check warnings of %s: %w", what, err)
 	}
 	if count == 0 {

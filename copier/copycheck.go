@@ -80,7 +80,7 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 	var lastErr error
 	lost, rounds := "", 0
 	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
-		inserted, warnings, err := copyOnce(ctx, conn, q, args)
+		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.cfg.GhostKey.Name)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -96,10 +96,6 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 		c.rows.Add(inserted)
 		if warnings == 0 {
 			return nil
-		}
-		w, err := readWarnings(ctx, conn, c.cfg.GhostKey.Name)
-		if err != nil {
-			return fmt.Errorf("copy chunk %d: read warnings: %w", ch.n, err)
 		}
 		if w.changed != "" {
 			return chunkFailure(ch.n, "the ALTER would change or lose data: "+w.changed+" (the ghost runs in strict mode)")
@@ -159,30 +155,54 @@ func (c *Copier) copyInParts(ctx context.Context, s *session, ch chunk, mayDefer
 	return c.copyChunk(ctx, s, chunk{n: ch.n, lower: mid, upper: ch.upper}, mayDefer)
 }
 
-// copyOnce runs one chunk's INSERT and, in the same round trip, reads how many rows it inserted
-// and how many warnings it left. A statement that uses no table keeps the warnings of the INSERT,
-// so SHOW WARNINGS can still read them when the count is not zero.
-func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any) (inserted, warnings int64, err error) {
-	rows, err := conn.QueryContext(ctx, q+"; SELECT ROW_COUNT(), @@warning_count", args...)
+// copyOnce runs one chunk's INSERT and, in the same round trip, reads how many rows it inserted,
+// how many warnings it left and the list of them. The order is what both flavors keep: on MySQL
+// any SELECT clears the warnings of the statement before it, so the inserted count is saved with
+// GET DIAGNOSTICS (which clears nothing) and read last; SHOW WARNINGS and SHOW COUNT(*) WARNINGS
+// clear nothing on either server. sharedKey is the ghost's shared key.
+func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any, sharedKey string) (inserted, warnings int64, w copyWarnings, err error) {
+	rows, err := conn.QueryContext(ctx, q+"; GET DIAGNOSTICS @gl_copied_rows = ROW_COUNT; SHOW WARNINGS; SHOW COUNT(*) WARNINGS; SELECT @gl_copied_rows AS copied_rows", args...)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, w, err
 	}
 	defer rows.Close()
-	// The driver may or may not have stepped over the INSERT's empty result already.
-	for !rows.Next() {
-		if !rows.NextResultSet() {
-			if err := rows.Err(); err != nil {
-				return 0, 0, err
+	sawRows := false
+	for {
+		cols, err := rows.Columns()
+		if err != nil {
+			return 0, 0, w, err
+		}
+		for rows.Next() {
+			switch {
+			case len(cols) == 3:
+				var level, msg string
+				var code int
+				if err := rows.Scan(&level, &code, &msg); err != nil {
+					return 0, 0, w, err
+				}
+				w.add(level, code, msg, sharedKey)
+			case len(cols) == 1 && cols[0] == "copied_rows":
+				if err := rows.Scan(&inserted); err != nil {
+					return 0, 0, w, err
+				}
+				sawRows = true
+			case len(cols) == 1:
+				if err := rows.Scan(&warnings); err != nil {
+					return 0, 0, w, err
+				}
 			}
-			return 0, 0, fmt.Errorf("no row and warning counts after the chunk's INSERT")
+		}
+		if !rows.NextResultSet() {
+			break
 		}
 	}
-	if err := rows.Scan(&inserted, &warnings); err != nil {
-		return 0, 0, err
+	if err := rows.Err(); err != nil {
+		return 0, 0, w, err
 	}
-	for rows.Next() {
+	if !sawRows {
+		return 0, 0, w, fmt.Errorf("no row and warning counts after the chunk's INSERT")
 	}
-	return inserted, warnings, rows.Err()
+	return inserted, warnings, w, nil
 }
 
 // copyWarnings is what SHOW WARNINGS listed after a chunk's INSERT.
@@ -192,33 +212,19 @@ type copyWarnings struct {
 	duplicate string // the first duplicate on a key other than the shared key
 }
 
-// readWarnings reads the warnings of the last statement. sharedKey is the ghost's shared key.
-func readWarnings(ctx context.Context, conn *sql.Conn, sharedKey string) (copyWarnings, error) {
-	var w copyWarnings
-	rows, err := conn.QueryContext(ctx, "SHOW WARNINGS")
-	if err != nil {
-		return w, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var level, msg string
-		var code int
-		if err := rows.Scan(&level, &code, &msg); err != nil {
-			return w, err
+// add counts one listed warning. sharedKey is the ghost's shared key.
+func (w *copyWarnings) add(level string, code int, msg, sharedKey string) {
+	w.listed++
+	switch {
+	case level == "Note":
+	case code == 1062 && strings.EqualFold(duplicateKeyName(msg), sharedKey):
+	case code == 1062:
+		if w.duplicate == "" {
+			w.duplicate = msg
 		}
-		w.listed++
-		switch {
-		case level == "Note":
-		case code == 1062 && strings.EqualFold(duplicateKeyName(msg), sharedKey):
-		case code == 1062:
-			if w.duplicate == "" {
-				w.duplicate = msg
-			}
-		case w.changed == "":
-			w.changed = fmt.Sprintf("%s %d: %s", level, code, msg)
-		}
+	case w.changed == "":
+		w.changed = fmt.Sprintf("%s %d: %s", level, code, msg)
 	}
-	return w, rows.Err()
 }
 
 // lostMessage says why rows of a chunk are missing from the ghost.

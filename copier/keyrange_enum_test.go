@@ -56,7 +56,7 @@ func TestKeyRangeWalksEnumAndSetKeys(t *testing.T) {
 	testenv.Exec(t, db,
 		"CREATE TABLE ek (e ENUM('d','b','c') NOT NULL, s SET('z','x','y') NOT NULL, n INT NOT NULL, big ENUM("+strings.Join(members, ",")+") NOT NULL DEFAULT 'm000', PRIMARY KEY (e, s, n), UNIQUE KEY uk_big (big, n))",
 		"INSERT INTO ek (e, s, n, big) SELECT ELT(1 + seq % 3, 'b', 'c', 'd'), ELT(1 + seq % 5, '', 'x', 'y', 'x,z', 'z,x,y'), seq, CONCAT('m', LPAD(seq % 300, 3, '0')) FROM seq_1_to_1500",
-		"SET STATEMENT sql_mode='' FOR INSERT INTO ek (e, s, n) SELECT 'nosuch', 'x', seq FROM seq_1_to_40")
+		testenv.WithSQLMode(t, "", "INSERT INTO ek (e, s, n) SELECT 'nosuch', 'x', seq FROM seq_1_to_40"))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	orig, err := table.Inspect(ctx, db, copierDB, "ek")
