@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -121,13 +120,48 @@ func ensureNumbers(t testing.TB, db *sql.DB) {
 		 FROM ghostlite_seq.d a, ghostlite_seq.d b, ghostlite_seq.d c, ghostlite_seq.d e, ghostlite_seq.d f`)
 }
 
-// WithSQLMode is stmt, an INSERT ... SELECT, run with the session's sql_mode set to mode for that
-// statement alone: MariaDB's SET STATEMENT ... FOR; on MySQL a SET_VAR hint after the SELECT (MySQL
-// 9.7 ignores a sql_mode hint after INSERT, measured).
-func WithSQLMode(t testing.TB, mode, stmt string) string {
+// ExecWithSQLMode runs stmts in schema on a session of its own whose sql_mode is mode (MariaDB's
+// SET STATEMENT has no MySQL equivalent that works for every statement: MySQL 9.7 ignores a
+// sql_mode SET_VAR hint after INSERT, measured).
+func ExecWithSQLMode(t testing.TB, schema, mode string, stmts ...string) {
 	t.Helper()
-	if Flavor(t).MariaDB {
-		return "SET STATEMENT sql_mode='" + mode + "' FOR " + stmt
+	db := Open(t, PrimaryConfig(), schema)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	Exec(t, db, "SET SESSION sql_mode = '"+mode+"'")
+	Exec(t, db, stmts...)
+}
+
+// ExplainAccess is the access type (range, ref, ALL, ...) of the first table EXPLAIN lists for q, in
+// the traditional format on either flavor (MySQL 9.7 prints a tree by default).
+func ExplainAccess(ctx context.Context, t testing.TB, conn *sql.Conn, q string, args ...any) string {
+	t.Helper()
+	prefix := "EXPLAIN "
+	if !Flavor(t).MariaDB {
+		prefix = "EXPLAIN FORMAT=TRADITIONAL "
 	}
-	return strings.Replace(stmt, "SELECT ", "SELECT /*+ SET_VAR(sql_mode='"+mode+"') */ ", 1)
+	rows, err := conn.QueryContext(ctx, prefix+q, args...)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil || !rows.Next() {
+		t.Fatalf("EXPLAIN %s: no plan (%v)", q, err)
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cols {
+		if c == "type" {
+			return vals[i].String
+		}
+	}
+	t.Fatalf("EXPLAIN %s: no type column in %v", q, cols)
+	return ""
 }
