@@ -68,12 +68,27 @@ func readColumns(ctx context.Context, db dbconn.Querier, t *Table) error {
 		c.ColumnType = strings.ToLower(c.ColumnType)
 		c.Nullable = nullable == "YES"
 		c.Unsigned = strings.Contains(c.ColumnType, "unsigned")
-		lowerExtra := strings.ToLower(extra)
-		c.Generated = strings.Contains(lowerExtra, "generated") || genExpr != ""
-		c.AutoIncrement = strings.Contains(lowerExtra, "auto_increment")
+		c.Generated = generatedColumn(extra, genExpr)
+		c.AutoIncrement = strings.Contains(strings.ToLower(extra), "auto_increment")
 		t.Columns = append(t.Columns, c)
 	}
 	return rows.Err()
+}
+
+// generatedColumn tells a generated column from information_schema.COLUMNS' EXTRA and
+// GENERATION_EXPRESSION: "VIRTUAL GENERATED", "STORED GENERATED" (MySQL, MariaDB) or "PERSISTENT
+// GENERATED" (MariaDB). MySQL's "DEFAULT_GENERATED" marks a column with an expression default
+// (DEFAULT CURRENT_TIMESTAMP(6), DEFAULT (a+1)): an ordinary column, copied like any other.
+func generatedColumn(extra, genExpr string) bool {
+	if genExpr != "" {
+		return true
+	}
+	for _, w := range strings.Fields(strings.ToUpper(extra)) {
+		if w == "GENERATED" {
+			return true
+		}
+	}
+	return false
 }
 
 func readUniqueKeys(ctx context.Context, db dbconn.Querier, t *Table) error {
