@@ -114,8 +114,8 @@ func run(o options) error {
 	if err := srv.createSource(ctx, o.rows); err != nil {
 		return err
 	}
-	fmt.Printf("table: %d rows, about %d bytes/row (PRIMARY KEY + one secondary index); ALTER: %s\n",
-		o.rows, srv.avgRowLength(ctx), alter)
+	fmt.Printf("server: %s\ntable: %d rows, about %d bytes/row (PRIMARY KEY + one secondary index); ALTER: %s\n",
+		srv.flavor.Version, o.rows, srv.avgRowLength(ctx), alter)
 	fmt.Printf("each case measured %d times, interleaved; ratios use the medians\n\n", o.repeat)
 
 	rates := append([]float64{0}, o.rates...)

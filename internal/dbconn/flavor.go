@@ -117,3 +117,22 @@ func (f Flavor) GTIDPositionSQL() string {
 	}
 	return "SELECT @@global.gtid_executed"
 }
+
+// WaitGTIDSQL waits until a replica has applied a GTID position (first argument) for at most a
+// number of seconds (second argument); it returns 0 when it has: MariaDB's MASTER_GTID_WAIT,
+// MySQL's WAIT_FOR_EXECUTED_GTID_SET.
+func (f Flavor) WaitGTIDSQL() string {
+	if f.MariaDB {
+		return "SELECT MASTER_GTID_WAIT(?, ?)"
+	}
+	return "SELECT WAIT_FOR_EXECUTED_GTID_SET(?, ?)"
+}
+
+// SQLThreadRunningColumn is the column of the replica status row that says whether the SQL
+// (applier) thread runs.
+func (f Flavor) SQLThreadRunningColumn() string {
+	if f.ReplicaStatusSQL() == "SHOW REPLICA STATUS" {
+		return "Replica_SQL_Running"
+	}
+	return "Slave_SQL_Running"
+}
