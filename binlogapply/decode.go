@@ -100,6 +100,13 @@ func newPlan(cfg *Config) (*plan, error) {
 		p.key = append(p.key, p.write[w])
 		p.keyPos = append(p.keyPos, w)
 	}
+	for _, f := range cfg.Fills {
+		if _, ok := cfg.Ghost.Column(f.Column); !ok || strings.Contains(f.Expr, "?") {
+			return nil, fmt.Errorf("fill of ghost column %s: no such column, or a placeholder in %q", f.Column, f.Expr)
+		}
+		names = append(names, f.Column)
+		exprs = append(exprs, f.Expr)
+	}
 	p.columnList = table.QuoteIdents(names)
 	p.rowExpr = "(" + strings.Join(exprs, ", ") + ")"
 	return p, nil

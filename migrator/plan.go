@@ -47,6 +47,9 @@ type Plan struct {
 	Columns []ColumnPair
 	// Renames are the column renames read from the ALTER (original name -> new name).
 	Renames map[string]string
+	// Fills are the ghost columns added NOT NULL without a DEFAULT: the copy and the applier write
+	// the type's implicit default into them, as the server's own ALTER does (fill.go).
+	Fills []table.Fill
 
 	// AlterSetsAutoIncrement is true when the ALTER sets the AUTO_INCREMENT table option: the
 	// cut-over then leaves the ghost's counter alone instead of carrying the original's.
