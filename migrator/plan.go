@@ -90,7 +90,8 @@ func (p *Plan) GhostColumns() []string {
 }
 
 // SelectExprs are the copy's SELECT expressions for Columns, reading the original's columns
-// qualified by qualifier (empty for none): the column itself, or its time zone conversion.
+// qualified by qualifier (empty for none): the column itself, its time zone conversion, or the
+// conversion that gives what the server's own ALTER gives (table.ConvertExpr).
 func (p *Plan) SelectExprs(qualifier string) []string {
 	out := make([]string, len(p.Columns))
 	for i, c := range p.Columns {
@@ -103,6 +104,13 @@ func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
 	col := table.QuoteIdent(c.Original)
 	if qualifier != "" {
 		col = qualifier + "." + col
+	}
+	if c.Shift == table.ZoneNone && p.Original != nil && p.Ghost != nil {
+		oc, ok := p.Original.Column(c.Original)
+		gc, ok2 := p.Ghost.Column(c.Ghost)
+		if ok && ok2 {
+			col = table.ConvertExpr(oc, gc, col)
+		}
 	}
 	return c.Pad.Expr(table.ZoneExpr(col, c.Shift, p.TimeZone))
 }
