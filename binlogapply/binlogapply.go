@@ -141,7 +141,10 @@ type Config struct {
 	Original  *table.Table      // the original table: row images are decoded with its columns
 	Ghost     *table.Table      // the ghost table: values are written into its columns
 	ColumnMap map[string]string // original column name -> ghost column name; only these are written
-	SharedKey []string          // original-side column names of the shared unique key
+	// Fills are ghost columns written with a fixed expression in every inserted row (columns the
+	// ALTER adds NOT NULL without a DEFAULT get their implicit default, as the server's ALTER gives).
+	Fills     []table.Fill
+	SharedKey []string // original-side column names of the shared unique key
 	// TimeZone is the server's global time_zone: a column changed between TIMESTAMP and
 	// DATETIME/DATE is converted in it, as the server's own ALTER does (table.ZoneShiftOf).
 	// Empty means '+00:00'.

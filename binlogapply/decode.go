@@ -19,6 +19,9 @@ type colPlan struct {
 	// ghostEnum says the ghost column is an ENUM: index 0 of the original's ENUM is written
 	// relaxed (enumzero.go).
 	ghostEnum bool
+	// byNumber says an ENUM or SET value is written as its number (index, bitmask): the ghost
+	// column is numeric, and the server's ALTER stores the number (table.BindsByNumber).
+	byNumber bool
 }
 
 // plan is what New derives from Config once: which columns are written where, and how.
@@ -69,8 +72,14 @@ func newPlan(cfg *Config) (*plan, error) {
 				zone = "+00:00"
 			}
 			expr = table.ZoneValueExpr(shift, zone)
-		} else if expr == "?" {
-			expr = table.BindAsOriginal(c, gc)
+		} else {
+			if table.BindsByNumber(c, gc) {
+				expr = "?" // the ENUM's index, the SET's bitmask (decodeWrite)
+			}
+			if expr == "?" {
+				expr = table.BindAsOriginal(c, gc)
+			}
+			expr = table.ConvertExpr(c, gc, expr)
 		}
 		if cfg.PadChar {
 			pad, err := table.PadCharOf(c, gc)
@@ -80,7 +89,7 @@ func newPlan(cfg *Config) (*plan, error) {
 			expr = pad.Expr(expr)
 		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
-			ghostEnum: gc.DataType == "enum"}
+			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc)}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)
 		names = append(names, gc.Name)
@@ -99,6 +108,13 @@ func newPlan(cfg *Config) (*plan, error) {
 		}
 		p.key = append(p.key, p.write[w])
 		p.keyPos = append(p.keyPos, w)
+	}
+	for _, f := range cfg.Fills {
+		if _, ok := cfg.Ghost.Column(f.Column); !ok || strings.Contains(f.Expr, "?") {
+			return nil, fmt.Errorf("fill of ghost column %s: no such column, or a placeholder in %q", f.Column, f.Expr)
+		}
+		names = append(names, f.Column)
+		exprs = append(exprs, f.Expr)
 	}
 	p.columnList = table.QuoteIdents(names)
 	p.rowExpr = "(" + strings.Join(exprs, ", ") + ")"
@@ -224,6 +240,17 @@ func decodeValue(c *table.Column, v any) (any, error) {
 		return r, nil
 	}
 	return bad()
+}
+
+// decodeNumber is the number of an ENUM (its 1-based index) or SET (its bitmask) value.
+func decodeNumber(c *table.Column, v any) (any, error) {
+	if x, ok := v.(int64); ok {
+		if c.DataType == "set" {
+			return uint64(x), nil
+		}
+		return x, nil
+	}
+	return nil, fmt.Errorf("column %s (%s): unexpected binlog value of type %T; was the table changed?", c.Name, c.ColumnType, v)
 }
 
 // asBytes copies string and []byte values (go-mysql's may alias its packet buffer).

@@ -175,6 +175,12 @@ func (p *plan) decodeWrite(img []any) ([]any, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if c.byNumber && v != nil {
+			v, err = decodeNumber(c.col, img[c.idx])
+			if err != nil {
+				return nil, 0, err
+			}
+		}
 		vals[i] = v
 		switch x := v.(type) {
 		case []byte:

@@ -201,6 +201,7 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		Original:     p.Original,
 		Ghost:        p.Ghost,
 		ColumnMap:    columnMap(p.Columns),
+		Fills:        p.Fills,
 		TimeZone:     p.TimeZone,
 		PadChar:      p.PadChar,
 		SharedKey:    p.GhostKeyOriginalColumns(),

@@ -306,6 +306,9 @@ func (m *Migrator) planCopy(ctx context.Context, s *session, spec *alterSpec) (e
 		return err
 	}
 	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames
+	if p.Fills, err = planFills(p.Ghost, s.columns.Added, s.ddl.SQLMode); err != nil {
+		return err
+	}
 	if err := checkNewAutoIncrement(ctx, s.primary, p, s.columns, s.ddl.SQLMode); err != nil {
 		return err
 	}

@@ -94,11 +94,22 @@ func ZoneValueExpr(shift ZoneShift, zone string) string {
 // the binlog's text form) is bound for ghost column g of another type: typed as o, so that the
 // server converts it exactly as INSERT ... SELECT (and its own ALTER) converts the column, not
 // as a string. Other columns, and a column keeping its type, bind "?".
+//
+// A FLOAT or DOUBLE value is bound typed as FLOAT or DOUBLE for a column of another type: text
+// would be a DECIMAL literal, which the server rounds otherwise (convert.go).
 func BindAsOriginal(o, g *Column) string {
 	switch o.DataType {
 	case "date", "datetime", "time":
 		if g.DataType != o.DataType && safeColumnType(o.ColumnType) {
 			return "CAST(? AS " + o.ColumnType + ")"
+		}
+	case "float":
+		if g.ColumnType != o.ColumnType {
+			return "CAST(? AS FLOAT)"
+		}
+	case "double", "real", "double precision":
+		if g.ColumnType != o.ColumnType {
+			return "CAST(? AS DOUBLE)"
 		}
 	}
 	return "?"
