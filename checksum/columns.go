@@ -27,6 +27,9 @@ type compared struct {
 	ghostNull    string
 	// notNull: both columns are NOT NULL, their markers always 0 on both sides: left out.
 	notNull bool
+	// fixed: the value's text is digits, signs, '.', 'e', ':', '-' and ' ' on both sides (a number,
+	// a date or time), never the separator ','; every other value is prefixed with its length.
+	fixed bool
 	// cast: hashed through CAST(... AS BINARY). Not needed (and the cast costs a copy of every
 	// value) for numbers, dates and times, whose text is digits and signs in any character set;
 	// for byte strings; and for the text columns of one collation on both sides (see uncast).
@@ -59,8 +62,12 @@ func plan(orig, ghost *table.Table, pairs []Pair) ([]compared, []skipped, error)
 			skip = append(skip, skipped{oc.Name, why})
 			continue
 		}
-		c := compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: g, notNull: !oc.Nullable && !gc.Nullable,
-			cast: !(plainText(oc) && plainText(gc)) && !(isVarBinary(oc) && isVarBinary(gc))}
+		if gc.DataType == "float" {
+			g = "CAST(" + g + " AS DOUBLE)" // every bit of the value: see conversion
+		}
+		c := compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: table.QuoteIdent(gc.Name), notNull: !oc.Nullable && !gc.Nullable,
+			cast:  !(plainText(oc) && plainText(gc)) && !(isVarBinary(oc) && isVarBinary(gc)),
+			fixed: plainText(oc) && plainText(gc)}
 		if isText(oc) && isText(gc) && oc.Charset == gc.Charset {
 			c.collations = oc.Collation + "|" + gc.Collation
 		}
@@ -96,8 +103,14 @@ func uncast(cols []compared) {
 }
 
 // conversion is the expression over the original column o (quoted q) that gives, exactly, the
-// value the server's ALTER stores in g, as text; or why there is none the checksum trusts.
+// value the server's ALTER stores in g, as text; or why there is none the checksum trusts. Each
+// case is proven against the server's own ALTER ... ALGORITHM=COPY by TestConversionsMatchAlter.
+// A FLOAT is read as the DOUBLE it widens to exactly (its own text has 6 digits: 1.0000001 and
+// 1.0000002 both read as 1); a DOUBLE's text is the shortest that reads back as the same bits.
 func conversion(o, g *table.Column, q string) (string, string) {
+	if o.DataType == "float" && (g.DataType == "float" || g.DataType == "double") && o.ColumnType == strings.Replace(g.ColumnType, "double", "float", 1) {
+		return "CAST(" + q + " AS DOUBLE)", "" // the ALTER widens a FLOAT to DOUBLE exactly
+	}
 	if o.ColumnType == g.ColumnType && o.Charset == g.Charset {
 		return q, "" // unchanged (a collation alone does not change the bytes)
 	}
@@ -105,17 +118,13 @@ func conversion(o, g *table.Column, q string) (string, string) {
 	case isInteger(o) && isInteger(g) && !zerofill(o) && !zerofill(g):
 		return q, "" // an integer's text does not depend on its width; a value out of range fails the copy
 	case isText(o) && isText(g):
-		expr := q
-		if o.Charset != g.Charset {
-			expr = fmt.Sprintf("CONVERT(%s USING %s)", expr, g.Charset)
-		}
-		if g.DataType == "char" && o.DataType != "char" {
-			expr = fmt.Sprintf("TRIM(TRAILING ' ' FROM %s)", expr) // CHAR drops trailing spaces
-		}
-		return expr, ""
+		return toText(q, o, g), ""
+	case isText(g) && !zerofill(o) && (isInteger(o) || o.DataType == "decimal" || o.DataType == "date" ||
+		o.DataType == "datetime" || o.DataType == "time" || o.DataType == "year" || o.DataType == "enum"):
+		return toText(q, o, g), "" // the ALTER stores the value's own text
 	case isVarBinary(o) && isVarBinary(g):
 		return q, "" // bytes kept as they are
-	case o.DataType == "decimal" && g.DataType == "decimal":
+	case (o.DataType == "decimal" || isInteger(o) && !zerofill(o)) && g.DataType == "decimal":
 		return fmt.Sprintf("CAST(%s AS %s)", q, decimalOf(g.ColumnType)), ""
 	case o.DataType == "enum" && g.DataType == "enum":
 		return q, "" // the ALTER maps members by their text; a missing one fails the copy
@@ -123,6 +132,19 @@ func conversion(o, g *table.Column, q string) (string, string) {
 		return fmt.Sprintf("CAST(%s AS %s(%d))", q, castTemporal(g.DataType), g.FracDigits), ""
 	}
 	return "", fmt.Sprintf("type changes from %s to %s (no conversion the checksum can reproduce exactly)", describe(o), describe(g))
+}
+
+// toText is the text the ALTER stores in the text column g from o (quoted q): in g's character
+// set, without the trailing spaces a CHAR drops.
+func toText(q string, o, g *table.Column) string {
+	expr := q
+	if o.Charset != g.Charset {
+		expr = fmt.Sprintf("CONVERT(%s USING %s)", expr, g.Charset)
+	}
+	if g.DataType == "char" && o.DataType != "char" {
+		expr = fmt.Sprintf("TRIM(TRAILING ' ' FROM %s)", expr) // CHAR drops trailing spaces
+	}
+	return expr
 }
 
 func describe(c *table.Column) string {
@@ -160,11 +182,12 @@ func isVarBinary(c *table.Column) bool {
 }
 
 // plainText is a type whose value reads as digits and signs in any string context: an integer,
-// a DECIMAL, a date or time. Mixed with byte strings in CONCAT_WS it gives the same bytes as
+// a DECIMAL, a FLOAT or DOUBLE, a date or time. Mixed with byte strings in CONCAT_WS it gives the same bytes as
 // CAST(... AS BINARY), without the cast's cost; it never makes a mix of collations.
 func plainText(c *table.Column) bool {
 	switch {
-	case isInteger(c), c.DataType == "decimal", isTemporal(c), c.DataType == "date", c.DataType == "year":
+	case isInteger(c), c.DataType == "decimal", isTemporal(c), c.DataType == "date", c.DataType == "year",
+		c.DataType == "float", c.DataType == "double":
 		return true
 	}
 	return false
@@ -196,11 +219,15 @@ func decimalOf(columnType string) string {
 	return strings.ToUpper(t)
 }
 
-// rowExpr is the text hashed for one row: every compared value as bytes, separated, then a NULL
-// marker per nullable column, so a NULL never hashes like an empty string. A column NOT NULL on
-// both sides has no marker (it would be 0 on both sides, always).
+// rowExpr is the 64-bit hash of one row: SHA1 (not linear under XOR, unlike CRC32: equal changes
+// to two rows of a range do not cancel in the BIT_XOR) of an encoding that reads back one way
+// only. Values are separated by ','; a value whose text may hold any character is preceded by
+// its length in bytes (so a='x,' b='y' and a='x' b=',y' differ), a number, date or time (never a
+// ',') is not; a NULL marker per nullable column ends the row, so a NULL never hashes like an
+// empty string (CONCAT_WS leaves NULLs out). A column NOT NULL on both sides has no marker (it
+// would be 0 on both sides, always).
 func rowExpr(cols []compared, ghost bool) string {
-	vals := make([]string, 0, len(cols)+1)
+	vals := make([]string, 0, 2*len(cols)+1)
 	nulls := make([]string, 0, len(cols))
 	for _, c := range cols {
 		e, n := c.orig, c.origNullable
@@ -210,6 +237,9 @@ func rowExpr(cols []compared, ghost bool) string {
 		if c.cast {
 			e = fmt.Sprintf("CAST(%s AS BINARY)", e)
 		}
+		if !c.fixed {
+			vals = append(vals, "LENGTH("+e+")")
+		}
 		vals = append(vals, e)
 		if !c.notNull {
 			nulls = append(nulls, fmt.Sprintf("ISNULL(%s)", n))
@@ -218,5 +248,5 @@ func rowExpr(cols []compared, ghost bool) string {
 	if len(nulls) > 0 {
 		vals = append(vals, "CONCAT("+strings.Join(nulls, ", ")+")")
 	}
-	return "CRC32(CONCAT_WS('|', " + strings.Join(vals, ", ") + "))"
+	return "CAST(CONV(LEFT(SHA1(CONCAT_WS(',', " + strings.Join(vals, ", ") + ")), 16), 16, 10) AS UNSIGNED)"
 }

@@ -121,12 +121,9 @@ func (h *Hooks) files(prefix string) ([]string, error) {
 	if h.cfg.Path == "" {
 		return nil, nil
 	}
-	dir, err := filepath.EvalSymlinks(h.cfg.Path)
+	dir, err := checkDir(h.cfg.Path) // safety.go: owner and mode, again before every hook
 	if err != nil {
-		return nil, fmt.Errorf("read --hooks-path %s: %w", h.cfg.Path, err)
-	}
-	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("--hooks-path %s became writable by group or others (mode %04o): no hook runs", h.cfg.Path, st.Mode().Perm())
+		return nil, fmt.Errorf("no hook runs: %w", err)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

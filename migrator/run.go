@@ -34,7 +34,10 @@ type run struct {
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
 	checkpointed atomic.Bool // a checkpoint was written (checkpoint.go)
-	swapped      bool        // the cut-over succeeded: nothing is cleaned up after a later failure
+	// unchecked is what the checksum did not compare ("column: why", or the whole table when it
+	// could not run): the summary line names it (checksum.go).
+	unchecked []string
+	swapped   bool // the cut-over succeeded: nothing is cleaned up after a later failure
 
 	started, cutStart, cutDone time.Time
 }
@@ -220,7 +223,8 @@ func (r *run) finish(ctx context.Context) {
 		Str("total", logfmt.Duration(time.Since(r.started))).
 		Str("old_table", p.OldTable).
 		Bool("old_table_dropped", m.cfg.OkToDropTable).
-		Msg(r.doneMessage()) // revert.go
+		Strs("not_checksummed", r.unchecked).
+		Msg(r.doneMessage() + r.uncheckedNote()) // revert.go, checksum.go
 }
 
 // end stops the background goroutines and folds their failure into the run's; after a failure
