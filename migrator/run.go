@@ -33,7 +33,8 @@ type run struct {
 	rate                  copyRate     // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
-	checkpointed atomic.Bool // a checkpoint was written (checkpoint.go)
+	checkpointed atomic.Bool  // a checkpoint was written (checkpoint.go)
+	checkpoints  atomic.Int64 // how many were written, for the log line
 	// unchecked is what the checksum did not compare ("column: why", or the whole table when it
 	// could not run): the summary line names it (checksum.go).
 	unchecked []string
@@ -129,6 +130,9 @@ func (r *run) copyRows(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// gh-ost's words, which wrappers wait for: the copy is done (the postponed wait, the catch-up
+	// and the cut-over come after).
+	r.m.log.Info().Int64("rows_copied", c.Copied()).Str("copy", logfmt.Duration(end.Sub(time.Unix(0, r.copyStart.Load())))).Msg("Row copy complete")
 	r.m.emit(EventRowCopyComplete, Event{At: end})
 	return r.m.pass(ctx, StepRowCopyComplete)
 }
@@ -165,7 +169,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	if s.revert != nil {
 		m.log.Info().Msg("the changes since the cut-over are applied to the old table; cutting over")
 	} else {
-		m.log.Info().Msg("row copy complete; cutting over")
+		m.log.Info().Msg("cutting over: the ghost is in sync")
 		if err := m.analyzeGhost(ctx, s); err != nil { // instant.go
 			return err
 		}
