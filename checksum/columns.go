@@ -108,8 +108,8 @@ func uncast(cols []compared) {
 // A FLOAT is read as the DOUBLE it widens to exactly (its own text has 6 digits: 1.0000001 and
 // 1.0000002 both read as 1); a DOUBLE's text is the shortest that reads back as the same bits.
 func conversion(o, g *table.Column, q string) (string, string) {
-	if o.DataType == "float" && (g.DataType == "float" || g.DataType == "double") && o.ColumnType == strings.Replace(g.ColumnType, "double", "float", 1) {
-		return "CAST(" + q + " AS DOUBLE)", "" // the ALTER widens a FLOAT to DOUBLE exactly
+	if o.DataType == "float" && o.ColumnType == g.ColumnType {
+		return "CAST(" + q + " AS DOUBLE)", "" // every bit of it
 	}
 	if o.ColumnType == g.ColumnType && o.Charset == g.Charset {
 		return q, "" // unchanged (a collation alone does not change the bytes)
@@ -120,8 +120,13 @@ func conversion(o, g *table.Column, q string) (string, string) {
 	case isText(o) && isText(g):
 		return toText(q, o, g), ""
 	case isText(g) && !zerofill(o) && (isInteger(o) || o.DataType == "decimal" || o.DataType == "date" ||
-		o.DataType == "datetime" || o.DataType == "time" || o.DataType == "year" || o.DataType == "enum"):
-		return toText(q, o, g), "" // the ALTER stores the value's own text
+		o.DataType == "datetime" || o.DataType == "time" || o.DataType == "year" || o.DataType == "enum" || isFloating(o)):
+		return toText(q, o, g), "" // the ALTER stores the value's own text (a FLOAT's: 6 digits)
+	case plainFloating(g) && !zerofill(o) && (isInteger(o) || o.DataType == "decimal" || isFloating(o)):
+		if g.DataType == "float" {
+			return "CAST(CAST(" + q + " AS FLOAT) AS DOUBLE)", "" // the ALTER rounds to a FLOAT; read it as its DOUBLE
+		}
+		return "CAST(" + q + " AS DOUBLE)", ""
 	case isVarBinary(o) && isVarBinary(g):
 		return q, "" // bytes kept as they are
 	case (o.DataType == "decimal" || isInteger(o) && !zerofill(o)) && g.DataType == "decimal":
@@ -160,6 +165,13 @@ func isInteger(c *table.Column) bool {
 		return true
 	}
 	return false
+}
+
+// isFloating is a FLOAT or a DOUBLE (REAL); plainFloating one without (M,D), which would round.
+func isFloating(c *table.Column) bool { return c.DataType == "float" || c.DataType == "double" }
+
+func plainFloating(c *table.Column) bool {
+	return isFloating(c) && !strings.Contains(c.ColumnType, "(") && !zerofill(c)
 }
 
 func zerofill(c *table.Column) bool { return strings.Contains(c.ColumnType, "zerofill") }

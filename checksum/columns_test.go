@@ -28,8 +28,10 @@ func TestConversion(t *testing.T) {
 		{col("int", "int(11)", "", 0), col("decimal", "decimal(14,2)", "", 0), "CAST(`c` AS DECIMAL(14,2))", ""},
 		{col("float", "float", "", 0), col("float", "float", "", 0), "CAST(`c` AS DOUBLE)", ""},
 		{col("float", "float", "", 0), col("double", "double", "", 0), "CAST(`c` AS DOUBLE)", ""},
-		{col("double", "double", "", 0), col("float", "float", "", 0), "", "type changes"},
-		{col("float", "float", "", 0), col("varchar", "varchar(30)", "utf8mb4", 0), "", "type changes"},
+		{col("double", "double", "", 0), col("float", "float", "", 0), "CAST(CAST(`c` AS FLOAT) AS DOUBLE)", ""},
+		{col("double", "double", "", 0), col("double", "double(10,2)", "", 0), "", "type changes"},
+		{col("float", "float", "", 0), col("varchar", "varchar(30)", "utf8mb4", 0), "CONVERT(`c` USING utf8mb4)", ""},
+		{col("varchar", "varchar(30)", "utf8mb4", 0), col("double", "double", "", 0), "", "type changes"},
 		{col("timestamp", "timestamp", "", 0), col("varchar", "varchar(30)", "utf8mb4", 0), "", "type changes"},
 	}
 	for _, c := range cases {
