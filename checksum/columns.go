@@ -122,6 +122,14 @@ func conversion(o, g *table.Column, q string) (string, string) {
 	case isText(g) && !zerofill(o) && (isInteger(o) || o.DataType == "decimal" || o.DataType == "date" ||
 		o.DataType == "datetime" || o.DataType == "time" || o.DataType == "year" || o.DataType == "enum" || isFloating(o)):
 		return toText(q, o, g), "" // the ALTER stores the value's own text (a FLOAT's: 6 digits)
+	case isInteger(g) && !zerofill(g) && (isFloating(o) || o.DataType == "decimal"):
+		// The ALTER rounds a DOUBLE half to even (2.5 -> 2) and a DECIMAL half away from zero
+		// (2.5 -> 3), as ROUND does for each; a value out of range fails the copy.
+		sign := "SIGNED"
+		if strings.Contains(g.ColumnType, "unsigned") {
+			sign = "UNSIGNED"
+		}
+		return fmt.Sprintf("CAST(ROUND(%s) AS %s)", q, sign), ""
 	case plainFloating(g) && !zerofill(o) && (isInteger(o) || o.DataType == "decimal" || isFloating(o)):
 		if g.DataType == "float" {
 			return "CAST(CAST(" + q + " AS FLOAT) AS DOUBLE)", "" // the ALTER rounds to a FLOAT; read it as its DOUBLE

@@ -32,6 +32,8 @@ func TestConversion(t *testing.T) {
 		{col("double", "double", "", 0), col("double", "double(10,2)", "", 0), "", "type changes"},
 		{col("float", "float", "", 0), col("varchar", "varchar(30)", "utf8mb4", 0), "CONVERT(`c` USING utf8mb4)", ""},
 		{col("varchar", "varchar(30)", "utf8mb4", 0), col("double", "double", "", 0), "", "type changes"},
+		{col("double", "double", "", 0), col("bigint", "bigint(20) unsigned", "", 0), "CAST(ROUND(`c`) AS UNSIGNED)", ""},
+		{col("decimal", "decimal(12,3)", "", 0), col("int", "int(11)", "", 0), "CAST(ROUND(`c`) AS SIGNED)", ""},
 		{col("timestamp", "timestamp", "", 0), col("varchar", "varchar(30)", "utf8mb4", 0), "", "type changes"},
 	}
 	for _, c := range cases {
