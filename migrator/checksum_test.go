@@ -206,18 +206,18 @@ func TestChecksumRequiredWithCascadingLoss(t *testing.T) {
 	}
 }
 
-// A column the checksum cannot compare (INT -> DOUBLE: no conversion proven exact) is named in
+// A column the checksum cannot compare (INT -> DOUBLE(20,2): no conversion proven exact) is named in
 // the run's summary line, not only in a warning at the checksum's start; one it compares is not.
 func TestChecksumSummaryNamesColumnsNotCompared(t *testing.T) {
 	logs := &testenv.LogBuffer{}
-	alter := "MODIFY n DOUBLE NOT NULL, MODIFY name VARCHAR(40) NULL"
+	alter := "MODIFY n DOUBLE(20,2) NOT NULL, MODIFY name VARCHAR(40) NULL"
 	db, cfg := checksumSetup(t, 77906, alter, logs)
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	want := "migration of " + sameResultDB + ".t complete; NOT compared by the checksum: n (doc/checksum.md)"
-	if !logs.Contains(want) || !logs.Contains(`"not_checksummed":["n: type changes from int(11) to double`) {
+	if !logs.Contains(want) || !logs.Contains(`"not_checksummed":["n: type changes from int(11) to double(20,2)`) {
 		t.Errorf("the summary line does not name the column left out (%q):\n%s", want, logs.String())
 	}
 	assertSameAsServerAlter(t, db, "want", alter)
