@@ -160,3 +160,17 @@ func TestNormalizeAlter(t *testing.T) {
 		}
 	}
 }
+
+// Line breaks in strings and identifiers are escaped (the normalized ALTER is shown in a one-line
+// error), and the escaping keeps distinct ALTERs distinct: a line break is not a backslash and
+// an n.
+func TestNormalizeAlterOneLine(t *testing.T) {
+	broken, err := normalizeAlter("ADD COLUMN `x\ny` INT DEFAULT 'a\nb'")
+	if err != nil || strings.ContainsAny(broken, "\r\n") {
+		t.Fatalf("%q (%v), want one line", broken, err)
+	}
+	escaped, err := normalizeAlter("ADD COLUMN `x\ny` INT DEFAULT 'a\\\\nb'") // the string holds a backslash and an n
+	if err != nil || escaped == broken {
+		t.Errorf("%q and %q (%v), want them different", broken, escaped, err)
+	}
+}

@@ -159,10 +159,14 @@ func hasOtherUniqueKey(t *table.Table, shared table.Key) bool {
 // plainWord is an identifier that needs no quotes.
 var plainWord = regexp.MustCompile(`^[A-Z0-9_$]+$`)
 
+// oneLine escapes what would break a line (the normalized ALTER is shown in one-line errors);
+// the backslash first, so that the escaping reads back one way only.
+var oneLine = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
+
 // normalizeAlter is the ALTER's clauses as the server reads them, one way of writing them: words
-// and identifiers (quoted or not) upper-cased (quoted only where they must be), strings quoted one way, tokens separated
-// by one space, comments dropped. Two ALTERs differing only in case, spacing, comments or quoting
-// read the same.
+// and identifiers (quoted or not) upper-cased (quoted only where they must be), strings quoted
+// one way, tokens separated by one space, comments dropped, line breaks escaped. Two ALTERs
+// differing only in case, spacing, comments or quoting read the same.
 func normalizeAlter(body string) (string, error) {
 	toks, err := tokenize(body)
 	if err != nil {
@@ -174,10 +178,10 @@ func normalizeAlter(body string) (string, error) {
 		case sqltok.Word, sqltok.Ident:
 			parts[i] = strings.ToUpper(t.Text)
 			if !plainWord.MatchString(parts[i]) {
-				parts[i] = table.QuoteIdent(parts[i])
+				parts[i] = oneLine.Replace(table.QuoteIdent(parts[i]))
 			}
 		case sqltok.String:
-			parts[i] = "'" + strings.ReplaceAll(t.Text, "'", "''") + "'"
+			parts[i] = "'" + oneLine.Replace(strings.ReplaceAll(t.Text, "'", "''")) + "'"
 		default:
 			parts[i] = t.Text
 		}
