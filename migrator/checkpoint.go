@@ -116,7 +116,8 @@ func (r *run) writeCheckpoints(ctx context.Context, interval time.Duration) {
 func (r *run) writeCheckpoint(ctx context.Context) error {
 	p := r.s.plan
 	st := r.applier.Stats()
-	rec := checkpoint.Record{File: st.Applied.File, Pos: st.Applied.Pos, GTID: st.Applied.GTID, EventsApplied: st.EventsApplied, Key: r.s.resumeKey()}
+	rec := checkpoint.Record{File: st.Applied.File, Pos: st.Applied.Pos, GTID: st.Applied.GTID, EventsApplied: st.EventsApplied, Key: r.s.resumeKey(),
+		Alter: r.s.alterRecord()} // resume.go
 	if c := r.copier.Load(); c != nil {
 		rec.Key, rec.RowsCopied = c.CompleteUpTo(), c.Copied()
 	}

@@ -52,6 +52,8 @@ type session struct {
 	ddl ddlSettings
 	// resume is the checkpoint a --resume run continues from (resume.go); nil otherwise.
 	resume *checkpoint.Record
+	// alter is the ALTER normalized (resume.go): each checkpoint records it, a --resume compares it.
+	alter string
 	// revert is the cut-over checkpoint a --revert run streams from (revert.go); nil otherwise.
 	revert *checkpoint.Record
 
@@ -122,6 +124,9 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if err := m.planCopy(ctx, s, spec); err != nil { // 10-12
+		return nil, err
+	}
+	if err := checkResumeColumns(s); err != nil { // resume.go
 		return nil, err
 	}
 	m.log.Debug().Str("ghost", s.plan.GhostTable).Str("took", logfmt.Duration(time.Since(started))).Msg("preparation complete")
@@ -250,6 +255,9 @@ func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, erro
 		return nil, err
 	}
 	if err := renameRefusal(spec.Renames, cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns); err != nil {
+		return nil, err
+	}
+	if s.alter, err = normalizeAlter(spec.Body); err != nil { // resume.go
 		return nil, err
 	}
 	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), table.ChangelogName(cfg.Table)

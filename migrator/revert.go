@@ -222,7 +222,7 @@ func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context
 		}
 		rec := checkpoint.Record{File: pos.File, Pos: pos.Pos, GTID: pos.GTID, CutOver: true,
 			EventsApplied: r.applier.Stats().EventsApplied, RowsCopied: r.rowsCopied(),
-			Swap: &checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)}}
+			Swap: &checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)}, Alter: r.s.alterRecord()}
 		if c := r.copier.Load(); c != nil {
 			rec.Key = c.CompleteUpTo()
 		}
