@@ -1,6 +1,6 @@
 // Package checksum proves, before the cut-over, that the ghost table holds what the server's own
 // ALTER would make of the original's rows: it compares both tables chunk by chunk over the shared
-// key (COUNT(*) and a BIT_XOR of each row's SHA1 folded to 64 bits, per range, on both sides),
+// key (COUNT(*) and a BIT_XOR of each row's SHA1 (SHA2 on MySQL) folded to 64 bits, per range, on both sides),
 // reading both in one consistent snapshot, and repairs a chunk that differs by copying it again.
 //
 // Invariants:
@@ -41,6 +41,8 @@ type Config struct {
 	// Primary is the server both tables are on: the checksum opens a small pool of its own there
 	// (the lock session, the snapshot session, the repair session).
 	Primary dbconn.Config
+	// Flavor chooses the digest of the row hash (dbconn.Flavor.Digest64SQL).
+	Flavor dbconn.Flavor
 
 	Original   *table.Table
 	Ghost      *table.Table // the ghost as inspected after the ALTER

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -310,14 +311,15 @@ func decimalOf(columnType string) string {
 	return strings.ToUpper(t)
 }
 
-// rowExpr is the 64-bit hash of one row: SHA1 (not linear under XOR, unlike CRC32: equal changes
-// to two rows of a range do not cancel in the BIT_XOR) of an encoding that reads back one way
+// rowExpr is the 64-bit hash of one row: a cryptographic digest chosen by flavor (SHA1 or SHA2, see
+// dbconn.Flavor.Digest64SQL; not linear under XOR, unlike CRC32: equal changes to two rows of a range
+// do not cancel in the BIT_XOR) of an encoding that reads back one way
 // only. Values are separated by ','; a value whose text may hold any character is preceded by
 // its length in bytes (so a='x,' b='y' and a='x' b=',y' differ), a number, date or time (never a
 // ',') is not; a NULL marker per nullable column ends the row, so a NULL never hashes like an
 // empty string (CONCAT_WS leaves NULLs out). A column NOT NULL on both sides has no marker (it
 // would be 0 on both sides, always).
-func rowExpr(cols []compared, ghost bool) string {
+func rowExpr(cols []compared, ghost bool, f dbconn.Flavor) string {
 	vals := make([]string, 0, 2*len(cols)+1)
 	nulls := make([]string, 0, len(cols))
 	for _, c := range cols {
@@ -339,5 +341,5 @@ func rowExpr(cols []compared, ghost bool) string {
 	if len(nulls) > 0 {
 		vals = append(vals, "CONCAT("+strings.Join(nulls, ", ")+")")
 	}
-	return "CAST(CONV(LEFT(SHA1(CONCAT_WS(',', " + strings.Join(vals, ", ") + ")), 16), 16, 10) AS UNSIGNED)"
+	return f.Digest64SQL("CONCAT_WS(',', " + strings.Join(vals, ", ") + ")")
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -52,21 +53,25 @@ func TestConversion(t *testing.T) {
 // A NULL and an empty string hash apart: each row carries a NULL marker per column; a text value
 // is preceded by its length.
 func TestRowExprMarksNulls(t *testing.T) {
-	e := rowExpr([]compared{{orig: "`a`", origNullable: "`a`", ghost: "`b`", ghostNull: "`b`", cast: true}}, true)
+	e := rowExpr([]compared{{orig: "`a`", origNullable: "`a`", ghost: "`b`", ghostNull: "`b`", cast: true}}, true, dbconn.Flavor{MariaDB: true})
 	if !strings.Contains(e, "ISNULL(`b`)") || !strings.Contains(e, "LENGTH(CAST(`b` AS BINARY)), CAST(`b` AS BINARY)") {
 		t.Errorf("row expression %s", e)
 	}
 }
 
 // A column NOT NULL on both sides has no NULL marker (always 0); a column marked cast is hashed
-// through a cast to bytes; a number (fixed) has no length; the row's SHA1 is folded to 64 bits.
+// through a cast to bytes; a number (fixed) has no length; the row's SHA1 (SHA2 on MySQL) is folded to 64 bits.
 func TestRowExprLeavesOutConstants(t *testing.T) {
 	e := rowExpr([]compared{
 		{orig: "`a`", origNullable: "`a`", ghost: "`a`", ghostNull: "`a`", notNull: true, fixed: true},
 		{orig: "`b`", origNullable: "`b`", ghost: "`b`", ghostNull: "`b`", notNull: true, cast: true},
-	}, false)
+	}, false, dbconn.Flavor{MariaDB: true})
 	if e != "CAST(CONV(LEFT(SHA1(CONCAT_WS(',', `a`, LENGTH(CAST(`b` AS BINARY)), CAST(`b` AS BINARY))), 16), 16, 10) AS UNSIGNED)" {
 		t.Errorf("row expression %s", e)
+	}
+	// MySQL 9.7 has no SHA1: SHA2 there
+	if e := rowExpr([]compared{{orig: "`a`", origNullable: "`a`", notNull: true, fixed: true}}, false, dbconn.Flavor{}); e != "CAST(CONV(LEFT(SHA2(CONCAT_WS(',', `a`), 256), 16), 16, 10) AS UNSIGNED)" {
+		t.Errorf("MySQL row expression %s", e)
 	}
 }
 

@@ -29,6 +29,7 @@ func (r *run) checksum(ctx context.Context) error {
 	}
 	cs, err := checksum.New(checksum.Config{
 		Primary:        p.Primary,
+		Flavor:         p.Flavor,
 		Original:       p.Original,
 		Ghost:          p.Ghost,
 		GhostTable:     p.GhostTable,
