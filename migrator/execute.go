@@ -181,8 +181,9 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 }
 
 // newApplier opens the applier's pool and sets up the binlog applier from pos.
-func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Position) (*binlogapply.Applier, *sql.DB, error) {
+func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.Position) (*binlogapply.Applier, *sql.DB, error) {
 	// The applier sends each batch in one round trip: its pool accepts several statements at once.
+	p := s.plan
 	ac := p.Primary
 	ac.MultiStatements = true
 	applierDB, err := dbconn.Open(ctx, ac, p.Original.Schema) // a multi-table DELETE needs a default schema
@@ -205,6 +206,8 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		PadChar:      p.PadChar,
 		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
+		Checkpoint:   checkpointWatched(m.cfg, s),
+		OwnTriggers:  ownTriggerNames(s.triggers),
 		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
@@ -216,4 +219,20 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		return nil, nil, fmt.Errorf("set up binlog applier: %w", err)
 	}
 	return applier, applierDB, nil
+}
+
+// checkpointWatched is the checkpoint table the applier watches, "" when the run writes none.
+func checkpointWatched(cfg Config, s *session) string {
+	if cfg.checkpointing() || s.revert != nil {
+		return s.plan.CheckpointTable
+	}
+	return ""
+}
+
+func ownTriggerNames(defs []triggerDef) []string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.NewName
+	}
+	return names
 }

@@ -201,8 +201,13 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 		return m.pass(ctx, StepSuccess)
 	}
 	err = m.execute(ctx, s, ph)
-	if errors.Is(err, binlogapply.ErrOriginalAltered) {
+	switch {
+	case errors.Is(err, binlogapply.ErrOriginalAltered):
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)
+	case errors.Is(err, binlogapply.ErrStatementLogged):
+		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once no session writes the table with statement-based logging", err)
+	case errors.Is(err, binlogapply.ErrHelperChanged):
+		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: a helper table that is no longer this run's is left in place: inspect and drop it, then restart the migration", err)
 	}
 	if err != nil {
 		return err

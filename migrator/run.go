@@ -68,7 +68,7 @@ func (r *run) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.applier, r.applierDB, err = m.newApplier(ctx, p, pos); err != nil {
+	if r.applier, r.applierDB, err = m.newApplier(ctx, s, pos); err != nil {
 		return err
 	}
 	m.cur.Store(r) // Status and the levers see the applier from here on
