@@ -183,7 +183,8 @@ func (s *Server) handle(conn net.Conn) {
 	case err != nil && line == "":
 		return // closed without a command: nothing to answer
 	default:
-		reply = s.Command(line)
+		_, overTCP := conn.LocalAddr().(*net.TCPAddr)
+		reply = s.command(line, overTCP)
 	}
 	if reply == "" {
 		return
