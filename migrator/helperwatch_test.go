@@ -2,7 +2,9 @@ package migrator
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +91,73 @@ func TestHelperChangesStopMigration(t *testing.T) {
 				t.Errorf("the original has %d columns, want 3: the ghost was swapped in", ncols)
 			}
 		})
+	}
+}
+
+// TestGhostProvenBeforeSwap: a change of the ghost the binlog does not show (sql_log_bin=0)
+// during a postponed cut-over, which the run used to swap in (exit 0: the requested column
+// missing, a MyISAM table, a foreign trigger): under the cut-over's lock the run proves the ghost
+// is the table it built, with the definition and triggers it left, and stops at the first attempt
+// with one line; the original keeps its name, definition and rows.
+func TestGhostProvenBeforeSwap(t *testing.T) {
+	cases := []struct {
+		name  string
+		stmts []string
+		says  string
+	}{
+		{"replaced", []string{"DROP TABLE _t_gho", "CREATE TABLE _t_gho LIKE t"}, "was replaced by another table"},
+		{"MyISAM", []string{"ALTER TABLE _t_gho ENGINE=MyISAM"}, "was replaced by another table"},
+		{"columns", []string{"ALTER TABLE _t_gho DROP COLUMN c, ADD COLUMN w INT, ALGORITHM=INSTANT"}, "changed its definition"},
+		{"trigger", []string{"CREATE TRIGGER tg AFTER INSERT ON _t_gho FOR EACH ROW SET @x = 1"}, "changed its triggers"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
+				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
+			cfg := testConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
+			executing(&cfg, uint32(77285+i))
+			flag := postpone(t, &cfg)
+			cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
+			done := runMigration(t, cfg)
+			waitPostponed(t, db, done)
+			// Unlogged, so on the replica too: replication must not break on the ghost's rows.
+			testenv.WaitReplica(t)
+			execUnlogged(t, db, c.stmts)
+			execUnlogged(t, testenv.Open(t, testenv.ReplicaConfig(), ddlWatchDB), c.stmts)
+			released := time.Now()
+			if err := os.Remove(flag); err != nil {
+				t.Fatal(err)
+			}
+			err := waitFailed(t, done, "with a ghost table changed behind its back")
+			took := time.Since(released)
+			t.Logf("stopped after %s: %v", took.Round(time.Millisecond), err)
+			if !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "not the table this run built") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got %q, want one line saying %q", err, c.says)
+			}
+			if took > 10*time.Second {
+				t.Errorf("the run stopped %s after the release, want at the first attempt", took.Round(time.Second))
+			}
+			if ncols := len(testenv.Columns(t, db, ddlWatchDB, "t")); ncols != 3 {
+				t.Errorf("the original has %d columns, want 3: the ghost was swapped in", ncols)
+			}
+			if rows := testenv.CountRows(t, db, ddlWatchDB, "t"); rows != 2000 {
+				t.Errorf("the original has %d rows, want 2000", rows)
+			}
+		})
+	}
+}
+
+// execUnlogged runs stmts on db in one session with sql_log_bin=0.
+func execUnlogged(t *testing.T, db *sql.DB, stmts []string) {
+	t.Helper()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range append([]string{"SET SESSION sql_log_bin = 0"}, stmts...) {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
 	}
 }

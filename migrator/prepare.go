@@ -44,6 +44,8 @@ type session struct {
 	cascadingForeignKeys []string
 	// original is the original's definition and triggers as preparation saw them (startcheck.go).
 	original originalSnapshot
+	// ghost is the ghost's definition and triggers as preparation left them (ghostproof.go).
+	ghost originalSnapshot
 	// nullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
 	nullableKey bool
 	// triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).
@@ -122,6 +124,9 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if err := m.planCopy(ctx, s, spec); err != nil { // 10-12
+		return nil, err
+	}
+	if err := s.recordGhost(ctx); err != nil { // proven again before the swap (ghostproof.go)
 		return nil, err
 	}
 	m.log.Debug().Str("ghost", s.plan.GhostTable).Str("took", logfmt.Duration(time.Since(started))).Msg("preparation complete")

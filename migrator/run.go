@@ -252,24 +252,31 @@ func (r *run) end(ctx context.Context, err error) error {
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
-// the nullable key's proof again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the ghost
-// (triggers.go). Both nil when there is nothing to do.
+// the proof that the ghost is the table this run built (ghostproof.go), the nullable key's proof
+// again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the
+// ghost (triggers.go). The undo is nil without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema
-	if !s.nullableKey && len(s.triggers) == 0 {
-		return nil, nil
-	}
 	do = func(ctx context.Context) error {
+		if err := s.proveGhost(ctx); err != nil { // ghostproof.go
+			return err
+		}
 		if s.nullableKey {
 			if err := recheckNoNullKeys(ctx, s.primary, schema, p.GhostTable, p.GhostKey); err != nil {
 				return err
 			}
 		}
+		if len(s.triggers) == 0 {
+			return nil
+		}
 		if err := s.checkTriggersUnchanged(ctx); err != nil {
 			return err
 		}
 		return createTriggers(ctx, s.primary, schema, p.GhostTable, s.triggers)
+	}
+	if len(s.triggers) == 0 {
+		return do, nil
 	}
 	undo = func(ctx context.Context) error {
 		return dropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.triggers)
