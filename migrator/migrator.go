@@ -122,10 +122,10 @@ func (c *Config) Validate() error {
 	case c.CutOverLockTimeout <= 0:
 		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
 	}
-	if len(table.GhostName(c.Table)) > table.MaxIdentifierLength {
+	if table.TooLong(table.GhostName(c.Table)) {
 		return fmt.Errorf("%w: table name %q is too long for its ghost table name (64 characters at most)", ErrUsage, c.Table)
 	}
-	if c.TimestampOldTable && len(table.OldName(c.Table, "20060102150405")) > table.MaxIdentifierLength {
+	if c.TimestampOldTable && table.TooLong(table.OldName(c.Table, "20060102150405")) {
 		return fmt.Errorf("%w: table name %q is too long for a timestamped old table name (64 characters at most): drop --timestamp-old-table", ErrUsage, c.Table)
 	}
 	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {

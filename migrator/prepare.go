@@ -422,7 +422,7 @@ func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
 		helpers = append(helpers, &helper{name: p.CheckpointTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"})
 	}
 	for _, h := range helpers {
-		if len(h.name) > table.MaxIdentifierLength {
+		if table.TooLong(h.name) {
 			return fmt.Errorf("table name %s is too long for its helper table %s (%d characters at most): rename the table first",
 				cfg.Table, h.name, table.MaxIdentifierLength)
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // InnoDBTableID reads the InnoDB table id of schema.name from information_schema.<source>
@@ -65,3 +66,7 @@ func leastID(cur, id int64) int64 {
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
+
+// TooLong reports whether name exceeds MaxIdentifierLength, which the server counts in
+// characters, not bytes (a 59-character Cyrillic name is 118 bytes and fits).
+func TooLong(name string) bool { return utf8.RuneCountInString(name) > MaxIdentifierLength }
