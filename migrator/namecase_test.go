@@ -21,11 +21,11 @@ func TestNamesCompareExactly(t *testing.T) {
 		twin      string
 	}{
 		{"twin table", "caseu", []string{
-			"CREATE TABLE CASEU (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)", "INSERT INTO CASEU SELECT seq, seq FROM seq_1_to_50",
+			"CREATE TABLE CASEU (id BIGINT NOT NULL PRIMARY KEY, w VARCHAR(10) NOT NULL, x INT, UNIQUE KEY (w))", "INSERT INTO CASEU SELECT seq, seq, seq FROM seq_1_to_50",
 			"CREATE TABLE caseu (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)", "INSERT INTO caseu SELECT seq, seq FROM seq_1_to_300",
 		}, "CASEU"},
 		{"twin of the ghost", "casev", []string{
-			"CREATE TABLE _CASEV_gho (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)", "INSERT INTO _CASEV_gho SELECT seq, seq FROM seq_1_to_50",
+			"CREATE TABLE _CASEV_gho (id BIGINT NOT NULL PRIMARY KEY, w VARCHAR(10) NOT NULL, x INT)", "INSERT INTO _CASEV_gho SELECT seq, seq, seq FROM seq_1_to_50",
 			"CREATE TABLE casev (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)", "INSERT INTO casev SELECT seq, seq FROM seq_1_to_300",
 		}, "_CASEV_gho"},
 	}
