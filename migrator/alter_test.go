@@ -63,7 +63,7 @@ func TestParseAlterRefuses(t *testing.T) {
 		{"EXCHANGE PARTITION p0 WITH TABLE x", "(EXCHANGE PARTITION ... WITH TABLE x)"},
 		{"CONVERT PARTITION p0 TO TABLE gl.x", "(CONVERT PARTITION ... TO TABLE gl.x)"},
 		{"CONVERT TABLE `x` TO PARTITION p9 VALUES LESS THAN (10)", "(CONVERT TABLE x TO PARTITION)"},
-		{"ENGINE=MRG_MyISAM UNION=(a, b)", "UNION of other tables"},
+		{"UNION=(a, b) ENGINE=MRG_MyISAM", "UNION of other tables"},
 		{"ADD FOREIGN KEY (a) REFERENCES `gl`.`t` (id)", "referencing t itself"},
 		{"ADD b INT REFERENCES T (id)", "referencing t itself"},
 		{"DROP PARTITION p0", "DROP PARTITION, which deletes"},

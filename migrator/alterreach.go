@@ -15,7 +15,9 @@ import (
 //
 //   - EXCHANGE PARTITION p WITH TABLE x, CONVERT PARTITION p TO TABLE x, CONVERT TABLE x TO
 //     PARTITION p: they move rows between the table and x (or create x);
-//   - UNION = (...) (a MERGE table over other tables);
+//   - UNION = (...) (a MERGE table over other tables), CONNECTION = '...' (FEDERATED, CONNECT,
+//     SPIDER tables reach other tables or servers) and any ENGINE but InnoDB (checked again on the
+//     ghost, for a default engine the ALTER does not name);
 //   - REFERENCES naming the migrated table (a self-referencing foreign key): on the ghost it
 //     references the original, which the cut-over renames away, so no rename can ever complete;
 //   - DROP PARTITION and TRUNCATE PARTITION: they delete rows, which the copy would bring back;
@@ -68,6 +70,10 @@ func reachClause(w string, rest []token, tbl string) error {
 	case w == "CONVERT" && next(0) == "TABLE":
 		return fmt.Errorf("the ALTER converts another table into a partition (CONVERT TABLE %s TO PARTITION): that table would be moved into the ghost table%s",
 			nameAfter(rest, "TABLE"), native)
+	case w == "ENGINE" && engineOf(rest) != "" && !strings.EqualFold(engineOf(rest), "InnoDB"):
+		return fmt.Errorf("the ALTER makes the table use the %s engine; go-ghostlite migrates to InnoDB only: remove ENGINE= from --alter", engineOf(rest))
+	case w == "CONNECTION" && len(rest) > 0 && (rest[0].isPunct('=') || rest[0].Kind == sqltok.String):
+		return fmt.Errorf("the ALTER gives the table a CONNECTION to another table or server (FEDERATED, CONNECT, SPIDER): go-ghostlite migrates InnoDB tables only%s", native)
 	case w == "UNION" && (len(rest) > 0 && (rest[0].isPunct('=') || rest[0].isPunct('('))):
 		return fmt.Errorf("the ALTER gives the table a UNION of other tables (a MERGE table): go-ghostlite migrates InnoDB tables only%s", native)
 	case (w == "DROP" || w == "TRUNCATE") && next(0) == "PARTITION":
@@ -77,6 +83,19 @@ func reachClause(w string, rest []token, tbl string) error {
 		return fmt.Errorf("the ALTER has %s ... TABLESPACE, which acts on the table's files, not on its rows: it cannot be migrated through a ghost table%s", w, native)
 	}
 	return nil
+}
+
+// engineOf reads the engine after ENGINE [=] (a name or a string), "" if none.
+func engineOf(rest []token) string {
+	i := 0
+	if i < len(rest) && rest[i].isPunct('=') {
+		i++
+	}
+	if i < len(rest) && rest[i].Kind == sqltok.String {
+		return rest[i].Text
+	}
+	n, _ := tokenName(rest, i)
+	return n
 }
 
 // nameAfter returns the name following the first keyword kw in rest, for messages ("?" if none).

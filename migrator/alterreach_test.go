@@ -52,7 +52,11 @@ var reachCases = []reachCase{
 	{"t", "ADD CONSTRAINT fk_self FOREIGN KEY (pid) REFERENCES t (id)", "the ALTER adds a foreign key referencing t itself"},
 	{"t", "ADD COLUMN sid INT NULL REFERENCES `" + prepareDB + "`.`T` (id)", "the ALTER adds a foreign key referencing t itself"},
 	{"t", "ADD CONSTRAINT fk_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE", ""},
-	{"t", "ENGINE=MRG_MyISAM UNION=(mx)", "the ALTER gives the table a UNION of other tables"},
+	{"t", "UNION=(mx), ENGINE=MRG_MyISAM", "the ALTER gives the table a UNION of other tables"},
+	{"t", "ENGINE=CONNECT TABLE_TYPE=CSV FILE_NAME='gl_reach.csv'", "the ALTER makes the table use the CONNECT engine"},
+	{"t", "CONNECTION='mysql://ghostlite:ghostlite@127.0.0.1/" + prepareDB + "/vx'", "the ALTER gives the table a CONNECTION"},
+	{"t", "ENGINE = 'FEDERATED'", "the ALTER makes the table use the FEDERATED engine"},
+	{"t", "ENGINE=innodb", ""},
 	{"t", "DISCARD TABLESPACE", "the ALTER has DISCARD ... TABLESPACE"},
 	{"t", "IMPORT TABLESPACE", "the ALTER has IMPORT ... TABLESPACE"},
 }
