@@ -161,3 +161,33 @@ func execUnlogged(t *testing.T, db *sql.DB, stmts []string) {
 		}
 	}
 }
+
+// TestChangelogDroppedUnloggedStops: the changelog dropped where the binlog does not show it
+// (sql_log_bin=0) used to leave the run throttled for ever ("lag unknown", warnings without end).
+// The heartbeat finds the table gone and stops the run in one line within seconds.
+func TestChangelogDroppedUnloggedStops(t *testing.T) {
+	db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
+		"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
+	cfg := testConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
+	executing(&cfg, 77289)
+	postpone(t, &cfg)
+	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
+	done := runMigration(t, cfg)
+	waitPostponed(t, db, done)
+	testenv.WaitReplica(t)
+	execUnlogged(t, db, []string{"DROP TABLE _t_ghc"})
+	execUnlogged(t, testenv.Open(t, testenv.ReplicaConfig(), ddlWatchDB), []string{"DROP TABLE _t_ghc"})
+	dropped := time.Now()
+	err := waitFailed(t, done, "with its changelog gone")
+	took := time.Since(dropped)
+	t.Logf("stopped after %s: %v", took.Round(time.Millisecond), err)
+	if !errors.Is(err, binlogapply.ErrHelperChanged) || !strings.Contains(err.Error(), "the changelog table gl_ddlwatch._t_ghc no longer exists") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("got %q, want one line saying the changelog is gone", err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the run stopped %s after the drop, want within seconds", took.Round(time.Second))
+	}
+	if rows := testenv.CountRows(t, db, ddlWatchDB, "t"); rows != 2000 || len(testenv.Columns(t, db, ddlWatchDB, "t")) != 3 {
+		t.Errorf("the original changed: %d rows", rows)
+	}
+}

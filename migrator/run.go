@@ -85,8 +85,10 @@ func (r *run) start(ctx context.Context) error {
 	})
 	// A first heartbeat before the lag is first read, so the copy does not start throttled by
 	// "no heartbeat yet".
-	m.writeHeartbeat(ctx, s, time.Now())
-	r.bg.Go(func(ctx context.Context) error { m.heartbeat(ctx, s); return nil })
+	if err := m.writeHeartbeat(ctx, s, time.Now()); err != nil {
+		return err
+	}
+	r.bg.Go(func(ctx context.Context) error { return m.heartbeat(ctx, s) })
 	m.startThrottleReadings(r.bg, s) // throttle.go
 	if m.cfg.checkpointing() && s.revert == nil {
 		r.bg.Go(func(ctx context.Context) error { r.writeCheckpoints(ctx, m.cfg.CheckpointInterval); return nil })
