@@ -32,7 +32,9 @@
 //     dropped (txnbuf.go). Only a large transaction that cannot roll back is streamed before its end.
 //   - A dropped binlog connection is re-established at the end of the last transaction read, and
 //     rows of a partially read transaction that were already queued are skipped, so no change is
-//     lost or applied twice. A DDL touching the original stops Run (ErrOriginalAltered).
+//     lost or applied twice. A DDL touching the original stops Run (ErrOriginalAltered); so do a
+//     row change of the original logged as a statement (ErrStatementLogged) and someone else's
+//     change of a helper table (ErrHelperChanged, stmtwatch.go).
 //   - Row data is never logged.
 package binlogapply
 
