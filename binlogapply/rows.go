@@ -115,6 +115,7 @@ func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]an
 		hint, value := asString(img[hintIdx]), asString(img[valueIdx])
 		switch hint {
 		case table.HintSentinel:
+			r.a.settleHelpers(value) // stmtwatch.go
 			if err := r.hold(ctx, item{kind: itemSentinel, value: value}); err != nil {
 				return err
 			}

@@ -214,7 +214,7 @@ const (
 )
 
 // query handles a Query event: transaction control (txn.go), or a statement logged as text, which
-// ends its group and must not touch the original.
+// ends its group and must not touch the original or a helper table (stmtwatch.go).
 func (r *reader) query(ctx context.Context, h *replication.EventHeader, q, schema string) error {
 	st := parseTxnControl(q)
 	switch st.kind {
@@ -239,9 +239,8 @@ func (r *reader) query(ctx context.Context, h *replication.EventHeader, q, schem
 		}
 		return r.endTxn(ctx, h, true)
 	}
-	if touchesTable(q, schema, r.a.cfg.Schema, r.a.cfg.Original.Name) && !r.a.acceptRename(q, schema) {
-		return fatal{fmt.Errorf("%w: %s statement on %s.%s was read at %s:%d",
-			ErrOriginalAltered, firstWord(q), r.a.cfg.Schema, r.a.cfg.Original.Name, r.file, h.LogPos)}
+	if err := r.judgeStatement(q, schema, h.LogPos); err != nil { // stmtwatch.go
+		return err
 	}
 	return r.endTxn(ctx, h, true)
 }

@@ -338,3 +338,14 @@ func TestSocketFile(t *testing.T) {
 		t.Error("the regular file was touched")
 	}
 }
+
+// A '/' in a database or table name stays inside the temporary directory's file name.
+func TestDefaultSocketFileEscapesSlash(t *testing.T) {
+	got := DefaultSocketFile("a/b", "t/../x")
+	if filepath.Dir(got) != os.TempDir() || got != filepath.Join(os.TempDir(), "gh-ost.a@002fb.t@002f..@002fx.sock") {
+		t.Errorf("DefaultSocketFile = %s", got)
+	}
+	if got := DefaultSocketFile("shop", "orders"); got != filepath.Join(os.TempDir(), "gh-ost.shop.orders.sock") {
+		t.Errorf("gh-ost's path changed: %s", got)
+	}
+}

@@ -2,12 +2,11 @@ package cutover
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // The one model of the tables of a cut-over: which of the three names (original, old, ghost)
@@ -102,12 +101,12 @@ func readState(ctx context.Context, q dbconn.Querier, t Tables, idSource string)
 			continue
 		}
 		// NAME is schema/table in the server's file-name encoding: plain names match, others
-		// are simply not found and stay unknown (0).
-		err := q.QueryRowContext(ctx, "SELECT TABLE_ID FROM information_schema."+idSource+" WHERE NAME = ?",
-			t.Schema+"/"+x.name).Scan(&x.ts.id)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return st, fmt.Errorf("read table id of %s.%s: %w", t.Schema, x.name, err)
+		// are simply not found and stay unknown (0). Names compare exactly (table.InnoDBTableID).
+		id, err := table.InnoDBTableID(ctx, q, idSource, t.Schema, x.name)
+		if err != nil {
+			return st, err
 		}
+		x.ts.id = id
 	}
 	return st, nil
 }

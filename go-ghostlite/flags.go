@@ -227,6 +227,9 @@ func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr
 		return err
 	}
 
+	if err := checkRanges(fs); err != nil { // flags_ranges.go
+		return err
+	}
 	if v.heartbeatMillis <= 0 {
 		return fmt.Errorf("--heartbeat-interval-millis must be positive (got %d)", v.heartbeatMillis)
 	}

@@ -182,6 +182,12 @@ func (h *Hooks) runOne(ctx context.Context, file string, env []string) error {
 	cmd.WaitDelay = time.Second
 	began := time.Now()
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The hook exited 0 but left a background process holding its output open: the hook
+		// succeeded; what the child writes later is not captured.
+		h.log.Warn().Str("hook", filepath.Base(file)).Msg("the hook exited 0 but left a process running that holds its output open; its later output is not logged")
+		err = nil
+	}
 	took := time.Since(began).Round(time.Millisecond)
 	name := filepath.Base(file)
 	shown := filepath.Join(h.cfg.Path, name) // as the user gave --hooks-path

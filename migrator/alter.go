@@ -82,7 +82,8 @@ func tokenize(s string) ([]token, error) {
 
 // parseAlter parses the --alter value for a migration of schema.tbl. It accepts the clauses alone
 // or after "ALTER [ONLINE] [IGNORE] TABLE [schema.]tbl", refuses an empty ALTER, more than one
-// statement, an ALTER that names another table and one that renames the table, and returns the
+// statement, an ALTER that names another table, one that renames the table and the clauses
+// reachRefusal refuses (alterreach.go), and returns the
 // column renames it finds.
 func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 	toks, err := tokenize(stmt)
@@ -105,6 +106,9 @@ func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 	}
 	if len(toks) == 0 {
 		return nil, errors.New("the ALTER is empty: give the clauses to apply, e.g. --alter \"ADD COLUMN c INT\"")
+	}
+	if err := reachRefusal(toks, schema, tbl); err != nil {
+		return nil, err
 	}
 	spec := &alterSpec{Body: strings.TrimSpace(stmt[bodyStart:])}
 	dropped, added := map[string]bool{}, map[string]bool{}

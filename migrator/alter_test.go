@@ -35,6 +35,11 @@ func TestParseAlterAccepts(t *testing.T) {
 		{"dash dash without space is not a comment", "ADD c INT DEFAULT 1--1", "ADD c INT DEFAULT 1--1", nil},
 		{"empty executable comment runs nothing", "ADD c INT /*!*/", "ADD c INT /*!*/", nil},
 		{"algorithm and lock are left to the server", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", nil},
+		{"convert to a character set", "CONVERT TO CHARACTER SET utf8mb4", "CONVERT TO CHARACTER SET utf8mb4", nil},
+		{"foreign key to another table", "ADD FOREIGN KEY (a) REFERENCES gl.p (id)", "ADD FOREIGN KEY (a) REFERENCES gl.p (id)", nil},
+		{"same name in another schema", "ADD FOREIGN KEY (a) REFERENCES other.t (id)", "ADD FOREIGN KEY (a) REFERENCES other.t (id)", nil},
+		{"partition words in a comment", "ADD c INT COMMENT 'EXCHANGE PARTITION p WITH TABLE x'", "ADD c INT COMMENT 'EXCHANGE PARTITION p WITH TABLE x'", nil},
+		{"partition maintenance kept", "ADD PARTITION (PARTITION p9 VALUES LESS THAN (9)), COALESCE PARTITION 2", "ADD PARTITION (PARTITION p9 VALUES LESS THAN (9)), COALESCE PARTITION 2", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,6 +60,15 @@ func TestParseAlterAccepts(t *testing.T) {
 func TestParseAlterRefuses(t *testing.T) {
 	cases := []struct{ in, phrase string }{
 		{"", "the ALTER is empty"},
+		{"EXCHANGE PARTITION p0 WITH TABLE x", "(EXCHANGE PARTITION ... WITH TABLE x)"},
+		{"CONVERT PARTITION p0 TO TABLE gl.x", "(CONVERT PARTITION ... TO TABLE gl.x)"},
+		{"CONVERT TABLE `x` TO PARTITION p9 VALUES LESS THAN (10)", "(CONVERT TABLE x TO PARTITION)"},
+		{"UNION=(a, b) ENGINE=MRG_MyISAM", "UNION of other tables"},
+		{"ADD FOREIGN KEY (a) REFERENCES `gl`.`t` (id)", "referencing t itself"},
+		{"ADD b INT REFERENCES T (id)", "referencing t itself"},
+		{"DROP PARTITION p0", "DROP PARTITION, which deletes"},
+		{"truncate partition all", "TRUNCATE PARTITION, which deletes"},
+		{"DISCARD PARTITION p0 TABLESPACE", "DISCARD ... TABLESPACE"},
 		{"  ;", "the ALTER is empty"},
 		{"ALTER TABLE t", "the ALTER is empty"},
 		{"ALTER TABLE t;", "the ALTER is empty"},

@@ -165,6 +165,10 @@ func (m *Migrator) Postpone(on bool) error {
 	if on || m.cfg.PostponeCutOverFlagFile == "" {
 		return nil
 	}
+	// Only a file is removed: os.Remove would delete an empty directory given by mistake too.
+	if fi, err := os.Lstat(m.cfg.PostponeCutOverFlagFile); err == nil && fi.IsDir() {
+		return fmt.Errorf("the postpone flag file %s is a directory: not removed; remove it yourself to let the cut-over go", m.cfg.PostponeCutOverFlagFile)
+	}
 	if err := os.Remove(m.cfg.PostponeCutOverFlagFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove the postpone flag file: %w", err)
 	}

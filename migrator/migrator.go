@@ -122,10 +122,10 @@ func (c *Config) Validate() error {
 	case c.CutOverLockTimeout <= 0:
 		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
 	}
-	if len(table.GhostName(c.Table)) > table.MaxIdentifierLength {
+	if table.TooLong(table.GhostName(c.Table)) {
 		return fmt.Errorf("%w: table name %q is too long for its ghost table name (64 characters at most)", ErrUsage, c.Table)
 	}
-	if c.TimestampOldTable && len(table.OldName(c.Table, "20060102150405")) > table.MaxIdentifierLength {
+	if c.TimestampOldTable && table.TooLong(table.OldName(c.Table, "20060102150405")) {
 		return fmt.Errorf("%w: table name %q is too long for a timestamped old table name (64 characters at most): drop --timestamp-old-table", ErrUsage, c.Table)
 	}
 	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
@@ -201,8 +201,13 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 		return m.pass(ctx, StepSuccess)
 	}
 	err = m.execute(ctx, s, ph)
-	if errors.Is(err, binlogapply.ErrOriginalAltered) {
+	switch {
+	case errors.Is(err, binlogapply.ErrOriginalAltered):
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)
+	case errors.Is(err, binlogapply.ErrStatementLogged):
+		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once no session writes the table with statement-based logging", err)
+	case errors.Is(err, binlogapply.ErrHelperChanged):
+		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: a helper table that is no longer this run's is left in place: inspect and drop it, then restart the migration", err)
 	}
 	if err != nil {
 		return err

@@ -44,6 +44,8 @@ type session struct {
 	cascadingForeignKeys []string
 	// original is the original's definition and triggers as preparation saw them (startcheck.go).
 	original originalSnapshot
+	// ghost is the ghost's definition and triggers as preparation left them (ghostproof.go).
+	ghost originalSnapshot
 	// nullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
 	nullableKey bool
 	// triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).
@@ -127,6 +129,9 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if err := checkResumeColumns(s); err != nil { // resume.go
+		return nil, err
+	}
+	if err := s.recordGhost(ctx); err != nil { // proven again before the swap (ghostproof.go)
 		return nil, err
 	}
 	m.log.Debug().Str("ghost", s.plan.GhostTable).Str("took", logfmt.Duration(time.Since(started))).Msg("preparation complete")
@@ -428,7 +433,7 @@ func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
 		helpers = append(helpers, &helper{name: p.CheckpointTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"})
 	}
 	for _, h := range helpers {
-		if len(h.name) > table.MaxIdentifierLength {
+		if table.TooLong(h.name) {
 			return fmt.Errorf("table name %s is too long for its helper table %s (%d characters at most): rename the table first",
 				cfg.Table, h.name, table.MaxIdentifierLength)
 		}

@@ -58,7 +58,7 @@ func (c *Config) validateRevert() error {
 	case slices.ContainsFunc([]string{c.Table, table.ChangelogName(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
 		func(n string) bool { return strings.EqualFold(n, c.OldTableName) }):
 		return fmt.Errorf("%w: --old-table=%s names the table itself or one of its helper tables: give the old table the migration left (%s)", ErrUsage, c.OldTableName, table.OldName(c.Table, ""))
-	case len(revertedName(c.Table)) > table.MaxIdentifierLength:
+	case table.TooLong(revertedName(c.Table)):
 		return fmt.Errorf("%w: table name %q is too long for %s (64 characters at most)", ErrUsage, c.Table, revertedName(c.Table))
 	}
 	return nil
@@ -256,7 +256,23 @@ func (r *run) doneMessage() string {
 	}
 	if cfg.keepsCheckpoint() {
 		msg += fmt.Sprintf("; to revert it: --database=%s --table=%s --revert --old-table=%s --execute (checkpoint %s kept)",
-			p.Original.Schema, p.Original.Name, p.OldTable, p.CheckpointTable)
+			shellWord(p.Original.Schema), shellWord(p.Original.Name), shellWord(p.OldTable), p.CheckpointTable)
 	}
 	return msg
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but letters, digits and _ . - @ %:
+// the revert hint is meant to be pasted.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r == '_' || r == '.' || r == '-' || r == '@' || r == '%' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

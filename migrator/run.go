@@ -72,7 +72,7 @@ func (r *run) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.applier, r.applierDB, err = m.newApplier(ctx, p, pos); err != nil {
+	if r.applier, r.applierDB, err = m.newApplier(ctx, s, pos); err != nil {
 		return err
 	}
 	m.cur.Store(r) // Status and the levers see the applier from here on
@@ -89,8 +89,10 @@ func (r *run) start(ctx context.Context) error {
 	})
 	// A first heartbeat before the lag is first read, so the copy does not start throttled by
 	// "no heartbeat yet".
-	m.writeHeartbeat(ctx, s, time.Now())
-	r.bg.Go(func(ctx context.Context) error { m.heartbeat(ctx, s); return nil })
+	if err := m.writeHeartbeat(ctx, s, time.Now()); err != nil {
+		return err
+	}
+	r.bg.Go(func(ctx context.Context) error { return m.heartbeat(ctx, s) })
 	m.startThrottleReadings(r.bg, s) // throttle.go
 	if m.cfg.checkpointing() && s.revert == nil {
 		r.bg.Go(func(ctx context.Context) error { r.writeCheckpoints(ctx, m.cfg.CheckpointInterval); return nil })
@@ -260,24 +262,31 @@ func (r *run) end(ctx context.Context, err error) error {
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
-// the nullable key's proof again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the ghost
-// (triggers.go). Both nil when there is nothing to do.
+// the proof that the ghost is the table this run built (ghostproof.go), the nullable key's proof
+// again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the
+// ghost (triggers.go). The undo is nil without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema
-	if !s.nullableKey && len(s.triggers) == 0 {
-		return nil, nil
-	}
 	do = func(ctx context.Context) error {
+		if err := s.proveGhost(ctx); err != nil { // ghostproof.go
+			return err
+		}
 		if s.nullableKey {
 			if err := recheckNoNullKeys(ctx, s.primary, schema, p.GhostTable, p.GhostKey); err != nil {
 				return err
 			}
 		}
+		if len(s.triggers) == 0 {
+			return nil
+		}
 		if err := s.checkTriggersUnchanged(ctx); err != nil {
 			return err
 		}
 		return createTriggers(ctx, s.primary, schema, p.GhostTable, s.triggers)
+	}
+	if len(s.triggers) == 0 {
+		return do, nil
 	}
 	undo = func(ctx context.Context) error {
 		return dropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.triggers)

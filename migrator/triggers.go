@@ -141,7 +141,7 @@ func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *triggerD
 func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs []triggerDef) error {
 	var long, taken []string
 	for _, d := range defs {
-		if len(d.NewName) > table.MaxIdentifierLength {
+		if table.TooLong(d.NewName) {
 			long = append(long, d.NewName)
 		}
 		var n int
