@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,16 +29,16 @@ func TestRunExitCodes(t *testing.T) {
 		{"help", []string{"--help"}, 0, "", "--chunk-size int"},
 		{"version", []string{"--version"}, 0, "", "go-ghostlite dev"},
 		{"bad max-load", append(slices.Clone(required), "--max-load=Threads_running"), 2,
-			"go-ghostlite: usage: --max-load: load condition \"Threads_running\" is not Var=N (see go-ghostlite --help)\n", ""},
-		{"unknown", []string{"--nope"}, 2, "go-ghostlite: unknown flag: --nope (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --max-load: load condition \"Threads_running\" is not Var=N (see go-ghostlite --help)\n", ""},
+		{"unknown", []string{"--nope"}, 2, "FATAL unknown flag: --nope (see go-ghostlite --help)\n", ""},
 		{"missing table", []string{"--database=d", "--alter=ADD COLUMN c INT"}, 2,
-			"go-ghostlite: usage: --table is required (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --table is required (see go-ghostlite --help)\n", ""},
 		{"contradiction", append(slices.Clone(required), "--approve-renamed-columns", "--skip-renamed-columns"), 2,
-			"go-ghostlite: usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
 		{"out of range", append(slices.Clone(required), "--chunk-size=5"), 2,
-			"go-ghostlite: usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
 		{"cut-over", append(slices.Clone(required), "--cut-over=four-step"), 2,
-			"go-ghostlite: usage: --cut-over=\"four-step\" is not supported; use three-step, atomic or two-step (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --cut-over=\"four-step\" is not supported; use three-step, atomic or two-step (see go-ghostlite --help)\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,20 +57,64 @@ func TestReport(t *testing.T) {
 	err := fmt.Errorf("inspect table: %w", errors.Join(inner, errors.New("second")))
 
 	var w bytes.Buffer
-	if code := report(&w, err, false, 1); code != 1 {
+	if code := fatalReporter(&w, "console")(err, false, 1); code != 1 {
 		t.Fatalf("code %d", code)
 	}
-	if got := w.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "go-ghostlite: inspect table: connection refused by peer") {
-		t.Fatalf("one line expected, got %q", got)
+	if got := w.String(); got != "FATAL inspect table: connection refused by peer second\n" {
+		t.Fatalf("one FATAL line expected, got %q", got)
 	}
 
 	w.Reset()
-	report(&w, err, true, 1)
+	fatalReporter(&w, "console")(err, true, 1)
 	got := w.String()
 	for _, want := range []string{"*fmt.wrapError: inspect table", "  *errors.joinError", "    *errors.errorString: connection refused", "    *errors.errorString: second"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("--stack output lacks %q:\n%s", want, got)
 		}
+	}
+
+	w.Reset()
+	fatalReporter(&w, "json")(err, true, 1)
+	var line struct {
+		Level, Message string
+		Chain          []string
+	}
+	if e := json.Unmarshal(w.Bytes(), &line); e != nil || strings.Count(w.String(), "\n") != 1 {
+		t.Fatalf("one JSON line expected, got %q (%v)", w.String(), e)
+	}
+	if line.Level != "fatal" || line.Message != "inspect table: connection refused by peer second" || len(line.Chain) != 4 {
+		t.Errorf("JSON fatal line %+v", line)
+	}
+}
+
+// Every line on stderr is JSON under --log-format=json, errors in the command line included,
+// wherever the flag stands; the console format ends with one FATAL line.
+func TestFatalLineFormat(t *testing.T) {
+	for _, args := range [][]string{
+		{"--log-format=json", "--nope"},
+		{"--nope", "--log-format=json"},
+		{"-log-format", "json", "--database=d", "--alter=ADD COLUMN c INT"},
+		append(slices.Clone(required), "--log-format=json", "--chunk-size=5"),
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("run(%q) = %d, want %d", args, code, exitUsage)
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		for _, l := range lines {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Errorf("run(%q): stderr line is not JSON: %q", args, l)
+			}
+		}
+		if last := lines[len(lines)-1]; !strings.Contains(last, `"level":"fatal"`) {
+			t.Errorf("run(%q): last line %q is not the fatal one", args, last)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	run([]string{"--log-format=console", "--nope"}, &stdout, &stderr)
+	if got := stderr.String(); got != "FATAL unknown flag: --nope (see go-ghostlite --help)\n" {
+		t.Errorf("console: %q", got)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -244,6 +245,12 @@ func (p *process) output() string {
 	return fmt.Sprintf("--- args: %q\n--- stdout:\n%s--- stderr:\n%s", p.cmd.Args[1:], tail(p.stdout.String()), tail(p.stderr.String()))
 }
 
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
 // tail keeps the last 80 lines of s.
 func tail(s string) string {
 	lines := strings.SplitAfter(s, "\n")
@@ -253,11 +260,26 @@ func tail(s string) string {
 	return strings.Join(lines, "")
 }
 
-// errorLines are the "go-ghostlite: " lines of stderr.
+// errorLines are the messages of the "fatal" lines of stderr (the binary runs with
+// --log-format=json: the error that ends a run is {"level":"fatal",...,"message":"..."}).
 func (p *process) errorLines() []string {
 	var out []string
 	for _, l := range strings.Split(p.stderr.String(), "\n") {
-		if strings.HasPrefix(l, "go-ghostlite: ") {
+		var line struct{ Level, Message string }
+		if json.Unmarshal([]byte(l), &line) == nil && line.Level == "fatal" {
+			out = append(out, line.Message)
+		}
+	}
+	return out
+}
+
+// notJSON are the lines of stdout and stderr that are not JSON objects (--log-format=json
+// promises JSON on every line, from start to exit).
+func (p *process) notJSON() []string {
+	var out []string
+	for _, l := range strings.Split(p.stdout.String()+p.stderr.String(), "\n") {
+		var v map[string]any
+		if l != "" && json.Unmarshal([]byte(l), &v) != nil {
 			out = append(out, l)
 		}
 	}
@@ -330,6 +352,9 @@ func (r *runner) runFull() {
 	if code := r.wait(p, exitTimeout); code != 0 {
 		t.Fatalf("go-ghostlite exited %d, want 0\n%s", code, p.output())
 	}
+	if bad := p.notJSON(); len(bad) > 0 {
+		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
+	}
 	if strings.Contains(p.stderr.String(), "checksum: chunk differs") {
 		t.Errorf("the checksum before the cut-over found a chunk that differs (a false mismatch, or a copy gone wrong)\n%s", p.output())
 	}
@@ -391,11 +416,16 @@ func (r *runner) runRefusal() {
 	lines := p.errorLines()
 	switch {
 	case len(lines) != 1:
-		t.Errorf("want one \"go-ghostlite: \" error line on stderr, got %d", len(lines))
+		t.Errorf("want one \"fatal\" error line on stderr, got %d", len(lines))
+	case !strings.Contains(lastLine(p.stderr.String()), `"level":"fatal"`):
+		t.Errorf("the fatal line is not the last line on stderr")
 	case !strings.Contains(strings.ToLower(lines[0]), strings.ToLower(r.c.ExpectFailure)):
 		t.Errorf("error line %q does not contain %q", lines[0], r.c.ExpectFailure)
 	default:
 		t.Logf("refused as expected: %s", lines[0])
+	}
+	if bad := p.notJSON(); len(bad) > 0 {
+		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
 	}
 	if after := r.snapshot(); after != before {
 		t.Errorf("the original changed:\nbefore: %s\n after: %s", before, after)

@@ -124,7 +124,13 @@ func (r *run) writeCheckpoint(ctx context.Context) error {
 		return err
 	}
 	r.checkpointed.Store(true)
-	r.m.log.Debug().Str("checkpoint", rec.String()).Msg("checkpoint written")
+	// gh-ost's words, which wrappers wait for; no key values (they are row data).
+	coords := fmt.Sprintf("%s:%d", rec.File, rec.Pos)
+	if rec.GTID != "" {
+		coords += " gtid=" + rec.GTID
+	}
+	r.m.log.Info().Str("checkpoint", rec.String()).
+		Msgf("checkpoint success at coords=%s rows_copied=%d events_applied=%d iteration=%d", coords, rec.RowsCopied, rec.EventsApplied, r.checkpoints.Add(1))
 	return nil
 }
 

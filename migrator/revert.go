@@ -249,9 +249,10 @@ func (c *Config) keepsCheckpoint() bool { return c.checkpointing() && !c.OkToDro
 // doneMessage is the last log line's text: with what a revert would need.
 func (r *run) doneMessage() string {
 	cfg, p := r.m.cfg, r.s.plan
-	msg := fmt.Sprintf("migration of %s.%s complete", p.Original.Schema, p.Original.Name)
+	// gh-ost's words first, which wrappers wait for.
+	msg := fmt.Sprintf("Done migrating %s.%s", p.Original.Schema, p.Original.Name)
 	if r.s.revert != nil {
-		msg = fmt.Sprintf("revert of %s.%s complete: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
+		msg = fmt.Sprintf("Done reverting %s.%s: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
 	}
 	if cfg.keepsCheckpoint() {
 		msg += fmt.Sprintf("; to revert it: --database=%s --table=%s --revert --old-table=%s --execute (checkpoint %s kept)",

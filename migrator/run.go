@@ -33,8 +33,9 @@ type run struct {
 	rate                  copyRate     // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
-	checkpointed atomic.Bool // a checkpoint was written (checkpoint.go)
-	swapped      bool        // the cut-over succeeded: nothing is cleaned up after a later failure
+	checkpointed atomic.Bool  // a checkpoint was written (checkpoint.go)
+	checkpoints  atomic.Int64 // how many were written, for the log line
+	swapped      bool         // the cut-over succeeded: nothing is cleaned up after a later failure
 
 	started, cutStart, cutDone time.Time
 }
@@ -126,6 +127,9 @@ func (r *run) copyRows(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// gh-ost's words, which wrappers wait for: the copy is done (the postponed wait, the catch-up
+	// and the cut-over come after).
+	r.m.log.Info().Int64("rows_copied", c.Copied()).Str("copy", logfmt.Duration(end.Sub(time.Unix(0, r.copyStart.Load())))).Msg("Row copy complete")
 	r.m.emit(EventRowCopyComplete, Event{At: end})
 	return r.m.pass(ctx, StepRowCopyComplete)
 }
@@ -162,7 +166,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	if s.revert != nil {
 		m.log.Info().Msg("the changes since the cut-over are applied to the old table; cutting over")
 	} else {
-		m.log.Info().Msg("row copy complete; cutting over")
+		m.log.Info().Msg("cutting over: the ghost is in sync")
 		if err := m.analyzeGhost(ctx, s); err != nil { // instant.go
 			return err
 		}

@@ -111,7 +111,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	}
 	var summary struct{ Copy, CutOver, Total string }
 	for _, line := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(line, `"message":"migration of gl_controls.r complete"`) {
+		if strings.Contains(line, `"message":"Done migrating gl_controls.r"`) {
 			var raw map[string]any
 			if err := json.Unmarshal([]byte(line), &raw); err != nil {
 				t.Fatal(err)

@@ -207,7 +207,7 @@ func report(o options, rates []float64, insertSelect, alterCopy samples, runs []
 			fmt.Printf("  %s / idle: %.2fx\n", caseName(rate), d.Seconds()/idle.Seconds())
 		}
 	}
-	fmt.Println("\ncut-over: the longest application write that ended after the tool logged \"row copy complete\"")
+	fmt.Println("\ncut-over: the longest application write that ended after the tool logged \"cutting over\"")
 	for j, rate := range rates {
 		for _, m := range runs[j] {
 			if rate > 0 && m.cutOver != "" {
