@@ -59,10 +59,10 @@ func TestParseAlterRefuses(t *testing.T) {
 		{"ALTER TABLE t", "the ALTER is empty"},
 		{"ALTER TABLE t;", "the ALTER is empty"},
 		{"-- nothing\n", "the ALTER is empty"},
-		{"RENAME TO t2", "renames the table t"},
-		{"RENAME AS t2", "renames the table t"},
-		{"RENAME t2", "renames the table t"},
-		{"ADD c INT, RENAME TO `t2`", "renames the table t"},
+		{"RENAME TO t2", "the ALTER gives t another name"},
+		{"RENAME AS t2", "the ALTER gives t another name"},
+		{"RENAME t2", "the ALTER gives t another name"},
+		{"ADD c INT, RENAME TO `t2`", "the ALTER gives t another name"},
 		{"ALTER TABLE other ADD c INT", "names table other but the migration is of gl.t"},
 		{"ALTER TABLE otherdb.t ADD c INT", "names table otherdb.t"},
 		{"ALTER TABLE T ADD c INT", "names table T"},
@@ -93,12 +93,12 @@ func TestParseAlterRefuses(t *testing.T) {
 func TestRenameRefusal(t *testing.T) {
 	one := []columnRename{{"a", "b"}}
 	err := renameRefusal(one, false, false)
-	want := "gh-ost believes the ALTER statement renames columns: the ALTER renames column a to b: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
+	want := "it seems the ALTER statement renames columns, as follows: a to b; as precaution, you are asked to confirm: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	two := []columnRename{{"a", "b"}, {"c", "d"}}
-	if err := renameRefusal(two, false, false); err == nil || !strings.Contains(err.Error(), "renames columns a to b, c to d") {
+	if err := renameRefusal(two, false, false); err == nil || !strings.Contains(err.Error(), "renames columns, as follows: a to b, c to d;") {
 		t.Fatalf("two renames: %v", err)
 	}
 	if renameRefusal(one, true, false) != nil || renameRefusal(one, false, true) != nil || renameRefusal(nil, false, false) != nil {
