@@ -47,6 +47,7 @@ type Status struct {
 	Throttled      bool
 	ThrottleReason string
 	Postponed      bool // the cut-over is held back (flag file or command)
+	Instant        bool // the ALTER was done instantly on the original (--attempt-instant-ddl): no copy, no cut-over
 }
 
 // Progress is the copy's share done, in percent (100 once the copy is done).
@@ -177,6 +178,7 @@ func (m *Migrator) Status() Status {
 	ts := m.levers.throttler.State()
 	st.Throttled, st.ThrottleReason = ts.Throttled, ts.Reason
 	st.Postponed = m.postponing()
+	st.Instant = m.instant.Load()
 	if l, ok := m.levers.signals.inspectedLag.Load(); ok && l.Err == nil {
 		st.Lag = l.Lag
 	}
