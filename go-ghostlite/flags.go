@@ -183,7 +183,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 		writeHelp(stdout, fs)
 		return invocation{Action: actionHelp}, nil
 	case v.version:
-		_, _ = fmt.Fprintf(stdout, "go-ghostlite %s\n", version)
+		_, _ = fmt.Fprintf(stdout, "go-ghostlite %s\n", versionText())
 		return invocation{Action: actionVersion}, nil
 	}
 	if fs.NArg() > 0 {
@@ -324,15 +324,8 @@ Exit codes: 0 success, 1 the migration failed or was refused by a check on the s
 2 bad usage (a flag that cannot be parsed, is missing, contradicts another, or is a gh-ost
 flag not supported yet). See doc/flags.md and doc/exit-codes.md.
 
-Flags:
+Flags, by topic (one dash or two; doc/flags.md has each in detail):
 `
-
-// writeHelp prints the usage paragraph and every supported flag with its default (to the terminal:
-// a failed write has nowhere to be reported).
-func writeHelp(w io.Writer, fs *pflag.FlagSet) {
-	_, _ = fmt.Fprint(w, helpIntro)
-	_, _ = fmt.Fprint(w, fs.FlagUsagesWrapped(100))
-}
 
 // testPauseEnv is a test seam, not a user setting (so neither a flag nor in doc/flags.md): when it
 // holds a cut-over step number N, the process writes "test: paused before cut-over step N" to
