@@ -233,7 +233,7 @@ func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr
 	cfg.HeartbeatInterval = time.Duration(v.heartbeatMillis) * time.Millisecond
 	cfg.CutOverLockTimeout = time.Duration(v.cutOverLockSeconds) * time.Second
 	if step, err := strconv.Atoi(os.Getenv(testPauseEnv)); err == nil && step > 0 {
-		cfg.CutOverSeams = pauseAtStep(stderr, step)
+		cfg.CutOverSeams = pauseAtStep(stderr, v.logFormat, step)
 	}
 	if v.backoffMaxSeconds <= 0 {
 		return fmt.Errorf("--exponential-backoff-max-interval must be positive (got %d)", v.backoffMaxSeconds)
@@ -332,13 +332,13 @@ Flags, by topic (one dash or two; doc/flags.md has each in detail):
 // stderr before that step and blocks until it is killed or signalled (the chaos tests kill -9 it).
 const testPauseEnv = "GHOSTLITE_TEST_PAUSE_AT_CUT_OVER_STEP"
 
-// pauseAtStep is the test seam installed by testPauseEnv.
-func pauseAtStep(w io.Writer, step int) cutover.TestSeams {
+// pauseAtStep is the test seam installed by testPauseEnv; its line is in the log's format.
+func pauseAtStep(w io.Writer, format string, step int) cutover.TestSeams {
 	return cutover.TestSeams{BeforeStep: func(ctx context.Context, s cutover.Step, _ cutover.StepInfo) error {
 		if int(s) != step {
 			return nil
 		}
-		_, _ = fmt.Fprintf(w, "test: paused before cut-over step %d\n", step)
+		warnLine(w, format, fmt.Sprintf("test: paused before cut-over step %d", step))
 		<-ctx.Done()
 		return ctx.Err()
 	}}
