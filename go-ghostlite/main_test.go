@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -268,6 +269,29 @@ func TestMySQLTimeoutBoundsTheHandshake(t *testing.T) {
 			if format == "json" && !json.Valid([]byte(l)) {
 				t.Errorf("json: line %q is not JSON", l)
 			}
+		}
+	}
+}
+
+// The libraries' own log lines (go-mysql logs some through log/slog's default logger, the MySQL
+// driver through its own) come out in the tool's format: JSON under --log-format=json.
+func TestLibraryLogsInTheToolsFormat(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	var buf bytes.Buffer
+	logger, err := newLogger(&buf, "json", zerolog.DebugLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routeLibraryLogs(logger)
+	slog.Warn("out of order binlog", slog.String("new", "0-1-5"))
+	driverLog{log: logger}.Print("packets.go:58 unexpected EOF")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), buf.String())
+	}
+	for i, want := range []string{`"level":"warn"`, `"level":"debug"`} {
+		if !json.Valid([]byte(lines[i])) || !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %q: not JSON with %s", i, lines[i], want)
 		}
 	}
 }
