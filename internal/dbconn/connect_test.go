@@ -16,7 +16,7 @@ func TestOpenBoundsTheHandshake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	accepted := make(chan int, 16)
 	go func() {
 		var held []net.Conn
