@@ -42,8 +42,9 @@ help                                 # This message
 // throttleHint follows the throttle and throttle-query replies, as gh-ost's.
 const throttleHint = "# Note: you may only throttle for as long as your binary logs are not purged\n"
 
-// notPostponing is gh-ost's reply to unpostpone when nothing holds the cut-over back.
-const notPostponing = "You may only invoke this when gh-ost is actively postponing migration. At this time it is not.\n"
+// notPostponing is gh-ost's reply to unpostpone when nothing holds the cut-over back, without
+// naming gh-ost as the tool.
+const notPostponing = "You may only invoke this when the migration is actively postponing its cut-over. At this time it is not.\n"
 
 // settings are gh-ost's live settings; each goes through Controls.Get/Set (a setting the
 // migration does not have replies with the unknown-setting error).

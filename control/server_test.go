@@ -124,7 +124,7 @@ func startServer(t *testing.T, cfg Config, c migrator.Controls, setup ...func(*S
 	return srv, cfg.SocketFile
 }
 
-var statusLineRe = regexp.MustCompile(`^Copy: \d+/\d+ \d+\.\d%; Applied: \d+; Backlog: \d+/\d+(; Displaced: \d+)?; Time: \S+\(total\), \S+\(copy\); streamer: [^;]+; HeartbeatLag: \S+, State: [^;]+; ETA: \S+$`)
+var statusLineRe = regexp.MustCompile(`^Copy: \d+/\d+ \d+\.\d%; Applied: \d+; Backlog: \d+/\d+(; Displaced: \d+)?; Time: \S+\(total\), \S+\(copy\); streamer: [^;]+; Lag: \S+, HeartbeatLag: \S+, State: [^;]+; ETA: \S+$`)
 
 // Every command's reply, on a fake migration: gh-ost's texts and errors.
 func TestCommandReplies(t *testing.T) {

@@ -97,14 +97,14 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 		if warnings == 0 {
 			return nil
 		}
-		if w.changed != "" {
-			return chunkFailure(ch.n, "the ALTER would change or lose data: "+w.changed+" (the ghost runs in strict mode)")
+		if len(w.changed) > 0 {
+			return chunkFailure(ch.n, dbconn.WarningsDetected(1, 1, w.changed)+": the ALTER would change or lose data (the ghost runs in strict mode)")
 		}
 		if w.listed < warnings {
 			c.log.Debug().Int64("chunk", ch.n).Int64("warnings", warnings).Int64("listed", w.listed).Msg("more warnings than listed; copying the chunk again in parts")
 			return c.copyInParts(ctx, s, ch, mayDefer)
 		}
-		if w.duplicate == "" {
+		if w.duplicate == nil {
 			// Every row the INSERT skipped has its shared key in the ghost: a row the applier
 			// wrote first (see "proven by its warnings" above).
 			return nil
@@ -175,12 +175,11 @@ func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any, sharedK
 		for rows.Next() {
 			switch {
 			case len(cols) == 3:
-				var level, msg string
-				var code int
-				if err := rows.Scan(&level, &code, &msg); err != nil {
+				var x dbconn.Warning
+				if err := rows.Scan(&x.Level, &x.Code, &x.Message); err != nil {
 					return 0, 0, w, err
 				}
-				w.add(level, code, msg, sharedKey)
+				w.add(x, sharedKey)
 			case len(cols) == 1 && cols[0] == "copied_rows":
 				if err := rows.Scan(&inserted); err != nil {
 					return 0, 0, w, err
@@ -207,30 +206,33 @@ func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any, sharedK
 
 // copyWarnings is what SHOW WARNINGS listed after a chunk's INSERT.
 type copyWarnings struct {
-	listed    int64  // how many warnings were listed (at most max_error_count)
-	changed   string // the first Warning or Error that is not a duplicate key: a row refused or skipped
-	duplicate string // the first duplicate on a key other than the shared key
+	listed    int64            // how many warnings were listed (at most max_error_count)
+	changed   []dbconn.Warning // the Warnings and Errors that are not duplicate keys: rows refused or skipped (the first few)
+	duplicate *dbconn.Warning  // the first duplicate on a key other than the shared key
 }
 
+// warningsShown is how many warnings of a chunk an error lists.
+const warningsShown = 3
+
 // add counts one listed warning. sharedKey is the ghost's shared key.
-func (w *copyWarnings) add(level string, code int, msg, sharedKey string) {
+func (w *copyWarnings) add(x dbconn.Warning, sharedKey string) {
 	w.listed++
 	switch {
-	case level == "Note":
-	case code == 1062 && strings.EqualFold(duplicateKeyName(msg), sharedKey):
-	case code == 1062:
-		if w.duplicate == "" {
-			w.duplicate = msg
+	case x.Level == "Note":
+	case x.Code == 1062 && strings.EqualFold(duplicateKeyName(x.Message), sharedKey):
+	case x.Code == 1062:
+		if w.duplicate == nil {
+			w.duplicate = &x
 		}
-	case w.changed == "":
-		w.changed = fmt.Sprintf("%s %d: %s", level, code, msg)
+	case len(w.changed) < warningsShown:
+		w.changed = append(w.changed, x)
 	}
 }
 
 // lostMessage says why rows of a chunk are missing from the ghost.
 func lostMessage(w copyWarnings, missing int64) string {
-	if w.duplicate != "" {
-		return fmt.Sprintf("the ALTER would drop rows: %s in the altered table (rows of the original clash on that unique key)", w.duplicate)
+	if w.duplicate != nil {
+		return fmt.Sprintf("%s: the ALTER would drop rows (rows of the original clash on that unique key of the altered table)", dbconn.WarningsDetected(1, 1, []dbconn.Warning{*w.duplicate}))
 	}
 	return fmt.Sprintf("%d rows of the original are missing from the ghost table after the copy", missing)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -96,7 +97,10 @@ func (d driverLog) Print(v ...any) {
 	d.log.Debug().Msg(strings.TrimSpace(fmt.Sprint(v...)))
 }
 
-// silenceDriver sends the MySQL driver's log to log at debug level.
-func silenceDriver(log zerolog.Logger) {
+// routeLibraryLogs sends the libraries' own log lines to log, in its format: the MySQL driver's
+// at debug level, and whatever logs through log/slog's or the log package's default logger
+// (go-mysql's package-level warnings, "out of order binlog") at its own level.
+func routeLibraryLogs(log zerolog.Logger) {
 	_ = mysql.SetLogger(driverLog{log: log.With().Str("component", "mysql-driver").Logger()})
+	slog.SetDefault(slog.New(zerolog.NewSlogHandler(log.With().Str("lib", "go-mysql").Logger())))
 }

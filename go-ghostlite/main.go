@@ -62,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if inv.Action != actionRun {
 		return exitOK
 	}
-	silenceDriver(inv.Config.Logger)
+	routeLibraryLogs(inv.Config.Logger)
 	m, err := migrator.New(inv.Config)
 	if err != nil {
 		if errors.Is(err, migrator.ErrUsage) {

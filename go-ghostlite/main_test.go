@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -220,5 +224,74 @@ func TestBinary(t *testing.T) {
 	code, _, errOut = runBin("--chunk-size=abc")
 	if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "--chunk-size") {
 		t.Errorf("--chunk-size=abc: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// --mysql-timeout bounds the connect and the handshake: a port that accepts and says nothing
+// ends the run within it, in one FATAL line naming the address and the cause, and under
+// --log-format=json every line (the driver's own included) is JSON.
+func TestMySQLTimeoutBoundsTheHandshake(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer func() { _ = c.Close() }()
+		}
+	}()
+	addr := ln.Addr().String()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	for _, format := range []string{"console", "json"} {
+		var stdout, stderr bytes.Buffer
+		began := time.Now()
+		code := run([]string{"--host=127.0.0.1", "--port=" + port, "--user=u", "--password=p", "--database=d", "--table=t",
+			"--alter=ADD COLUMN c INT", "--allow-on-master", "--mysql-timeout=0.5", "--log-format=" + format,
+			"--serve-socket-file=" + filepath.Join(t.TempDir(), "s.sock")}, &stdout, &stderr)
+		if took := time.Since(began); took > 3*time.Second {
+			t.Errorf("%s: the run took %s with --mysql-timeout=0.5", format, took)
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		last := lines[len(lines)-1]
+		want := "connect to " + addr + " as u: no MySQL handshake in time (500ms, --mysql-timeout)"
+		if code != exitFailure || !strings.Contains(last, want) || strings.Contains(stderr.String(), "[mysql]") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 1 and a last line with %q", format, code, stderr.String(), want)
+		}
+		if format == "console" && !strings.HasPrefix(last, "FATAL ") {
+			t.Errorf("last line %q does not start with FATAL", last)
+		}
+		for _, l := range lines {
+			if format == "json" && !json.Valid([]byte(l)) {
+				t.Errorf("json: line %q is not JSON", l)
+			}
+		}
+	}
+}
+
+// The libraries' own log lines (go-mysql logs some through log/slog's default logger, the MySQL
+// driver through its own) come out in the tool's format: JSON under --log-format=json.
+func TestLibraryLogsInTheToolsFormat(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	var buf bytes.Buffer
+	logger, err := newLogger(&buf, "json", zerolog.DebugLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routeLibraryLogs(logger)
+	slog.Warn("out of order binlog", slog.String("new", "0-1-5"))
+	driverLog{log: logger}.Print("packets.go:58 unexpected EOF")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), buf.String())
+	}
+	for i, want := range []string{`"level":"warn"`, `"level":"debug"`} {
+		if !json.Valid([]byte(lines[i])) || !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %q: not JSON with %s", i, lines[i], want)
+		}
 	}
 }

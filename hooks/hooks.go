@@ -79,6 +79,7 @@ type Config struct {
 
 	Alter  string // GH_OST_DDL: the --alter text
 	DryRun bool   // GH_OST_DRY_RUN: no --execute
+	Revert bool   // GH_OST_REVERT: --revert
 
 	Logger zerolog.Logger
 }

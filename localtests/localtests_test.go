@@ -187,6 +187,9 @@ func (r *runner) start(execute bool, extra ...string) *process {
 		"--default-retries=3",
 		"--cut-over-lock-timeout-seconds=3",
 		fmt.Sprintf("--replica-server-id=%d", r.serverID),
+		// Its own socket: the default /tmp/gh-ost.<db>.<table>.sock is the same for every sandbox
+		// on the machine, so two runs of the same case would refuse each other.
+		"--serve-socket-file=" + filepath.Join(r.t.TempDir(), "s.sock"),
 	}
 	if execute {
 		args = append(args, "--execute")

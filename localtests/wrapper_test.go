@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func runWrapper(t *testing.T, db string, serverID int, alter string) (int, strin
 	cmd := exec.Command("scripts/gh-ost-wrapper.sh",
 		"--host="+c.Host, fmt.Sprintf("--port=%d", c.Port), "--user="+c.User, "--password="+c.Password,
 		"--database="+db, "--table=t", "--alter="+alter, "--allow-on-master", "--chunk-size=100",
-		fmt.Sprintf("--replica-server-id=%d", serverID),
+		fmt.Sprintf("--replica-server-id=%d", serverID), "--serve-socket-file="+filepath.Join(t.TempDir(), "s.sock"),
 		"--checkpoint-interval-millis=300") // --checkpoint-seconds is 10 at least
 	cmd.Env = append(os.Environ(), "GHOST="+binary, "TIMEOUT=60")
 	out, err := cmd.CombinedOutput()

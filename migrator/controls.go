@@ -1,6 +1,7 @@
 package migrator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -155,6 +156,9 @@ func (m *Migrator) Set(name, value string) error {
 // Throttle implements Controls.
 func (m *Migrator) Throttle(on bool) {
 	m.levers.userThrottle.Set(on, "commanded by user")
+	if ph, _ := m.phases.Current(); ph == PhaseCopy { // the reply's status reflects the command
+		m.levers.throttler.Refresh(context.Background())
+	}
 	m.log.Info().Bool("throttle", on).Msg("throttle set by the operator")
 }
 

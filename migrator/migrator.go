@@ -52,6 +52,7 @@ type Migrator struct {
 	cur    atomic.Pointer[run] // the executing run, for Status and the levers; nil before it
 	// prepared is the plan once preparation passed, for Status (what is heard after it reads it).
 	prepared atomic.Pointer[Plan]
+	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).
 	events []EventObserver
@@ -196,6 +197,7 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 	}
 	defer s.close()
 	if m.attemptInstantDDL(ctx, s) { // instant.go
+		m.instant.Store(true)
 		ph.Enter(ctx, PhaseDone)
 		s.close() // the lock is released before on-success runs
 		return m.pass(ctx, StepSuccess)

@@ -145,7 +145,7 @@ func TestPrepareRefusesWhileLockHeld(t *testing.T) {
 
 	m := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
 	err = m.Run(ctx)
-	want := fmt.Sprintf("another migration holds the lock on gl_prepare.t (connection id %d on 127.0.0.1:", id)
+	want := fmt.Sprintf("another process is already migrating `gl_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", mutexName(prepareDB, "t"), id)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
@@ -171,7 +171,7 @@ func TestSecondPrepareWaitsForFirst(t *testing.T) {
 	s1 := prepareOK(t, m1)
 
 	m2 := mustNew(t, prepareConfig(t, "t", "ADD d INT", nil))
-	if _, err := m2.prepare(context.Background()); err == nil || !strings.Contains(err.Error(), "another migration holds the lock on gl_prepare.t") {
+	if _, err := m2.prepare(context.Background()); err == nil || !strings.Contains(err.Error(), "another process is already migrating `gl_prepare`.`t`") {
 		t.Fatalf("second prepare: %v", err)
 	}
 	// The refused second run must not have dropped the first run's ghost.

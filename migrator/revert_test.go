@@ -139,6 +139,12 @@ func TestRevertUnderLoad(t *testing.T) {
 	if !logs.Contains("--revert --old-table=_t_del") {
 		t.Error("the migration's last line does not say how to revert")
 	}
+	// gh-ost's words, which wrappers wait for (the load keeps the postponed run checkpointing).
+	for _, want := range []string{`"message":"Row copy complete"`, `"message":"checkpoint success at coords=`, `"message":"Done migrating ` + revertDB + `.t; to revert it`} {
+		if !logs.Contains(want) {
+			t.Errorf("the migration's log lacks %s", want)
+		}
+	}
 	rec, err := checkpoint.Last(context.Background(), db, revertDB, "_t_ghk")
 	if err != nil || !rec.CutOver {
 		t.Fatalf("after the cut-over _t_ghk holds %+v (%v), want a cut-over checkpoint", rec, err)
@@ -152,6 +158,9 @@ func TestRevertUnderLoad(t *testing.T) {
 		t.Fatalf("revert: %v", err)
 	}
 	t.Logf("revert took %v (300 writes while postponed)", time.Since(start))
+	if want := `"message":"Done reverting ` + revertDB + `.t: `; !logs.Contains(want) {
+		t.Errorf("the revert's log lacks %s", want)
+	}
 	if !load.WaitAcked(load.Acked()+100, 30*time.Second) {
 		t.Fatalf("the load did not write after the revert: %v", load.Err())
 	}

@@ -117,7 +117,9 @@ func (r *run) copyRows(ctx context.Context) error {
 	if err := r.m.pass(ctx, StepBeforeRowCopy); err != nil {
 		return err
 	}
-	r.copyStart.Store(time.Now().UnixNano())
+	began := time.Now()
+	r.copyStart.Store(began.UnixNano())
+	r.rate.observe(began, c.Copied()) // the first status has a rate: rows since the start
 	r.copier.Store(c)
 	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
 	if r.m.cfg.countsConcurrently() {
