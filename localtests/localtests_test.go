@@ -113,6 +113,8 @@ type runner struct {
 	db       *sql.DB // the case's database, utf8mb4 client, server time zone: runs create/load
 	schema   string
 	serverID int
+	// refusedWith is the error line of a refusal case that refused as expected.
+	refusedWith string
 }
 
 func (r *runner) run() {
@@ -396,6 +398,7 @@ func (r *runner) runRefusal() {
 		t.Errorf("error line %q does not contain %q", lines[0], r.c.ExpectFailure)
 	default:
 		t.Logf("refused as expected: %s", lines[0])
+		r.refusedWith = lines[0]
 	}
 	if after := r.snapshot(); after != before {
 		t.Errorf("the original changed:\nbefore: %s\n after: %s", before, after)
