@@ -33,14 +33,15 @@ func (m *mxRun) writeDoc(path string, elapsed time.Duration) error {
 func (m *mxRun) markdown(elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%d source types x %d target types: %d pairs per server set-up, %d edge values (NULL included) "+
-		"migrated per set-up, each pair in copied rows and in rows written during the migration. Last run: %s for %d set-up(s).\n\n",
-		len(mxTypes), len(mxTypes)-1, m.pairs/max(1, len(m.cells)), m.values/max(1, len(m.cells)), elapsed, len(m.cells))
+		"migrated per set-up, each pair in copied rows and in rows written during the migration. A pair the server refuses "+
+		"with all its values (`R`) is also migrated with the values it accepts (%d such pairs over the set-ups). Last run: %s for %d set-up(s).\n\n",
+		len(mxTypes), len(mxTypes)-1, m.pairs/max(1, len(m.cells)), m.values/max(1, len(m.cells)), m.subsets, elapsed, len(m.cells))
 	b.WriteString("| label | type | edge values (besides NULL) |\n| --- | --- | --- |\n")
 	for _, t := range mxTypes {
 		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", t.label, t.def, strings.ReplaceAll(strings.Join(t.values, ", "), "|", "\\|"))
 	}
 	b.WriteString("\nCells: `=` the migrated column is what the server's ALTER gives, copied and applied rows alike; " +
-		"`R` the server's ALTER refuses these values and so does go-ghostlite; `T` go-ghostlite refuses a pair the " +
+		"`R` the server's ALTER refuses these values and so does go-ghostlite (the values it accepts are migrated as it does); `T` go-ghostlite refuses a pair the " +
 		"server accepts (below); `X` they differ; `" + mxIdentity + "` the same type.\n")
 	for _, v := range mxVariants {
 		cells, ok := m.cells[v.name]
@@ -69,16 +70,26 @@ func (m *mxRun) markdown(elapsed time.Duration) string {
 		fmt.Fprintf(&b, "\n%d pairs the same as the server's ALTER, %d refused by both, %d refused by go-ghostlite only, %d differing.\n",
 			counts[mxSame], counts[mxBothRefuse], counts[mxToolOnly], counts[mxDiffers])
 	}
-	var tool []string
-	for k, why := range m.refusals {
-		if why == "" {
-			tool = append(tool, strings.ReplaceAll(k, ">", " -> "))
+	var zone, other []string
+	for k, why := range m.toolWhy {
+		pair := strings.ReplaceAll(k, ">", " -> ")
+		if strings.Contains(why, "changes between TIMESTAMP") {
+			zone = append(zone, pair)
+		} else {
+			other = append(other, pair+": *"+why+"*")
 		}
 	}
-	sort.Strings(tool)
-	if len(tool) > 0 {
-		b.WriteString("\nRefused by go-ghostlite though the server accepts them (a `TIMESTAMP` on one side and a type other " +
-			"than `DATETIME`/`DATE` on the other: change the type in two steps through `DATETIME`): " + strings.Join(tool, ", ") + ".\n")
+	sort.Strings(zone)
+	sort.Strings(other)
+	if len(zone)+len(other) > 0 {
+		b.WriteString("\nRefused by go-ghostlite though the server accepts them (`T`, the sandbox's settings):\n\n")
+	}
+	if len(zone) > 0 {
+		b.WriteString("- a `TIMESTAMP` on one side and a type other than `DATETIME`/`DATE` on the other (change the type in two " +
+			"steps through `DATETIME`): " + strings.Join(zone, ", ") + ";\n")
+	}
+	for _, o := range other {
+		b.WriteString("- " + o + "\n")
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -21,7 +21,10 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +51,7 @@ type mxRun struct {
 	toolWhy  map[string]string            // "src>dst" -> the tool's error line for a pair the server accepts
 	values   int                          // edge values migrated (per variant, summed over pairs)
 	pairs    int
+	subsets  int // pairs the server refuses with all values, migrated with the values it accepts
 	serverID int
 }
 
@@ -117,129 +121,227 @@ func mxSetGlobals(t *testing.T, admin *sql.DB, globals []global) {
 	}
 }
 
-// source runs every pair from src: the server's verdicts, one migration of the accepted targets,
-// one refusal run per refused target. When the migration fails, each accepted target is migrated
-// alone to tell which pair differs and which the tool refuses.
+// mxTarget is one target of a source's migration: the values (indices into the source's values)
+// its column holds. A pair the server refuses with all the values is migrated with those it
+// accepts (subset), so narrowing pairs are checked too on the values that fit.
+type mxTarget struct {
+	dst    mxType
+	vals   []int
+	subset bool
+}
+
+// source runs every pair from src: the server's verdicts, one refusal run per refused pair, one
+// migration of every target (with all values, or the subset the server accepts). When the
+// migration fails, each target is migrated alone to tell which pair differs and which the tool
+// refuses.
 func (m *mxRun) source(t *testing.T, admin *sql.DB, v mxVariant, src mxType) {
 	values := src.valuesFor(v.strict)
 	verdicts := m.probe(t, admin, v, src, values)
 	cells := m.cells[v.name]
-	var accepted []mxType
+	var targets []mxTarget
 	for _, dst := range mxTypes {
 		key := src.label + ">" + dst.label
-		refusal, refused := verdicts[dst.label]
-		switch {
+		vd := verdicts[dst.label]
+		switch refused := vd.refusal != "" || vd.toolOnly; {
 		case dst.label == src.label:
 			cells[key] = mxIdentity
+			continue
 		case !refused:
-			accepted = append(accepted, dst)
+			cells[key] = mxSame
+			targets = append(targets, mxTarget{dst: dst, vals: vd.accepted})
+			continue
+		}
+		if v.name == mxVariants[0].name {
+			m.refusals[key] = vd.refusal
+		}
+		line, ok := m.refuses(t, admin, v, src, dst, values, nil)
+		switch {
+		case ok && vd.refusal == "":
+			cells[key] = mxToolOnly
+			m.toolOnly(v, key, line)
+		case ok:
+			cells[key] = mxBothRefuse
+			if len(vd.accepted) > 1 { // more than NULL
+				targets = append(targets, mxTarget{dst: dst, vals: vd.accepted, subset: true})
+				m.subsets++
+			}
 		default:
-			if v.name == mxVariants[0].name {
-				m.refusals[key] = refusal
-			}
-			line, ok := m.refuses(t, admin, v, src, dst, values)
-			switch {
-			case ok && refusal == "":
-				cells[key] = mxToolOnly
-				m.toolOnly(v, key, line)
-			case ok:
-				cells[key] = mxBothRefuse
-			default:
-				cells[key] = mxDiffers
-				t.Errorf("%s -> %s: the server's ALTER refuses (%s), go-ghostlite does not refuse cleanly", src.label, dst.label, refusal)
-			}
+			cells[key] = mxDiffers
+			t.Errorf("%s -> %s: the server's ALTER refuses (%s), go-ghostlite does not refuse cleanly", src.label, dst.label, vd.refusal)
 		}
 	}
 	m.pairs += len(mxTypes) - 1
 	m.values += len(values) * (len(mxTypes) - 1)
-	if len(accepted) == 0 || m.migrates(t, admin, v, src, accepted, values, "migrate") {
-		for _, dst := range accepted {
-			cells[src.label+">"+dst.label] = mxSame
+	m.migrateAll(t, admin, v, src, targets, values)
+}
+
+// migrateAll migrates src's values into the targets in one run. When the tool fails naming one
+// target's column, that pair is judged alone (a clean refusal of values the server accepts is
+// `T`, anything else a difference) and the others are migrated again; a failure naming no column
+// has each target migrated alone.
+func (m *mxRun) migrateAll(t *testing.T, admin *sql.DB, v mxVariant, src mxType, targets []mxTarget, values []string) {
+	cells := m.cells[v.name]
+	judge := func(tg mxTarget) {
+		key := src.label + ">" + tg.dst.label
+		cells[key] = mxDiffers
+		if line, ok := m.refuses(t, admin, v, src, tg.dst, values, tg.vals); ok {
+			cells[key] = mxToolOnly
+			m.toolOnly(v, key, line)
+		} else {
+			t.Errorf("%s -> %s: the migrated column differs from the server's own ALTER", src.label, tg.dst.label)
 		}
+	}
+	for attempt := 1; len(targets) > 0; attempt++ {
+		ok, msgs := m.migrates(t, admin, v, src, targets, values, fmt.Sprintf("migrate_%d", attempt))
+		if ok {
+			return
+		}
+		bad := -1
+		if c := namedColumn.FindStringSubmatch(msgs); c != nil {
+			for i, tg := range targets {
+				if "c_"+tg.dst.label == c[1] {
+					bad = i
+				}
+			}
+		}
+		if bad < 0 || len(targets) == 1 {
+			break
+		}
+		judge(targets[bad])
+		targets = slices.Delete(targets, bad, bad+1)
+	}
+	if len(targets) == 1 {
+		judge(targets[0])
 		return
 	}
-	for _, dst := range accepted {
-		key := src.label + ">" + dst.label
-		switch {
-		case m.migrates(t, admin, v, src, []mxType{dst}, values, "migrate_"+dst.label):
-			cells[key] = mxSame
-		default:
-			cells[key] = mxDiffers
-			if line, ok := m.refuses(t, admin, v, src, dst, values); ok {
-				cells[key] = mxToolOnly
-				m.toolOnly(v, key, line)
-			} else {
-				t.Errorf("%s -> %s: the migrated column differs from the server's own ALTER", src.label, dst.label)
-			}
+	for _, tg := range targets {
+		if ok, _ := m.migrates(t, admin, v, src, []mxTarget{tg}, values, "migrate_"+tg.dst.label); !ok {
+			judge(tg)
 		}
 	}
 }
 
-// toolOnly records why the tool refuses a pair the server accepts.
+// namedColumn finds the matrix column an error names: column 'c_x' or `c_x`.
+var namedColumn = regexp.MustCompile("(?:column '|`)(c_[a-z0-9]+)['`]")
+
+// toolOnly records why the tool refuses a pair (or values of it) the server accepts.
 func (m *mxRun) toolOnly(v mxVariant, key, line string) {
 	if v.name == mxVariants[0].name {
-		m.refusals[key] = ""
 		m.toolWhy[key] = strings.TrimPrefix(line, "go-ghostlite: ")
 	}
 }
 
-// migrates runs the migration of src's values into dsts and says whether it matched the server's
-// ALTER. A failure is the subtest's; the caller tells which pairs caused it.
-func (m *mxRun) migrates(t *testing.T, admin *sql.DB, v mxVariant, src mxType, dsts []mxType, values []string, name string) bool {
-	c := mxMigrationCase(src, dsts, values)
+// migrates runs the migration of src's values into the targets and says whether it matched the
+// server's ALTER. A failure is judged by the caller (which pair caused it), not the subtest's.
+func (m *mxRun) migrates(t *testing.T, admin *sql.DB, v mxVariant, src mxType, targets []mxTarget, values []string, name string) (ok bool, msgs string) {
+	c := mxMigrationCase(src, targets, values)
 	m.serverID++
 	id := m.serverID
-	var ok bool
 	t.Run(name, func(t *testing.T) {
-		ok = soft(t, func(st testing.TB) {
+		ok, msgs = soft(t, func(st testing.TB) {
 			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s", v.name, src.label), serverID: id}
 			r.run()
 		})
 	})
-	return ok
+	return ok, msgs
 }
 
-// probe asks the server which targets it refuses for src's values: target label -> its error.
-// Pairs the tool refuses by design though the server accepts them (table.ZoneShiftOf) are listed
-// with an empty error.
-func (m *mxRun) probe(t *testing.T, admin *sql.DB, v mxVariant, src mxType, values []string) map[string]string {
+// mxVerdict is the server's verdict on a pair: its error with all the values ("" when it accepts
+// them), and the values it accepts.
+type mxVerdict struct {
+	refusal  string
+	toolOnly bool // the server accepts the pair, the tool refuses it by design (table.ZoneShiftOf)
+	accepted []int
+}
+
+// probe asks the server, for each target, whether it accepts src's values, and which of them it
+// accepts. A pair the tool refuses by design though the server accepts it (table.ZoneShiftOf) is
+// marked toolOnly.
+func (m *mxRun) probe(t *testing.T, admin *sql.DB, v mxVariant, src mxType, values []string) map[string]mxVerdict {
 	schema := fmt.Sprintf("glx_%s_%s_probe", v.name, src.label)
 	testenv.Exec(t, admin, "DROP DATABASE IF EXISTS "+quote(schema), "CREATE DATABASE "+quote(schema))
 	t.Cleanup(func() { testenv.Exec(t, admin, "DROP DATABASE IF EXISTS "+quote(schema)) })
 	r := &runner{t: t, admin: admin, schema: schema}
-	app := r.appSession()
-	ctx := context.Background()
-	conn, err := app.Conn(ctx)
+	conn, err := r.appSession().Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	rows := make([]string, len(values))
+	all := make([]int, len(values))
 	for i, val := range values {
 		rows[i] = fmt.Sprintf("(%d, %s)", i+1, val)
+		all[i] = i
 	}
 	mustExec(t, conn, "CREATE TABLE probe (id INT NOT NULL PRIMARY KEY, c "+src.def+" NULL)",
 		"INSERT INTO probe VALUES "+strings.Join(rows, ", "))
-	out := map[string]string{}
-	fresh := false
+	out := map[string]mxVerdict{}
 	for _, dst := range mxTypes {
 		if dst.label == src.label {
 			continue
 		}
-		if !fresh {
-			mustExec(t, conn, "DROP TABLE IF EXISTS p", "CREATE TABLE p LIKE probe", "INSERT INTO p SELECT * FROM probe")
-			fresh = true
+		mustExec(t, conn, "DROP TABLE IF EXISTS p", "CREATE TABLE p LIKE probe", "INSERT INTO p SELECT * FROM probe")
+		alter := "ALTER TABLE p MODIFY c " + dst.def + " NULL, ALGORITHM=COPY"
+		_, byDesign := table.ZoneShiftOf(mxColumn(src), mxColumn(dst))
+		if _, err := conn.ExecContext(context.Background(), alter); err != nil {
+			vd := mxVerdict{refusal: strings.Join(strings.Fields(err.Error()), " ")}
+			if byDesign == nil { // the tool refuses every value of such a pair: no subset to migrate
+				vd.accepted = acceptedValues(t, conn, alter, err)
+			}
+			out[dst.label] = vd
+			continue
 		}
-		if _, err := conn.ExecContext(ctx, "ALTER TABLE p MODIFY c "+dst.def+" NULL, ALGORITHM=COPY"); err != nil {
-			out[dst.label] = strings.Join(strings.Fields(err.Error()), " ")
-			continue // a refused ALTER leaves p as it was
+		if byDesign != nil {
+			out[dst.label] = mxVerdict{toolOnly: true}
+			continue
 		}
-		fresh = false
-		if _, err := table.ZoneShiftOf(mxColumn(src), mxColumn(dst)); err != nil {
-			out[dst.label] = ""
-		}
+		out[dst.label] = mxVerdict{accepted: all}
 	}
 	return out
+}
+
+var atRow = regexp.MustCompile(` at row (\d+)`)
+
+// acceptedValues finds the values the server accepts in an ALTER of p it refused (err): the row a
+// refusal names ("at row N", in key order) is removed and the ALTER tried again, until the server
+// accepts the rest. A refusal naming no row (a CHECK constraint) gives no subset. It returns the
+// values' indices (id - 1).
+func acceptedValues(t *testing.T, conn *sql.Conn, alter string, err error) []int {
+	ctx := context.Background()
+	ids := func() []int {
+		rows, err := conn.QueryContext(ctx, "SELECT id FROM p ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []int
+		for rows.Next() {
+			var id int
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, id-1)
+		}
+		return out
+	}
+	for err != nil {
+		left := ids()
+		n, _ := strconv.Atoi(m2(atRow.FindStringSubmatch(err.Error())))
+		if n < 1 || n > len(left) {
+			return nil
+		}
+		mustExec(t, conn, fmt.Sprintf("DELETE FROM p WHERE id = %d", left[n-1]+1))
+		_, err = conn.ExecContext(ctx, alter)
+	}
+	return ids()
+}
+
+// m2 is a regexp match's first group, "" when there is none.
+func m2(m []string) string {
+	if len(m) < 2 {
+		return ""
+	}
+	return m[1]
 }
 
 // mxColumn is the table model of a matrix type, as far as table.ZoneShiftOf reads it.
@@ -264,10 +366,12 @@ func mustExec(t *testing.T, conn *sql.Conn, stmts ...string) {
 // one error line, original intact, nothing left behind). ok says it did, line is its error line.
 // A refusal the caller expects from the tool alone is not a failure of the test: it runs in a
 // throwaway testing.T when wanted is false.
-func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src, dst mxType, values []string) (line string, ok bool) {
-	rows := make([]string, len(values))
+func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src, dst mxType, values []string, only []int) (line string, ok bool) {
+	var rows []string
 	for i, val := range values {
-		rows[i] = fmt.Sprintf("(%d, %s)", i+1, val)
+		if only == nil || slices.Contains(only, i) {
+			rows = append(rows, fmt.Sprintf("(%d, %s)", i+1, val))
+		}
 	}
 	c := &testCase{
 		Name: src.label + "_" + dst.label,
@@ -282,7 +386,7 @@ func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src, dst mxTyp
 	m.serverID++
 	id := m.serverID
 	t.Run("refuse_"+dst.label, func(t *testing.T) {
-		ok = soft(t, func(st testing.TB) {
+		ok, _ = soft(t, func(st testing.TB) {
 			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s_r", v.name, src.label), serverID: id}
 			defer func() { line = r.refusedWith }()
 			r.run()
@@ -291,22 +395,31 @@ func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src, dst mxTyp
 	return line, ok
 }
 
-// mxMigrationCase is the migration of src's values into every target of dst at once.
-func mxMigrationCase(src mxType, dsts []mxType, values []string) *testCase {
-	cols := make([]string, len(dsts))
-	defs := make([]string, len(dsts))
-	mods := make([]string, len(dsts))
-	sets := make([]string, len(dsts))
-	for i, d := range dsts {
-		cols[i] = "c_" + d.label
+// mxMigrationCase is the migration of src's values into every target at once: column c_<target>
+// holds the target's values (NULL in the other rows).
+func mxMigrationCase(src mxType, targets []mxTarget, values []string) *testCase {
+	cols := make([]string, len(targets))
+	defs := make([]string, len(targets))
+	mods := make([]string, len(targets))
+	sets := make([]string, len(targets))
+	for i, tg := range targets {
+		cols[i] = "c_" + tg.dst.label
 		defs[i] = cols[i] + " " + src.def + " NULL"
-		mods[i] = "MODIFY " + cols[i] + " " + d.def + " NULL"
+		mods[i] = "MODIFY " + cols[i] + " " + tg.dst.def + " NULL"
 		sets[i] = "gl_test." + cols[i] + " = e." + cols[i]
 	}
 	list := strings.Join(cols, ", ")
 	rows := make([]string, len(values))
-	for i, val := range values {
-		rows[i] = fmt.Sprintf("(%d%s)", i+1, strings.Repeat(", "+val, len(dsts)))
+	for k, val := range values {
+		row := []string{strconv.Itoa(k + 1)}
+		for _, tg := range targets {
+			if slices.Contains(tg.vals, k) {
+				row = append(row, val)
+			} else {
+				row = append(row, "NULL")
+			}
+		}
+		rows[k] = "(" + strings.Join(row, ", ") + ")"
 	}
 	reps := 200/len(values) + 1 // about 200 copied rows
 	n := reps * len(values)
@@ -331,42 +444,19 @@ func mxMigrationCase(src mxType, dsts []mxType, values []string) *testCase {
 	}
 }
 
-// mxDiffering compares each target column of a failed migration with the server's (expected,
-// left in the schema by the failed case) and returns the targets that differ (all of them when
-// the comparison cannot be made: the migration itself failed).
-func mxDiffering(t *testing.T, admin *sql.DB, schema string, dsts []mxType) []mxType {
-	if !testenv.Existing(t, admin, schema, "expected")["expected"] || !testenv.Existing(t, admin, schema, "gl_test")["gl_test"] {
-		return dsts
-	}
-	var out []mxType
-	for _, d := range dsts {
-		c := quote("c_" + d.label)
-		q := fmt.Sprintf(`SELECT COUNT(*) FROM %[1]s.expected e LEFT JOIN %[1]s.gl_test g ON g.id = e.id
-			WHERE g.id IS NULL OR NOT (g.%[2]s <=> e.%[2]s) OR NOT (CAST(g.%[2]s AS BINARY) <=> CAST(e.%[2]s AS BINARY))`, quote(schema), c)
-		var bad int
-		if err := admin.QueryRow(q).Scan(&bad); err != nil {
-			t.Logf("%s: %v", q, err)
-			out = append(out, d)
-			continue
-		}
-		if bad > 0 {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // softT runs a case whose failure the matrix judges itself (a migration the tool may refuse): it
 // records failures instead of failing the test, and logs them on the real test.
 type softT struct {
 	testing.TB
 	failed bool
+	msgs   strings.Builder
 }
 
 func (s *softT) Failed() bool { return s.failed }
 
 func (s *softT) Errorf(format string, args ...any) {
 	s.failed = true
+	fmt.Fprintf(&s.msgs, format+"\n", args...)
 	s.TB.Logf("(judged by the matrix) "+format, args...)
 }
 
@@ -386,8 +476,9 @@ func (s *softT) FailNow() {
 
 func (s *softT) Helper() {}
 
-// soft runs f with a softT over t, in its own goroutine (Fatal ends it), and says whether it passed.
-func soft(t testing.TB, f func(t testing.TB)) bool {
+// soft runs f with a softT over t, in its own goroutine (Fatal ends it), and says whether it
+// passed, with the failure messages.
+func soft(t testing.TB, f func(t testing.TB)) (bool, string) {
 	s := &softT{TB: t}
 	done := make(chan struct{})
 	go func() {
@@ -395,5 +486,5 @@ func soft(t testing.TB, f func(t testing.TB)) bool {
 		f(s)
 	}()
 	<-done
-	return !s.failed
+	return !s.failed, s.msgs.String()
 }

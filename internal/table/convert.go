@@ -24,6 +24,9 @@ import (
 //     ('1'), as a bound number gives.
 //   - YEAR into a string column: the ALTER gives four digits ('0000'); the copy and a bound number
 //     give '0'. LPAD(v, 4, '0') gives the ALTER's text in both paths.
+//   - DECIMAL into an ENUM or SET: the ALTER rounds the number half up to a member's index (a
+//     set's bitmask): 0.5 is the first member; INSERT ... SELECT refuses 0.5 (Data truncated).
+//     CAST(ROUND(v) AS SIGNED) gives the ALTER's index in both paths.
 //   - ENUM or SET into a numeric column (integers, DECIMAL, FLOAT, DOUBLE, BIT, YEAR): the ALTER
 //     stores the member's index (a SET's bitmask), as INSERT ... SELECT does; the applier binds that
 //     number, not the member's text (BindsByNumber).
@@ -48,6 +51,8 @@ func ConvertExpr(o, g *Column, v string) string {
 		return "CAST(" + v + " AS CHAR)"
 	case o.DataType == "year" && stringTypes[g.DataType]:
 		return "LPAD(" + v + ", 4, '0')"
+	case (o.DataType == "decimal" || o.DataType == "numeric") && (g.DataType == "enum" || g.DataType == "set"):
+		return "CAST(ROUND(" + v + ") AS SIGNED)"
 	}
 	return v
 }

@@ -23,6 +23,8 @@ func TestConvertExprChoice(t *testing.T) {
 		{"year", "char", "LPAD(v, 4, '0')"},
 		{"year", "int", "v"},
 		{"int", "varchar", "v"},
+		{"decimal", "enum", "CAST(ROUND(v) AS SIGNED)"},
+		{"decimal", "set", "CAST(ROUND(v) AS SIGNED)"},
 	}
 	for _, c := range cases {
 		if got := ConvertExpr(col(c.from), col(c.to), "v"); got != c.want {
@@ -55,5 +57,12 @@ func TestImplicitDefault(t *testing.T) {
 	}
 	if _, ok := ImplicitDefault(&Column{DataType: "point"}); ok {
 		t.Error("ImplicitDefault(point): want none")
+	}
+}
+
+func TestBindDecimalTyped(t *testing.T) {
+	o := &Column{DataType: "decimal", ColumnType: "decimal(12,3) unsigned"}
+	if got := BindAsOriginal(o, &Column{DataType: "year", ColumnType: "year(4)"}); got != "CAST(? AS decimal(12,3))" {
+		t.Errorf("BindAsOriginal(decimal -> year) = %q", got)
 	}
 }
