@@ -322,6 +322,9 @@ func acceptedValues(t *testing.T, conn *sql.Conn, alter string, err error) []int
 			}
 			out = append(out, id-1)
 		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
 		return out
 	}
 	for err != nil {
