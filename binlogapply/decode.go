@@ -22,6 +22,9 @@ type colPlan struct {
 	// byNumber says an ENUM or SET value is written as its number (index, bitmask): the ghost
 	// column is numeric, and the server's ALTER stores the number (table.BindsByNumber).
 	byNumber bool
+	// bitBytes says a BIT value is written as its bytes: the ghost column holds strings
+	// (table.BindsBitAsBytes).
+	bitBytes bool
 }
 
 // plan is what New derives from Config once: which columns are written where, and how.
@@ -89,7 +92,7 @@ func newPlan(cfg *Config) (*plan, error) {
 			expr = pad.Expr(expr)
 		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
-			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc)}
+			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc), bitBytes: table.BindsBitAsBytes(c, gc)}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)
 		names = append(names, gc.Name)
@@ -251,6 +254,16 @@ func decodeNumber(c *table.Column, v any) (any, error) {
 		return x, nil
 	}
 	return nil, fmt.Errorf("column %s (%s): unexpected binlog value of type %T; was the table changed?", c.Name, c.ColumnType, v)
+}
+
+// bitValueBytes is BIT value x (decodeValue's uint64) as the column's bytes, big-endian.
+func bitValueBytes(c *table.Column, x uint64) []byte {
+	b := make([]byte, table.BitBytes(c))
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte(x)
+		x >>= 8
+	}
+	return b
 }
 
 // asBytes copies string and []byte values (go-mysql's may alias its packet buffer).

@@ -176,6 +176,9 @@ func (p *plan) decodeWrite(img []any) ([]any, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if x, ok := v.(uint64); ok && c.bitBytes {
+			v = bitValueBytes(c.col, x)
+		}
 		if c.byNumber && v != nil {
 			v, err = decodeNumber(c.col, img[c.idx])
 			if err != nil {

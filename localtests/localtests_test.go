@@ -114,6 +114,8 @@ type runner struct {
 	db       *sql.DB // the case's database, utf8mb4 client, server time zone: runs create/load
 	schema   string
 	serverID int
+	// refusedWith is the error line of a refusal case that refused as expected.
+	refusedWith string
 }
 
 func (r *runner) run() {
@@ -426,6 +428,7 @@ func (r *runner) runRefusal() {
 		t.Errorf("error line %q does not contain %q", lines[0], r.c.ExpectFailure)
 	default:
 		t.Logf("refused as expected: %s", lines[0])
+		r.refusedWith = lines[0]
 	}
 	if bad := p.notJSON(); len(bad) > 0 {
 		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
