@@ -43,7 +43,7 @@ func TestConversion(t *testing.T) {
 		{col("timestamp", "timestamp", "", 0), col("varchar", "varchar(30)", "utf8mb4", 0), "", "type changes"},
 	}
 	for _, c := range cases {
-		expr, why := conversion(c.o, c.g, "`c`")
+		expr, why := conversion(c.o, c.g, "`c`", dbconn.Flavor{MariaDB: true})
 		if expr != c.expr || (c.why == "") != (why == "") || !strings.Contains(why, c.why) {
 			t.Errorf("%s -> %s: (%q, %q), want (%q, ...%q...)", c.o.ColumnType, c.g.ColumnType, expr, why, c.expr, c.why)
 		}
@@ -97,7 +97,7 @@ func TestPlanCastsOnlyOtherCollations(t *testing.T) {
 	for _, c := range orig.Columns {
 		pairs = append(pairs, Pair{Original: c.Name, Ghost: c.Name})
 	}
-	cols, _, err := plan(orig, ghost, pairs)
+	cols, _, err := plan(orig, ghost, pairs, dbconn.Flavor{MariaDB: true})
 	if err != nil {
 		t.Fatal(err)
 	}
