@@ -63,16 +63,18 @@ func plan(orig, ghost *table.Table, pairs []Pair, f dbconn.Flavor) ([]compared, 
 			skip = append(skip, skipped{oc.Name, why})
 			continue
 		}
-		if gc.DataType == "float" || (!f.MariaDB && gc.DataType == "double" && expr != o) {
-			// A FLOAT: every bit of the value (see conversion). A DOUBLE that the original's side
-			// reads through an expression, on MySQL: a DOUBLE expression's text is at most 22
-			// characters there (-1.175494350822288e-38), a column's is the shortest that reads back
-			// (-1.1754943508222875e-38); both sides are read as an expression.
-			g = "CAST(" + g + " AS DOUBLE)"
+		if gc.DataType == "float" {
+			g = "CAST(" + g + " AS DOUBLE)" // every bit of the value: see conversion
 		}
 		c := compared{name: oc.Name, orig: expr, ghost: g, origNullable: o, ghostNull: table.QuoteIdent(gc.Name), notNull: !oc.Nullable && !gc.Nullable,
 			cast:  !(plainText(oc) && plainText(gc)) && !(isVarBinary(oc) && isVarBinary(gc)),
 			fixed: plainText(oc) && plainText(gc)}
+		if !f.MariaDB && gc.DataType == "double" && expr != o {
+			// MySQL writes a DOUBLE expression in at most 22 characters (-1.175494350822288e-38),
+			// a column in the shortest text that reads back (-1.1754943508222875e-38): a converted
+			// DOUBLE is read on both sides as JSON, whose text is the shortest that reads back.
+			c.orig, c.ghost, c.cast = "CAST("+expr+" AS JSON)", "CAST("+g+" AS JSON)", true
+		}
 		if isText(oc) && isText(gc) && oc.Charset == gc.Charset {
 			c.collations = oc.Collation + "|" + gc.Collation
 		}

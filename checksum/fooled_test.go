@@ -159,3 +159,34 @@ func TestConversionsMatchAlter(t *testing.T) {
 		t.Errorf("after the repairs: %+v, %v; want the ghost equal to the ALTER's result", res, err)
 	}
 }
+
+// A converted DOUBLE is compared to every bit on each flavor. MySQL writes a DOUBLE expression in at
+// most 22 characters (-1.175494350822288e-38 for the FLOAT -1.17549435e-38 read as a DOUBLE, whose
+// column text is -1.1754943508222875e-38): a ghost value one unit in the last place away read alike
+// there. Each row's ghost value, one ulp off what the server's ALTER stores, is caught and repaired.
+func TestChecksumConvertedDoubleEveryBit(t *testing.T) {
+	alter := "ALTER TABLE %s MODIFY f DOUBLE NULL, MODIFY v DOUBLE NULL"
+	db := testenv.Table(t, testDB, "CREATE TABLE t (id INT PRIMARY KEY, f FLOAT NULL, v VARCHAR(30) NULL)",
+		"INSERT INTO t VALUES (1, -1.17549435e-38, '1'), (1001, 1, '-1.2345678901234567e-100')",
+		"CREATE TABLE g LIKE t", "INSERT INTO g SELECT * FROM t", fmt.Sprintf(alter, "g"),
+		"CREATE TABLE w LIKE t", "INSERT INTO w SELECT * FROM t", fmt.Sprintf(alter, "w"))
+	cs := newChecksum(t, db, 10, 2, func() int64 { return 1000 }, corruptOnce(
+		"UPDATE g SET f = -1.1754943508222878e-38 WHERE id = 1", "UPDATE g SET v = -1.234567890123457e-100 WHERE id = 1001"))
+	if len(cs.res.Skipped) != 0 {
+		t.Fatalf("columns left out: %v", cs.res.Skipped)
+	}
+	res, err := cs.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Repaired != 2 {
+		t.Errorf("%d chunks repaired, want 2", res.Repaired)
+	}
+	var differ int
+	if err := db.QueryRow("SELECT COUNT(*) FROM g JOIN w USING (id) WHERE NOT (g.f <=> w.f AND g.v <=> w.v)").Scan(&differ); err != nil {
+		t.Fatal(err)
+	}
+	if differ != 0 {
+		t.Errorf("%d rows differ from the server's ALTER after the checksum", differ)
+	}
+}
