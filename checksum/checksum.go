@@ -41,7 +41,8 @@ type Config struct {
 	// Primary is the server both tables are on: the checksum opens a small pool of its own there
 	// (the lock session, the snapshot session, the repair session).
 	Primary dbconn.Config
-	// Flavor chooses the digest of the row hash (dbconn.Flavor.Digest64SQL).
+	// Flavor chooses the digest of the row hash (dbconn.Flavor.Digest64SQL) and the expressions
+	// that reproduce the server's conversions where the flavors differ (see conversion).
 	Flavor dbconn.Flavor
 
 	Original   *table.Table
@@ -133,7 +134,7 @@ func New(cfg Config) (*Checksum, error) {
 		return nil, fmt.Errorf("checksum: %w", err)
 	}
 	c := &Checksum{cfg: cfg, ranges: r, from: r.From(), log: cfg.Logger.With().Str("component", "checksum").Logger()}
-	cols, skip, err := plan(cfg.Original, cfg.Ghost, cfg.Pairs)
+	cols, skip, err := plan(cfg.Original, cfg.Ghost, cfg.Pairs, cfg.Flavor)
 	if err != nil {
 		return nil, err
 	}

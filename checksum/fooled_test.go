@@ -104,7 +104,7 @@ func TestConversionsMatchAlter(t *testing.T) {
 		 di DOUBLE NULL, fs FLOAT NULL, dei DECIMAL(12,3) NULL, du DOUBLE NULL)`,
 		`INSERT INTO t VALUES
 		 (1, 0, 0, 0, 0, '1000-01-01', '1000-01-01 00:00:00.000', '-838:59:59.00', 1901, 'a', 0, 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-		 (2, -2147483648, 18446744073709551615, -12.5, 99999999.9999, '9999-12-31', '9999-12-31 23:59:59.999', '838:59:59.99', 2155, 'b ', -2147483648,
+		 (2, -2147483648, 18446744073709551615, -12.5, 99999999.9999, '9999-12-31', '9999-12-31 23:59:59.999', '838:59:58.99', 2155, 'b ', -2147483648,
 		  1.0000001, 3.4e38, 1.0000000000000002e0, 'é ', -32768, 0.1, 0.1e0, 2147483647, 9007199254740993, 0.1e0, 12345678901234567890.0123456789, 16777217, 2.5, 2.5, 2.5, 1.5),
 		 (3, 2147483647, 1, 0.0001, -0.0001, '2026-02-28', '2026-02-28 12:34:56.789', '00:00:00.01', 2000, 'c,', 2147483647,
 		  0.1, -1.17549435e-38, 1.7976931348623157e308, 'x,y|', 32767, 3.4e38, 1.7976931348623157e308, -2147483648, -9223372036854775808, 3.4028234e38, -0.0000000001, -16777217, -2.5, -2.5, -2.5, 4294967294.5),
@@ -157,5 +157,36 @@ func TestConversionsMatchAlter(t *testing.T) {
 	before := res.Repaired
 	if res, err := cs.Run(ctx); err != nil || res.Repaired != before {
 		t.Errorf("after the repairs: %+v, %v; want the ghost equal to the ALTER's result", res, err)
+	}
+}
+
+// A converted DOUBLE is compared to every bit on each flavor. MySQL writes a DOUBLE expression in at
+// most 22 characters (-1.175494350822288e-38 for the FLOAT -1.17549435e-38 read as a DOUBLE, whose
+// column text is -1.1754943508222875e-38): a ghost value one unit in the last place away read alike
+// there. Each row's ghost value, one ulp off what the server's ALTER stores, is caught and repaired.
+func TestChecksumConvertedDoubleEveryBit(t *testing.T) {
+	alter := "ALTER TABLE %s MODIFY f DOUBLE NULL, MODIFY v DOUBLE NULL"
+	db := testenv.Table(t, testDB, "CREATE TABLE t (id INT PRIMARY KEY, f FLOAT NULL, v VARCHAR(30) NULL)",
+		"INSERT INTO t VALUES (1, -1.17549435e-38, '1'), (1001, 1, '-1.2345678901234567e-100')",
+		"CREATE TABLE g LIKE t", "INSERT INTO g SELECT * FROM t", fmt.Sprintf(alter, "g"),
+		"CREATE TABLE w LIKE t", "INSERT INTO w SELECT * FROM t", fmt.Sprintf(alter, "w"))
+	cs := newChecksum(t, db, 10, 2, func() int64 { return 1000 }, corruptOnce(
+		"UPDATE g SET f = -1.1754943508222878e-38 WHERE id = 1", "UPDATE g SET v = -1.234567890123457e-100 WHERE id = 1001"))
+	if len(cs.res.Skipped) != 0 {
+		t.Fatalf("columns left out: %v", cs.res.Skipped)
+	}
+	res, err := cs.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Repaired != 2 {
+		t.Errorf("%d chunks repaired, want 2", res.Repaired)
+	}
+	var differ int
+	if err := db.QueryRow("SELECT COUNT(*) FROM g JOIN w USING (id) WHERE NOT (g.f <=> w.f AND g.v <=> w.v)").Scan(&differ); err != nil {
+		t.Fatal(err)
+	}
+	if differ != 0 {
+		t.Errorf("%d rows differ from the server's ALTER after the checksum", differ)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,7 @@ func (r *runner) run() {
 func (r *runner) setup() {
 	t := r.t
 	testenv.Exec(t, r.admin, "DROP DATABASE IF EXISTS "+quote(r.schema), "CREATE DATABASE "+quote(r.schema))
+	testenv.SeqTables(t, r.admin, r.schema, append(slices.Clone(r.c.Create), r.c.Load...)...) // MySQL has no seq_1_to_N
 	r.db = r.appSession()
 	// create.sql may change its session (SET SESSION sql_mode=''): run it on one connection.
 	ctx := context.Background()

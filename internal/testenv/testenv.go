@@ -192,3 +192,46 @@ func WaitReplica(t testing.TB) {
 }
 
 func quote(n string) string { return "`" + strings.ReplaceAll(n, "`", "``") + "`" }
+
+// ReplicaStatus is the replica status row of db (SHOW SLAVE STATUS on MariaDB, SHOW REPLICA STATUS
+// on MySQL), column by column; empty when db replicates from nothing.
+func ReplicaStatus(t testing.TB, db *sql.DB) map[string]string {
+	t.Helper()
+	q := Flavor(t).ReplicaStatusSQL()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := map[string]string{}
+	if rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cols {
+			st[c] = vals[i].String
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return st
+}
+
+// ReplicaRunning says whether both replication threads of db run (what MariaDB's Slave_running
+// status shows; MySQL has no such status).
+func ReplicaRunning(t testing.TB, db *sql.DB) bool {
+	t.Helper()
+	sqlCol := Flavor(t).SQLThreadRunningColumn() // Slave_SQL_Running or Replica_SQL_Running
+	st := ReplicaStatus(t, db)
+	return st[sqlCol] == "Yes" && st[strings.Replace(sqlCol, "SQL", "IO", 1)] == "Yes"
+}
