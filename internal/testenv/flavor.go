@@ -136,8 +136,12 @@ func ExecWithSQLMode(t testing.TB, schema, mode string, stmts ...string) {
 // the traditional format on either flavor (MySQL 9.7 prints a tree by default).
 func ExplainAccess(ctx context.Context, t testing.TB, conn *sql.Conn, q string, args ...any) string {
 	t.Helper()
+	f, err := dbconn.DetectFlavor(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
 	prefix := "EXPLAIN "
-	if !Flavor(t).MariaDB {
+	if !f.MariaDB {
 		prefix = "EXPLAIN FORMAT=TRADITIONAL "
 	}
 	rows, err := conn.QueryContext(ctx, prefix+q, args...)
