@@ -149,9 +149,25 @@ func ExplainAccess(ctx context.Context, t testing.TB, conn *sql.Conn, q string, 
 		t.Fatalf("EXPLAIN %s: %v", q, err)
 	}
 	defer rows.Close()
+	if !rows.Next() {
+		t.Fatalf("EXPLAIN %s: no plan (%v)", q, rows.Err())
+	}
+	row, err := rowMap(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, ok := row["type"]; ok {
+		return typ
+	}
+	t.Fatalf("EXPLAIN %s: no type column in %v", q, row)
+	return ""
+}
+
+// rowMap scans the current row of rows into a map from column name to value (NULL as "").
+func rowMap(rows *sql.Rows) (map[string]string, error) {
 	cols, err := rows.Columns()
-	if err != nil || !rows.Next() {
-		t.Fatalf("EXPLAIN %s: no plan (%v)", q, err)
+	if err != nil {
+		return nil, err
 	}
 	vals := make([]sql.NullString, len(cols))
 	ptrs := make([]any, len(cols))
@@ -159,13 +175,11 @@ func ExplainAccess(ctx context.Context, t testing.TB, conn *sql.Conn, q string, 
 		ptrs[i] = &vals[i]
 	}
 	if err := rows.Scan(ptrs...); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	m := make(map[string]string, len(cols))
 	for i, c := range cols {
-		if c == "type" {
-			return vals[i].String
-		}
+		m[c] = vals[i].String
 	}
-	t.Fatalf("EXPLAIN %s: no type column in %v", q, cols)
-	return ""
+	return m, nil
 }

@@ -203,22 +203,10 @@ func ReplicaStatus(t testing.TB, db *sql.DB) map[string]string {
 		t.Fatalf("%s: %v", q, err)
 	}
 	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
 	st := map[string]string{}
 	if rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		if st, err = rowMap(rows); err != nil {
 			t.Fatal(err)
-		}
-		for i, c := range cols {
-			st[c] = vals[i].String
 		}
 	}
 	if err := rows.Err(); err != nil {
