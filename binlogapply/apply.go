@@ -12,6 +12,7 @@ import (
 
 	sqldriver "github.com/go-sql-driver/mysql"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -376,9 +377,10 @@ func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []
 	return nil
 }
 
-// acceptedWarning is true for a Note, and for the truncation warning of one of cols.
+// acceptedWarning is true for a Note, a deprecated name in the statement (MySQL's utf8mb3), and
+// the truncation warning of one of cols.
 func acceptedWarning(level string, code int, msg string, cols []string) bool {
-	return level == "Note" || (code == 1265 && level == "Warning" && namesOneOf(msg, cols))
+	return level == "Note" || dbconn.DeprecationWarning(level, code) || (code == 1265 && level == "Warning" && namesOneOf(msg, cols))
 }
 
 // deleteSQL deletes rows of the ghost by shared key: "k IN (...)" for a single non-NULL column,

@@ -216,7 +216,7 @@ type copyWarnings struct {
 func (w *copyWarnings) add(level string, code int, msg, sharedKey string) {
 	w.listed++
 	switch {
-	case level == "Note":
+	case level == "Note", dbconn.DeprecationWarning(level, code):
 	case code == 1062 && strings.EqualFold(duplicateKeyName(msg), sharedKey):
 	case code == 1062:
 		if w.duplicate == "" {
