@@ -117,3 +117,19 @@ func (f Flavor) GTIDPositionSQL() string {
 	}
 	return "SELECT @@global.gtid_executed"
 }
+
+// GTIDGroupsCommit reports whether every event group server q logs under a GTID of its own (not
+// an anonymous one) ends in a commit once it holds row changes, but for XA transactions: on MySQL
+// when gtid_mode=ON, which requires enforce_gtid_consistency=ON, so no transaction mixes a
+// non-transactional table in (error 1785) and InnoDB's rolled-back changes are never logged.
+// MariaDB says it per group instead (the GTID event's FL_TRANSACTIONAL flag): false.
+func (f Flavor) GTIDGroupsCommit(ctx context.Context, q Querier) (bool, error) {
+	if f.MariaDB {
+		return false, nil
+	}
+	var mode, enforce string
+	if err := q.QueryRowContext(ctx, "SELECT @@global.gtid_mode, @@global.enforce_gtid_consistency").Scan(&mode, &enforce); err != nil {
+		return false, fmt.Errorf("read gtid_mode: %w", err)
+	}
+	return strings.EqualFold(mode, "ON") && strings.EqualFold(enforce, "ON"), nil
+}

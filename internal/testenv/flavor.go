@@ -50,7 +50,7 @@ func OnlyMySQL(t testing.TB, why string) {
 var seqName = regexp.MustCompile(`\bseq_(\d+)_to_(\d+)\b`)
 
 // seqSizes are the sequences that tests build from a computed size (seq_1_to_%d).
-var seqSizes = []int{10, 100, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 1000000}
+var seqSizes = []int{10, 100, 500, 1000, 2000, 3000, 5000, 10000, 20000, 50000, 60000, 100000, 200000, 1000000}
 
 // SeqTables makes MariaDB's sequence tables (seq_1_to_1000: one column seq, 1..1000) usable on MySQL,
 // which has no SEQUENCE engine: in schema it creates a view of that name for every seq_A_to_B named in
