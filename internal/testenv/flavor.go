@@ -165,3 +165,40 @@ func ExplainAccess(ctx context.Context, t testing.TB, conn *sql.Conn, q string, 
 	t.Fatalf("EXPLAIN %s: no type column in %v", q, cols)
 	return ""
 }
+
+// ReplicaRunning reports whether both replication threads of the server of db run (its replica
+// status in the flavor's words: Slave_IO_Running or Replica_IO_Running, and the SQL thread's).
+func ReplicaRunning(t testing.TB, db *sql.DB) bool {
+	t.Helper()
+	f, err := dbconn.DetectFlavor(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(f.ReplicaStatusSQL())
+	if err != nil {
+		t.Fatalf("%s: %v", f.ReplicaStatusSQL(), err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil || !rows.Next() {
+		t.Fatalf("%s: no replication configured (%v)", f.ReplicaStatusSQL(), err)
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		t.Fatal(err)
+	}
+	running := 0
+	for i, c := range cols {
+		switch c {
+		case "Slave_IO_Running", "Replica_IO_Running", "Slave_SQL_Running", "Replica_SQL_Running":
+			if vals[i].String == "Yes" {
+				running++
+			}
+		}
+	}
+	return running == 2
+}
