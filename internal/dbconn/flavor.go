@@ -85,6 +85,15 @@ func (f Flavor) ReplicaStatusSQL() string {
 	return "SHOW SLAVE STATUS"
 }
 
+// ReplicasSQL lists the replicas registered with the server. MySQL 8.0.22+ says SHOW REPLICAS
+// (9.7 refuses SHOW SLAVE HOSTS); MariaDB accepts SHOW SLAVE HOSTS in every supported version.
+func (f Flavor) ReplicasSQL() string {
+	if f.ReplicaStatusSQL() == "SHOW REPLICA STATUS" {
+		return "SHOW REPLICAS"
+	}
+	return "SHOW SLAVE HOSTS"
+}
+
 // StopReplicaSQL and StartReplicaSQL stop and start replication.
 func (f Flavor) StopReplicaSQL() string {
 	if f.MariaDB {
