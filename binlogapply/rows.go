@@ -58,7 +58,8 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 	}
 	kind, ok := rowsKind(h.EventType)
 	if !ok {
-		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d (partial JSON updates are not supported)",
+		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d: partial JSON updates (binlog_row_value_options=PARTIAL_JSON) "+
+			"cannot be applied faithfully: SET GLOBAL binlog_row_value_options='', keep sessions from setting it, and restart the migration",
 			h.EventType, cfg.Schema, name, r.file, h.LogPos)}
 	}
 	for _, sk := range e.SkippedColumns {

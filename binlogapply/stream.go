@@ -208,7 +208,8 @@ func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error 
 			return r.xaPrepared(ctx, ev.Header, e.Data)
 		}
 	case *replication.TransactionPayloadEvent:
-		return fatal{errors.New("the binary log is compressed (binlog_transaction_compression=ON): not supported")}
+		return fatal{fmt.Errorf("a compressed transaction (binlog_transaction_compression=ON) was read at %s:%d: not supported: "+
+			"SET GLOBAL binlog_transaction_compression=OFF, keep sessions from setting it, and restart the migration", r.file, r.lastPos)}
 	case *replication.RowsEvent:
 		return r.rows(ctx, ev.Header, e)
 	}
