@@ -18,7 +18,7 @@ type column struct {
 // columns lists the columns of tbl in the case's schema, in ordinal order.
 func (r *runner) columns(tbl string) []column {
 	r.t.Helper()
-	rows, err := r.admin.Query(`SELECT COLUMN_NAME, DATA_TYPE, IS_GENERATED = 'ALWAYS' FROM information_schema.COLUMNS
+	rows, err := r.admin.Query(`SELECT COLUMN_NAME, DATA_TYPE, COALESCE(GENERATION_EXPRESSION, '') <> '' FROM information_schema.COLUMNS
 		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, r.schema, tbl)
 	if err != nil {
 		r.t.Fatal(err)

@@ -26,7 +26,9 @@ func TestSwitchToRBR(t *testing.T) {
 	testenv.Exec(t, replica, f.StopReplicaSQL(), "SET GLOBAL binlog_format = 'MIXED'", f.StartReplicaSQL())
 	t.Cleanup(func() {
 		testenv.Exec(t, replica, f.StopReplicaSQL(), "SET GLOBAL binlog_format = 'ROW'", f.StartReplicaSQL())
+		testenv.WaitReplicaRunning(t, replica)
 	})
+	testenv.WaitReplicaRunning(t, replica)
 
 	cfg := replicaTestConfig(t, schema, 77181, nil)
 	err := mustNew(t, cfg).Run(context.Background())

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
@@ -201,4 +202,16 @@ func ReplicaRunning(t testing.TB, db *sql.DB) bool {
 		}
 	}
 	return running == 2
+}
+
+// WaitReplicaRunning waits (at most 30 s) until both replication threads of the server of db run,
+// as after a START SLAVE / START REPLICA (the IO thread is "Connecting" at first).
+func WaitReplicaRunning(t testing.TB, db *sql.DB) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !ReplicaRunning(t, db); {
+		if time.Now().After(deadline) {
+			t.Fatal("replication did not start within 30 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
