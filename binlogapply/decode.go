@@ -72,6 +72,9 @@ func newPlan(cfg *Config) (*plan, error) {
 		} else if expr == "?" {
 			expr = table.BindAsOriginal(c, gc)
 		}
+		if expr == "?" {
+			expr = table.FloatTextValueExpr(c, gc)
+		}
 		if cfg.PadChar {
 			pad, err := table.PadCharOf(c, gc)
 			if err != nil {

@@ -21,3 +21,22 @@ func TestAlterLiteralsAreText(t *testing.T) {
 	finishRun(t, postpone, done)
 	assertSameAsServerAlter(t, db, "want", alter)
 }
+
+// FLOAT and DOUBLE columns becoming text are written as the server's own ALTER writes them, by the
+// copy and by the applier: the ALTER prints CAST(x AS CHAR)'s form, an assignment another one
+// (MySQL: a small DOUBLE in fixed notation instead of an exponent; MariaDB: a FLOAT through DOUBLE,
+// 0.10000000149011612 instead of 0.1).
+func TestFloatToTextAsServerAlter(t *testing.T) {
+	alter := "MODIFY f VARCHAR(40) NULL, MODIFY d VARCHAR(40) NULL"
+	db, cfg, postpone := sameResultSetup(t, 77393, "CREATE TABLE t (id INT PRIMARY KEY, f FLOAT NULL, d DOUBLE NULL)", alter,
+		"INSERT INTO t SELECT seq, seq / 10, -seq * 1.5e-10 FROM seq_1_to_300",
+		"INSERT INTO t VALUES (1001, 3.4028234e38, 1.7976931348623157e308), (1002, -0.0, 3.1234567e-6), (1003, NULL, NULL)")
+	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
+	done := runToPostponed(t, db, cfg)
+	for _, tbl := range []string{"t", "want"} {
+		testenv.Exec(t, db, "INSERT INTO "+tbl+" VALUES (2001, 0.1, -2.0999999999999998e-9), (2002, 1.5e-7, 123456789012345680000)",
+			"UPDATE "+tbl+" SET f = f * 3, d = d / 7 WHERE id <= 30")
+	}
+	finishRun(t, postpone, done)
+	assertSameAsServerAlter(t, db, "want", alter)
+}

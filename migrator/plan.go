@@ -101,7 +101,13 @@ func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
 	if qualifier != "" {
 		col = qualifier + "." + col
 	}
-	return c.Pad.Expr(table.ZoneExpr(col, c.Shift, p.TimeZone))
+	expr := table.ZoneExpr(col, c.Shift, p.TimeZone)
+	oc, ok := p.Original.Column(c.Original)
+	gc, ok2 := p.Ghost.Column(c.Ghost)
+	if ok && ok2 {
+		expr = table.FloatTextExpr(expr, oc, gc)
+	}
+	return c.Pad.Expr(expr)
 }
 
 // setPadding sets ColumnPair.Pad of every column when the server pads CHAR values.
