@@ -102,10 +102,12 @@ func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
 		col = qualifier + "." + col
 	}
 	expr := table.ZoneExpr(col, c.Shift, p.TimeZone)
-	oc, ok := p.Original.Column(c.Original)
-	gc, ok2 := p.Ghost.Column(c.Ghost)
-	if ok && ok2 {
-		expr = table.FloatTextExpr(expr, oc, gc)
+	if p.Original != nil && p.Ghost != nil {
+		oc, ok := p.Original.Column(c.Original)
+		gc, ok2 := p.Ghost.Column(c.Ghost)
+		if ok && ok2 {
+			expr = table.FloatTextExpr(expr, oc, gc)
+		}
 	}
 	return c.Pad.Expr(expr)
 }
