@@ -138,7 +138,11 @@ func ExecWithSQLMode(t testing.TB, schema, mode string, stmts ...string) {
 func ExplainAccess(ctx context.Context, t testing.TB, conn *sql.Conn, q string, args ...any) string {
 	t.Helper()
 	prefix := "EXPLAIN "
-	if !Flavor(t).MariaDB {
+	f, err := dbconn.DetectFlavor(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.MariaDB {
 		prefix = "EXPLAIN FORMAT=TRADITIONAL "
 	}
 	rows, err := conn.QueryContext(ctx, prefix+q, args...)
