@@ -396,9 +396,10 @@ func statementWarnings(ctx context.Context, tx *sql.Tx, what string, stmt, of in
 	return nil
 }
 
-// acceptedWarning is true for a Note, and for the truncation warning of one of cols.
+// acceptedWarning is true for a Note, a deprecated name in the statement (MySQL's utf8mb3), and
+// the truncation warning of one of cols.
 func acceptedWarning(level string, code int, msg string, cols []string) bool {
-	return level == "Note" || (code == 1265 && level == "Warning" && namesOneOf(msg, cols))
+	return level == "Note" || dbconn.DeprecationWarning(level, code) || (code == 1265 && level == "Warning" && namesOneOf(msg, cols))
 }
 
 // deleteSQL deletes rows of the ghost by shared key: "k IN (...)" for a single non-NULL column,

@@ -75,6 +75,8 @@ func newPlan(cfg *Config) (*plan, error) {
 				zone = "+00:00"
 			}
 			expr = table.ZoneValueExpr(shift, zone)
+		} else if fe := table.FloatTextValueExpr(c, gc); fe != "?" {
+			expr = fe // FLOAT/DOUBLE to text: typed as the original's column, as the copy casts it
 		} else {
 			if table.BindsByNumber(c, gc) {
 				expr = "?" // the ENUM's index, the SET's bitmask (decodeWrite)

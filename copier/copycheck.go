@@ -52,17 +52,21 @@ import (
 // migration. The shared key compares alike in both tables (the migrator chooses it so:
 // sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
 
-// maxWarningsListed is the largest max_error_count of MariaDB and MySQL.
-const maxWarningsListed = dbconn.MaxErrorCount
-
 // verifyRounds is how many times a chunk with rows missing from the ghost is copied and counted
 // again (after the applier caught up) before the migration fails.
 const verifyRounds = 3
 
-// raiseMaxErrorCount lets SHOW WARNINGS list up to c.maxErrorCount warnings on the copy session.
-func (c *Copier) raiseMaxErrorCount(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_error_count = %d", c.maxErrorCount)); err != nil {
-		return fmt.Errorf("raise max_error_count of the copy session: %w", err)
+// errorCount reads how many warnings SHOW WARNINGS lists on the copy session s: what its pool set
+// (dbconn.MaxErrorCount, or the server's value for an account MySQL does not let set it), or the
+// test's Test.MaxErrorCount.
+func (c *Copier) errorCount(ctx context.Context, s *session) error {
+	if n := c.cfg.Test.MaxErrorCount; n > 0 {
+		if _, err := s.conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_error_count = %d", n)); err != nil {
+			return fmt.Errorf("set max_error_count of the copy session: %w", err)
+		}
+	}
+	if err := s.conn.QueryRowContext(ctx, "SELECT @@session.max_error_count").Scan(&s.maxErrorCount); err != nil {
+		return fmt.Errorf("read max_error_count of the copy session: %w", err)
 	}
 	return nil
 }
@@ -140,7 +144,7 @@ func (c *Copier) copyInParts(ctx context.Context, s *session, ch chunk, mayDefer
 		return fmt.Errorf("copy chunk %d: count the rows to split: %w", ch.n, err)
 	}
 	if rows <= 1 {
-		return chunkFailure(ch.n, fmt.Sprintf("one row raised more warnings than the server lists (max_error_count %d), so the copy cannot tell whether the ALTER changes it", c.maxErrorCount))
+		return chunkFailure(ch.n, fmt.Sprintf("one row raised more warnings than the server lists (max_error_count %d), so the copy cannot tell whether the ALTER changes it", s.maxErrorCount))
 	}
 	mid, err := c.key.chunkEnd(ctx, conn, ch.lower, ch.inclusive, ch.upper, rows/2)
 	if err != nil {
@@ -218,7 +222,7 @@ const warningsShown = 3
 func (w *copyWarnings) add(x dbconn.Warning, sharedKey string) {
 	w.listed++
 	switch {
-	case x.Level == "Note":
+	case x.Level == "Note", dbconn.DeprecationWarning(x.Level, x.Code):
 	case x.Code == 1062 && strings.EqualFold(duplicateKeyName(x.Message), sharedKey):
 	case x.Code == 1062:
 		if w.duplicate == nil {

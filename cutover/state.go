@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // The one model of the tables of a cut-over: which of the three names (original, old, ghost)
@@ -100,13 +99,11 @@ func readState(ctx context.Context, q dbconn.Querier, t Tables, idSource string)
 		if !x.ts.exists {
 			continue
 		}
-		// NAME is schema/table in the server's file-name encoding: plain names match, others
-		// are simply not found and stay unknown (0). Names compare exactly (table.InnoDBTableID).
-		id, err := table.InnoDBTableID(ctx, q, idSource, t.Schema, x.name)
-		if err != nil {
+		// A table not found there stays unknown (0); names compare exactly (dbconn.TableID).
+		var err error
+		if x.ts.id, err = dbconn.TableID(ctx, q, idSource, t.Schema, x.name); err != nil {
 			return st, err
 		}
-		x.ts.id = id
 	}
 	return st, nil
 }

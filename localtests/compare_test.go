@@ -105,7 +105,8 @@ func (r *runner) compare() {
 	r.compareDefinitions()
 	r.compareRows()
 	ctx := context.Background()
-	conn, err := r.admin.Conn(ctx)
+	// An application's session (utf8mb4): a JSON path literal is text there, not binary.
+	conn, err := r.appSession().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,18 @@ type ddlSettings struct {
 	SQLMode  string // @@global.sql_mode, relaxed by --allow-zero-in-date / --skip-strict-mode
 }
 
+// apply gives conn the server's settings and a utf8mb4 client character set, so the ALTER's
+// string literals are text, as an application's client sends them (MySQL refuses a JSON value
+// from a binary string: JSON_VALUE(j, '$.n') in a binary session fails), then runs extra
+// (", SESSION x = y" assignments, or ""). conn must not go back to the writer pool.
+func (d ddlSettings) apply(ctx context.Context, conn *sql.Conn, extra string) error {
+	if _, err := conn.ExecContext(ctx, "SET NAMES utf8mb4"); err != nil {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, "SET SESSION time_zone = "+table.QuoteString(d.TimeZone)+", SESSION sql_mode = "+table.QuoteString(d.SQLMode)+extra)
+	return err
+}
+
 // readDDLSettings reads the primary's global time zone and sql_mode and applies the relaxing flags.
 func readDDLSettings(ctx context.Context, db *sql.DB, allowZeroInDate, skipStrict bool) (ddlSettings, error) {
 	var d ddlSettings
@@ -62,7 +74,7 @@ func createGhost(ctx context.Context, db *sql.DB, ddl ddlSettings, schema, orig,
 	defer conn.Close()
 	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
 	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
-	if _, err := conn.ExecContext(ctx, "SET SESSION time_zone = "+table.QuoteString(ddl.TimeZone)+", SESSION sql_mode = "+table.QuoteString(ddl.SQLMode)); err != nil {
+	if err := ddl.apply(ctx, conn, ""); err != nil {
 		return false, fmt.Errorf("create the ghost table: set the server's time_zone and sql_mode: %w", err)
 	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s LIKE %s", table.Qualify(schema, ghost), table.Qualify(schema, orig))); err != nil {

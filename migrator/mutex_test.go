@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 
-	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -40,9 +40,9 @@ func mutexRun(t *testing.T, postpone string, serverID uint32, dropGhost bool, op
 // innodbID is the InnoDB table id of mutexDB.name, 0 when it does not exist.
 func innodbID(t *testing.T, db *sql.DB, name string) int64 {
 	t.Helper()
-	var id int64
-	err := db.QueryRow("SELECT TABLE_ID FROM information_schema.INNODB_SYS_TABLES WHERE NAME = ?", mutexDB+"/"+name).Scan(&id)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	ctx := context.Background()
+	id, err := dbconn.TableID(ctx, db, dbconn.ReadableTableIDSource(ctx, db), mutexDB, name)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return id

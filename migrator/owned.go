@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -16,7 +17,7 @@ import (
 // migration lock and that the table under the name is still the one it recorded. A second run
 // that took the lock after this one lost it may have replaced the tables under the same names.
 
-// tableIdentity identifies the table schema.name: its InnoDB table id when the server shows it
+// tableIdentity identifies the table schema.name: its id when the server shows it (dbconn.TableIDSources)
 // (it survives RENAME and changes when the table is re-created), else its creation time. It is
 // "" when the table does not exist.
 func tableIdentity(ctx context.Context, db *sql.DB, schema, name string) (string, error) {
@@ -24,10 +25,9 @@ func tableIdentity(ctx context.Context, db *sql.DB, schema, name string) (string
 	if err != nil || !found {
 		return "", err
 	}
-	for _, src := range []string{"INNODB_SYS_TABLES", "INNODB_TABLES"} {
-		// NAME is schema/table in the server's file-name encoding: plain names match; others
-		// fall back to the creation time.
-		if id, err := table.InnoDBTableID(ctx, db, src, schema, name); err == nil && id != 0 {
+	// A table not found by its id falls back to the creation time.
+	if src := dbconn.ReadableTableIDSource(ctx, db); src != "" {
+		if id, err := dbconn.TableID(ctx, db, src, schema, name); err == nil && id != 0 {
 			return fmt.Sprintf("table id %d", id), nil
 		}
 	}

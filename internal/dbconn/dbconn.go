@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,6 +37,10 @@ type Config struct {
 	MultiStatements bool
 	// TLS encrypts and verifies every connection to the server (tls.go); nil is plaintext.
 	TLS *TLS
+
+	// serverErrorCount leaves max_error_count at the server's value: MySQL 9.7 lets only an
+	// account with SESSION_VARIABLES_ADMIN set it (Open falls back to this).
+	serverErrorCount bool
 }
 
 // Addr is host:port.
@@ -74,6 +79,9 @@ func (c Config) DSN(schema string) string {
 		// so a list of Notes can be told complete by comparing it with @@warning_count.
 		"max_error_count": strconv.Itoa(MaxErrorCount),
 	}
+	if c.serverErrorCount {
+		delete(mc.Params, "max_error_count")
+	}
 	return mc.FormatDSN()
 }
 
@@ -88,8 +96,28 @@ func (c Config) DriverConfig(schema string) (*mysql.Config, error) {
 	return mc, nil
 }
 
-// Open opens a pool on the server with writer session settings and checks it answers.
+// Open opens a pool on the server with writer session settings and checks it answers. When the
+// account may not set max_error_count (MySQL 9.7 without SESSION_VARIABLES_ADMIN), its sessions
+// keep the server's: a statement with more warnings than that is detected (the count exceeds the
+// list) and split or refused by its caller, never passed.
 func Open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
+	db, err := open(ctx, c, schema)
+	var me *mysql.MySQLError
+	if err != nil && !c.serverErrorCount && errors.As(err, &me) && me.Number == erSpecificAccessDenied &&
+		strings.Contains(me.Message, "SESSION_VARIABLES_ADMIN") {
+		c.serverErrorCount = true
+		db, err = open(ctx, c, schema)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s as %s: %w", c.Addr(), c.User, explainConnectError(ctx, c, err))
+	}
+	return db, nil
+}
+
+// erSpecificAccessDenied is MySQL's "Access denied; you need (at least one of) the ... privilege(s)".
+const erSpecificAccessDenied = 1227
+
+func open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 	mc, err := c.DriverConfig(schema)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
@@ -101,7 +129,7 @@ func Open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 	db := sql.OpenDB(boundedConnector{Connector: connector, timeout: mc.Timeout})
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to %s as %s: %w", c.Addr(), c.User, explainConnectError(ctx, c, err))
+		return nil, err
 	}
 	return db, nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
@@ -50,7 +51,7 @@ func OnlyMySQL(t testing.TB, why string) {
 var seqName = regexp.MustCompile(`\bseq_(\d+)_to_(\d+)\b`)
 
 // seqSizes are the sequences that tests build from a computed size (seq_1_to_%d).
-var seqSizes = []int{10, 100, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 1000000}
+var seqSizes = []int{10, 100, 500, 1000, 2000, 3000, 5000, 10000, 20000, 50000, 60000, 100000, 200000, 1000000}
 
 // SeqTables makes MariaDB's sequence tables (seq_1_to_1000: one column seq, 1..1000) usable on MySQL,
 // which has no SEQUENCE engine: in schema it creates a view of that name for every seq_A_to_B named in
@@ -182,4 +183,16 @@ func rowMap(rows *sql.Rows) (map[string]string, error) {
 		m[c] = vals[i].String
 	}
 	return m, nil
+}
+
+// WaitReplicaRunning waits (at most 30 s) until both replication threads of the server of db run,
+// as after a START SLAVE / START REPLICA (the IO thread is "Connecting" at first).
+func WaitReplicaRunning(t testing.TB, db *sql.DB) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !ReplicaRunning(t, db); {
+		if time.Now().After(deadline) {
+			t.Fatal("replication did not start within 30 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
