@@ -383,7 +383,7 @@ func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src, dst mxTyp
 			"INSERT INTO gl_test (id, c) VALUES " + strings.Join(rows, ", "),
 		},
 		Alter:         "MODIFY c " + dst.def + " NULL",
-		ExpectFailure: "go-ghostlite: ", // any one error line: the pair is refused
+		ExpectFailure: anyRefusal, // any one error line: the pair is refused
 		ExpectExit:    1,
 	}
 	m.serverID++
