@@ -12,6 +12,7 @@ import (
 
 	sqldriver "github.com/go-sql-driver/mysql"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -298,7 +299,7 @@ func (w *writer) flush(ctx context.Context) error {
 		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("apply delete of %d keys on %s: %w", len(w.dels), w.p.ghostTable, err)
 		}
-		if err := checkWarnings(ctx, w.tx, "DELETE on "+w.p.ghostTable); err != nil {
+		if err := statementWarnings(ctx, w.tx, "DELETE on "+w.p.ghostTable, 1, w.statements(), nil); err != nil {
 			return err
 		}
 		if err := w.forgetRewritten(ctx, w.dels); err != nil {
@@ -319,7 +320,7 @@ func (w *writer) flush(ctx context.Context) error {
 			if err := w.insertDisplacing(ctx); err != nil {
 				return err
 			}
-		} else if err := checkWarnings(ctx, w.tx, "INSERT into "+w.p.ghostTable); err != nil {
+		} else if err := statementWarnings(ctx, w.tx, "INSERT into "+w.p.ghostTable, w.statements(), w.statements(), nil); err != nil {
 			return err
 		}
 	}
@@ -327,19 +328,39 @@ func (w *writer) flush(ctx context.Context) error {
 	return nil
 }
 
+// statements is how many statements a flush of w sends: its DELETE and its INSERT, when it has
+// rows for them (a warning names its statement among them, as gh-ost's does).
+func (w *writer) statements() int {
+	n := 0
+	if len(w.dels) > 0 {
+		n++
+	}
+	if len(w.ins) > 0 {
+		n++
+	}
+	return n
+}
+
 // checkWarnings fails on any Warning or Error left by the last statement: truncation, conversion
 // or a skipped row must never pass silently. Notes pass: they are what the server's own ALTER lets
 // through in strict mode too (DECIMAL rounding, DATETIME to DATE), with the same value stored.
 func checkWarnings(ctx context.Context, tx *sql.Tx, what string) error {
-	return checkWarningsAllowing(ctx, tx, what, nil)
+	return statementWarnings(ctx, tx, what, 1, 1, nil)
 }
 
 // checkWarningsAllowing is checkWarnings also accepting the truncation warning (1265) of the named
-// ghost columns (the ENUM error value written on purpose, enumzero.go). The list is trusted only
-// when it holds every warning counted (writer sessions list up to 65535, dbconn's DSN).
+// ghost columns (the ENUM error value written on purpose, enumzero.go).
 func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []string) error {
+	return statementWarnings(ctx, tx, what, 1, 1, cols)
+}
+
+// statementWarnings is checkWarningsAllowing for statement stmt of the of statements sent
+// together, which the error names in gh-ost's words ("warnings detected in statement 2 of 2:
+// [...]"). The list is trusted only when it holds every warning counted (writer sessions list up
+// to 65535, dbconn's DSN).
+func statementWarnings(ctx context.Context, tx *sql.Tx, what string, stmt, of int, cols []string) error {
 	var count int64
-	if err := tx.QueryRowContext(ctx, "SELECT @@warning_count").Scan(&count); err != nil {
+	if err := tx.QueryRowContext(ctx, "SHOW COUNT(*) WARNINGS").Scan(&count); err != nil {
 		return fmt.Errorf("check warnings of %s: %w", what, err)
 	}
 	if count == 0 {
@@ -350,25 +371,24 @@ func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []
 		return fmt.Errorf("check warnings of %s: %w", what, err)
 	}
 	defer rows.Close()
-	var msgs []string
+	var bad []dbconn.Warning
 	var listed int64
 	for rows.Next() {
-		var level, msg string
-		var code int
-		if err := rows.Scan(&level, &code, &msg); err != nil {
+		var x dbconn.Warning
+		if err := rows.Scan(&x.Level, &x.Code, &x.Message); err != nil {
 			return fmt.Errorf("check warnings of %s: %w", what, err)
 		}
 		listed++
-		if acceptedWarning(level, code, msg, cols) {
+		if acceptedWarning(x.Level, x.Code, x.Message, cols) {
 			continue
 		}
-		msgs = append(msgs, fmt.Sprintf("%s %d: %s", level, code, msg))
+		bad = append(bad, x)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("check warnings of %s: %w", what, err)
 	}
-	if len(msgs) > 0 {
-		return fmt.Errorf("%s raised warnings (nothing may be changed silently): %s", what, strings.Join(msgs, "; "))
+	if len(bad) > 0 {
+		return fmt.Errorf("%s: %s: nothing may be changed silently", what, dbconn.WarningsDetected(stmt, of, bad))
 	}
 	if listed < count {
 		return fmt.Errorf("%s raised %d warnings and the server listed %d: cannot tell that nothing was changed silently; lower --dml-batch-size", what, count, listed)
@@ -376,9 +396,10 @@ func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []
 	return nil
 }
 
-// acceptedWarning is true for a Note, and for the truncation warning of one of cols.
+// acceptedWarning is true for a Note, a deprecated name in the statement (MySQL's utf8mb3), and
+// the truncation warning of one of cols.
 func acceptedWarning(level string, code int, msg string, cols []string) bool {
-	return level == "Note" || (code == 1265 && level == "Warning" && namesOneOf(msg, cols))
+	return level == "Note" || dbconn.DeprecationWarning(level, code) || (code == 1265 && level == "Warning" && namesOneOf(msg, cols))
 }
 
 // deleteSQL deletes rows of the ghost by shared key: "k IN (...)" for a single non-NULL column,

@@ -32,7 +32,9 @@
 //     dropped (txnbuf.go). Only a large transaction that cannot roll back is streamed before its end.
 //   - A dropped binlog connection is re-established at the end of the last transaction read, and
 //     rows of a partially read transaction that were already queued are skipped, so no change is
-//     lost or applied twice. A DDL touching the original stops Run (ErrOriginalAltered).
+//     lost or applied twice. A DDL touching the original stops Run (ErrOriginalAltered); so do a
+//     row change of the original logged as a statement (ErrStatementLogged) and someone else's
+//     change of a helper table (ErrHelperChanged, stmtwatch.go).
 //   - Row data is never logged.
 package binlogapply
 
@@ -141,7 +143,10 @@ type Config struct {
 	Original  *table.Table      // the original table: row images are decoded with its columns
 	Ghost     *table.Table      // the ghost table: values are written into its columns
 	ColumnMap map[string]string // original column name -> ghost column name; only these are written
-	SharedKey []string          // original-side column names of the shared unique key
+	// Fills are ghost columns written with a fixed expression in every inserted row (columns the
+	// ALTER adds NOT NULL without a DEFAULT get their implicit default, as the server's ALTER gives).
+	Fills     []table.Fill
+	SharedKey []string // original-side column names of the shared unique key
 	// TimeZone is the server's global time_zone: a column changed between TIMESTAMP and
 	// DATETIME/DATE is converted in it, as the server's own ALTER does (table.ZoneShiftOf).
 	// Empty means '+00:00'.
@@ -151,6 +156,12 @@ type Config struct {
 	// reads it (the binlog carries it unpadded; table.PadChar).
 	PadChar   bool
 	Changelog string // the changelog table's name in Schema
+	// Checkpoint is the checkpoint table's name in Schema ("" without one): like the ghost and the
+	// changelog, someone else's DDL of it, or row change logged as a statement, stops Run.
+	Checkpoint string
+	// OwnTriggers are the triggers the run creates on the ghost under the cut-over's lock
+	// (--include-triggers): their CREATE TRIGGER is accepted during the cut-over.
+	OwnTriggers []string
 
 	DMLBatchSize int // events per applying transaction (--dml-batch-size)
 	Logger       zerolog.Logger
@@ -208,6 +219,8 @@ type Applier struct {
 	cutOver     atomic.Bool   // the tool's own RENAMEs of the original are expected (cutover.go)
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
 	originalRow atomic.Bool   // a row event of the original was read (Config.RenamesAtStart)
+	// helpersSettled: a sentinel this run wrote was read; the helper tables are watched (stmtwatch.go)
+	helpersSettled atomic.Bool
 
 	displaced *displacedSet // used by the applying goroutine only
 

@@ -19,6 +19,12 @@ type colPlan struct {
 	// ghostEnum says the ghost column is an ENUM: index 0 of the original's ENUM is written
 	// relaxed (enumzero.go).
 	ghostEnum bool
+	// byNumber says an ENUM or SET value is written as its number (index, bitmask): the ghost
+	// column is numeric, and the server's ALTER stores the number (table.BindsByNumber).
+	byNumber bool
+	// bitBytes says a BIT value is written as its bytes: the ghost column holds strings
+	// (table.BindsBitAsBytes).
+	bitBytes bool
 }
 
 // plan is what New derives from Config once: which columns are written where, and how.
@@ -69,8 +75,16 @@ func newPlan(cfg *Config) (*plan, error) {
 				zone = "+00:00"
 			}
 			expr = table.ZoneValueExpr(shift, zone)
-		} else if expr == "?" {
-			expr = table.BindAsOriginal(c, gc)
+		} else if fe := table.FloatTextValueExpr(c, gc); fe != "?" {
+			expr = fe // FLOAT/DOUBLE to text: typed as the original's column, as the copy casts it
+		} else {
+			if table.BindsByNumber(c, gc) {
+				expr = "?" // the ENUM's index, the SET's bitmask (decodeWrite)
+			}
+			if expr == "?" {
+				expr = table.BindAsOriginal(c, gc)
+			}
+			expr = table.ConvertExpr(c, gc, expr)
 		}
 		if cfg.PadChar {
 			pad, err := table.PadCharOf(c, gc)
@@ -80,7 +94,7 @@ func newPlan(cfg *Config) (*plan, error) {
 			expr = pad.Expr(expr)
 		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
-			ghostEnum: gc.DataType == "enum"}
+			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc), bitBytes: table.BindsBitAsBytes(c, gc)}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)
 		names = append(names, gc.Name)
@@ -99,6 +113,13 @@ func newPlan(cfg *Config) (*plan, error) {
 		}
 		p.key = append(p.key, p.write[w])
 		p.keyPos = append(p.keyPos, w)
+	}
+	for _, f := range cfg.Fills {
+		if _, ok := cfg.Ghost.Column(f.Column); !ok || strings.Contains(f.Expr, "?") {
+			return nil, fmt.Errorf("fill of ghost column %s: no such column, or a placeholder in %q", f.Column, f.Expr)
+		}
+		names = append(names, f.Column)
+		exprs = append(exprs, f.Expr)
 	}
 	p.columnList = table.QuoteIdents(names)
 	p.rowExpr = "(" + strings.Join(exprs, ", ") + ")"
@@ -224,6 +245,27 @@ func decodeValue(c *table.Column, v any) (any, error) {
 		return r, nil
 	}
 	return bad()
+}
+
+// decodeNumber is the number of an ENUM (its 1-based index) or SET (its bitmask) value.
+func decodeNumber(c *table.Column, v any) (any, error) {
+	if x, ok := v.(int64); ok {
+		if c.DataType == "set" {
+			return uint64(x), nil
+		}
+		return x, nil
+	}
+	return nil, fmt.Errorf("column %s (%s): unexpected binlog value of type %T; was the table changed?", c.Name, c.ColumnType, v)
+}
+
+// bitValueBytes is BIT value x (decodeValue's uint64) as the column's bytes, big-endian.
+func bitValueBytes(c *table.Column, x uint64) []byte {
+	b := make([]byte, table.BitBytes(c))
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte(x)
+		x >>= 8
+	}
+	return b
 }
 
 // asBytes copies string and []byte values (go-mysql's may alias its packet buffer).

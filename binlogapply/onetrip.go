@@ -14,11 +14,12 @@ import (
 // than the writes themselves. When Target accepts several statements per round trip, a batch is
 // sent as one script:
 //
-//	START TRANSACTION; DELETE ...; SELECT @@warning_count; SHOW WARNINGS;
-//	                   INSERT ...; SELECT @@warning_count; SHOW WARNINGS; COMMIT
+//	START TRANSACTION; DELETE ...; SHOW COUNT(*) WARNINGS; SHOW WARNINGS;
+//	                   INSERT ...; SHOW COUNT(*) WARNINGS; SHOW WARNINGS; COMMIT
 //
-// A SELECT that uses no table keeps the previous statement's warnings, and SHOW WARNINGS does
-// not clear them, so each count and list belongs to the statement before them. The batch is done
+// SHOW COUNT(*) WARNINGS and SHOW WARNINGS clear no warning on either flavor (on MySQL any SELECT,
+// even SELECT @@warning_count, clears them), so each count and list belongs to the statement
+// before them. The batch is done
 // when every warning listed is a Note (which the server's own ALTER lets through, see
 // checkWarnings) and the lists hold every warning counted. The server stops at the first statement that fails, leaving the
 // transaction open: it is rolled back and the batch applied again statement by statement
@@ -57,7 +58,7 @@ func (s *script) sql() string {
 	for _, q := range s.stmts {
 		b.WriteString("; ")
 		b.WriteString(q)
-		b.WriteString("; SELECT @@warning_count; SHOW WARNINGS")
+		b.WriteString("; SHOW COUNT(*) WARNINGS; SHOW WARNINGS")
 	}
 	b.WriteString("; COMMIT")
 	return b.String()

@@ -24,8 +24,8 @@ func TestOneTripWarningStopsRun(t *testing.T) {
 // The script reads one warning count and list per statement, in order, and commits last.
 func TestScriptSQL(t *testing.T) {
 	s := &script{stmts: []string{"DELETE FROM g WHERE id IN (?)", "INSERT INTO g (id) VALUES (?)"}}
-	want := "START TRANSACTION; DELETE FROM g WHERE id IN (?); SELECT @@warning_count; SHOW WARNINGS; " +
-		"INSERT INTO g (id) VALUES (?); SELECT @@warning_count; SHOW WARNINGS; COMMIT"
+	want := "START TRANSACTION; DELETE FROM g WHERE id IN (?); SHOW COUNT(*) WARNINGS; SHOW WARNINGS; " +
+		"INSERT INTO g (id) VALUES (?); SHOW COUNT(*) WARNINGS; SHOW WARNINGS; COMMIT"
 	if got := s.sql(); got != want {
 		t.Errorf("script:\n got %s\nwant %s", got, want)
 	}

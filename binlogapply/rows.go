@@ -58,14 +58,13 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 	}
 	kind, ok := rowsKind(h.EventType)
 	if !ok {
-		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d (partial JSON updates are not supported)",
+		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d: partial JSON updates (binlog_row_value_options=PARTIAL_JSON) "+
+			"cannot be applied faithfully: SET GLOBAL binlog_row_value_options='', keep sessions from setting it, and restart the migration",
 			h.EventType, cfg.Schema, name, r.file, h.LogPos)}
 	}
-	for _, sk := range e.SkippedColumns {
-		if len(sk) > 0 {
-			return fatal{fmt.Errorf("row event for %s.%s at %s:%d lacks %d columns: binlog_row_image must be FULL",
-				cfg.Schema, name, r.file, h.LogPos, len(sk))}
-		}
+	if n := r.skippedStored(e, name); n > 0 {
+		return fatal{fmt.Errorf("row event for %s.%s at %s:%d lacks %d columns: binlog_row_image must be FULL",
+			cfg.Schema, name, r.file, h.LogPos, n)}
 	}
 	step := 1
 	if kind == chUpdate {
@@ -115,6 +114,7 @@ func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]an
 		hint, value := asString(img[hintIdx]), asString(img[valueIdx])
 		switch hint {
 		case table.HintSentinel:
+			r.a.settleHelpers(value) // stmtwatch.go
 			if err := r.hold(ctx, item{kind: itemSentinel, value: value}); err != nil {
 				return err
 			}
@@ -175,6 +175,15 @@ func (p *plan) decodeWrite(img []any) ([]any, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if x, ok := v.(uint64); ok && c.bitBytes {
+			v = bitValueBytes(c.col, x)
+		}
+		if c.byNumber && v != nil {
+			v, err = decodeNumber(c.col, img[c.idx])
+			if err != nil {
+				return nil, 0, err
+			}
+		}
 		vals[i] = v
 		switch x := v.(type) {
 		case []byte:
@@ -208,4 +217,19 @@ func (p *plan) keyFromValues(vals []any) []any {
 		key[i] = vals[w]
 	}
 	return key
+}
+
+// skippedStored counts the columns left out of e's row images that are not generated columns of
+// the original: MariaDB 11.8 leaves generated columns (virtual and stored) out of some images even
+// under binlog_row_image=FULL, and the applier never writes them (the ghost computes its own).
+func (r *reader) skippedStored(e *replication.RowsEvent, name string) int {
+	n := 0
+	for _, sk := range e.SkippedColumns {
+		for _, i := range sk {
+			if name != r.a.cfg.Original.Name || i >= len(r.a.cfg.Original.Columns) || !r.a.cfg.Original.Columns[i].Generated {
+				n++
+			}
+		}
+	}
+	return n
 }

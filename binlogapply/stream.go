@@ -10,6 +10,8 @@ import (
 	"github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // itemKind says what a queue item carries from the reader to the applier, in binlog order.
@@ -55,6 +57,9 @@ type reader struct {
 	lastPos  uint32       // end of the last event read (0 inside transactions on MariaDB 11.4+)
 	slogger  *slog.Logger // go-mysql's logger
 	flavor   string       // go-mysql flavor name
+	// gtidCommits: a MySQL group with a GTID of its own cannot end in a rollback unless it is an XA
+	// transaction (dbconn.Flavor.GTIDGroupsCommit, read from the source at each connection).
+	gtidCommits bool
 }
 
 func (a *Applier) read(ctx context.Context, q chan<- item) error {
@@ -136,6 +141,9 @@ func (r *reader) session(ctx context.Context) (progressed bool, err error) {
 		RowsEventDecodeFunc:     r.a.decodeRows,
 	})
 	defer syncer.Close()
+	if r.gtidCommits, err = r.groupsCommit(ctx); err != nil {
+		return false, err
+	}
 	// The stream restarts at the end of the last transaction read: an unfinished one is read again.
 	r.txnRows = 0
 	r.txn.reset(false)
@@ -190,7 +198,7 @@ func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error 
 		if next, err := e.GTIDNext(); err == nil {
 			r.txnGTID = next.String()
 		}
-		r.txn.reset(false)
+		r.txn.reset(r.gtidCommits && ev.Header.EventType != replication.ANONYMOUS_GTID_EVENT)
 	case *replication.XIDEvent:
 		return r.endTxn(ctx, ev.Header, true)
 	case *replication.QueryEvent:
@@ -200,11 +208,25 @@ func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error 
 			return r.xaPrepared(ctx, ev.Header, e.Data)
 		}
 	case *replication.TransactionPayloadEvent:
-		return fatal{errors.New("the binary log is compressed (binlog_transaction_compression=ON): not supported")}
+		return fatal{fmt.Errorf("a compressed transaction (binlog_transaction_compression=ON) was read at %s:%d: not supported: "+
+			"SET GLOBAL binlog_transaction_compression=OFF, keep sessions from setting it, and restart the migration", r.file, r.lastPos)}
 	case *replication.RowsEvent:
 		return r.rows(ctx, ev.Header, e)
 	}
 	return nil
+}
+
+// groupsCommit asks the source whether its GTID groups always commit (dbconn.Flavor.GTIDGroupsCommit).
+func (r *reader) groupsCommit(ctx context.Context) (bool, error) {
+	if r.a.cfg.Flavor.MariaDB {
+		return false, nil
+	}
+	db, err := dbconn.Open(ctx, r.a.cfg.Source, "")
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	return r.a.cfg.Flavor.GTIDGroupsCommit(ctx, db)
 }
 
 // MariaDB's GTID event flags for the two halves of an XA transaction (go-mysql names the others).
@@ -214,10 +236,13 @@ const (
 )
 
 // query handles a Query event: transaction control (txn.go), or a statement logged as text, which
-// ends its group and must not touch the original.
+// ends its group and must not touch the original or a helper table (stmtwatch.go).
 func (r *reader) query(ctx context.Context, h *replication.EventHeader, q, schema string) error {
 	st := parseTxnControl(q)
 	switch st.kind {
+	case txnXAStart:
+		r.txn.safe = false // an XA transaction may still be rolled back after its group
+		return nil
 	case txnBegin, txnXAEnd:
 		return nil
 	case txnSavepoint:
@@ -239,9 +264,8 @@ func (r *reader) query(ctx context.Context, h *replication.EventHeader, q, schem
 		}
 		return r.endTxn(ctx, h, true)
 	}
-	if touchesTable(q, schema, r.a.cfg.Schema, r.a.cfg.Original.Name) && !r.a.acceptRename(q, schema) {
-		return fatal{fmt.Errorf("%w: %s statement on %s.%s was read at %s:%d",
-			ErrOriginalAltered, firstWord(q), r.a.cfg.Schema, r.a.cfg.Original.Name, r.file, h.LogPos)}
+	if err := r.judgeStatement(q, schema, h.LogPos); err != nil { // stmtwatch.go
+		return err
 	}
 	return r.endTxn(ctx, h, true)
 }

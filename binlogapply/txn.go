@@ -25,7 +25,8 @@ type txnControl int
 
 const (
 	txnOther      txnControl = iota // not transaction control: DDL or another statement logged as text
-	txnBegin                        // BEGIN, START TRANSACTION, XA START (MySQL logs it as a query)
+	txnBegin                        // BEGIN, START TRANSACTION
+	txnXAStart                      // XA START (MySQL logs it as a query): begins a group that may roll back
 	txnCommit                       // COMMIT: the group's changes are kept
 	txnRollback                     // ROLLBACK: the group's changes are undone
 	txnSavepoint                    // SAVEPOINT name
@@ -98,7 +99,7 @@ func parseXA(rest string) txnStmt {
 	kind := txnOther
 	switch strings.ToUpper(w) {
 	case "START", "BEGIN":
-		return txnStmt{kind: txnBegin}
+		return txnStmt{kind: txnXAStart}
 	case "END":
 		return txnStmt{kind: txnXAEnd}
 	case "COMMIT":

@@ -39,7 +39,7 @@ var allTypesRows = []string{
 	  X'0100000000000000', X'00', X'', X'',
 	  '0000-00-00', '-838:59:59', '-838:59:58.999', '-00:00:00.000001', '0000-00-00 00:00:00.000000', '1000-01-01 00:00:00',
 	  '0000-00-00 00:00:00.00', '0000-00-00 00:00:00', '1970-01-01 00:00:01', '0000-00-00 00:00:00.000',
-	  1901, '{}', ST_GeomFromText('POINT(0 0)'), ST_GeomFromText('LINESTRING(0 0, 1 1, 2 -3)'))`,
+	  1901, _utf8mb4'{}', ST_GeomFromText('POINT(0 0)'), ST_GeomFromText('LINESTRING(0 0, 1 1, 2 -3)'))`,
 	// maximum values
 	`INSERT INTO {T} ` + allCols + ` VALUES (127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295,
 	  9223372036854775807, 18446744073709551615,
@@ -51,7 +51,7 @@ var allTypesRows = []string{
 	  X'0102', X'00FF00FF27225C00', X'000102030405060708090A0B0C0D0E0F10FF', REPEAT(X'00FF', 5000),
 	  '9999-12-31', '838:59:59', '838:59:58.999', '838:59:58.999999', '9999-12-31 23:59:59.999999', '9999-12-31 23:59:59',
 	  '9999-12-31 23:59:59.99', '2038-01-19 03:14:07.999999', '2038-01-19 03:14:07', '2038-01-19 03:14:07.999',
-	  2155, '{"a": [1, 2.5, "x", true, null], "b": {"c": "😀"}}', ST_GeomFromText('POINT(1.5 -2.5)'),
+	  2155, _utf8mb4'{"a": [1, 2.5, "x", true, null], "b": {"c": "😀"}}', ST_GeomFromText('POINT(1.5 -2.5)'),
 	  ST_GeomFromText('POLYGON((0 0, 10 0, 10 10, 0 10, 0 0), (1 1, 2 1, 2 2, 1 1))', 4326))`,
 	// NULLs everywhere
 	`INSERT INTO {T} (id) VALUES (NULL)`,
@@ -63,7 +63,7 @@ var allTypesRows = []string{
 	  X'0000000000000000', X'0000', X'00', X'FF',
 	  '2020-00-00', '00:00:00', '12:34:56.7', '-12:34:56.000789', '2024-02-29 12:34:56.000001', '2024-02-29 12:34:56',
 	  '2024-02-29 12:34:56.5', '2024-02-29 12:34:56.123456', '1999-12-31 23:59:59', '2024-02-29 12:34:56.001',
-	  2000, '[]', ST_GeomFromText('POINT(-180 90)'), ST_GeomFromText('MULTIPOINT(1 1, 2 2)'))`,
+	  2000, _utf8mb4'[]', ST_GeomFromText('POINT(-180 90)'), ST_GeomFromText('MULTIPOINT(1 1, 2 2)'))`,
 }
 
 func TestApplyAllTypes(t *testing.T) {
@@ -71,7 +71,7 @@ func TestApplyAllTypes(t *testing.T) {
 	f.exec(allTypesRows...)
 	f.exec(
 		// updates: values, NULL <-> value, a shared-key change, deletes, re-inserts under an old key
-		`UPDATE {T} SET ti = 5, v_utf8mb4 = _utf8mb4'updated 😀', e = 'b', st = 'x,z', bin = X'AB', j = '{"u": 1}' WHERE id = 4`,
+		`UPDATE {T} SET ti = 5, v_utf8mb4 = _utf8mb4'updated 😀', e = 'b', st = 'x,z', bin = X'AB', j = _utf8mb4'{"u": 1}' WHERE id = 4`,
 		`UPDATE {T} SET tiu = 200, dt = '2001-02-03', pt = ST_GeomFromText('POINT(3 4)') WHERE id = 3`,
 		`UPDATE {T} SET ti = NULL, g = NULL WHERE id = 2`,
 		`UPDATE {T} SET id = 100 WHERE id = 2`,
@@ -152,4 +152,18 @@ func TestEnumErrorValueApplied(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Columns of a character set MySQL deprecates (utf8mb3, also written utf8), in the shared key and
+// out of it, are applied: MySQL warns (1287) for the CONVERT ... USING utf8mb3 and COLLATE the
+// applier writes for them, which changes no value.
+func TestDeprecatedCharsetApplied(t *testing.T) {
+	ddl := `CREATE TABLE %s (k VARCHAR(20) CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci PRIMARY KEY,
+	  v VARCHAR(20) CHARACTER SET utf8mb3, w TEXT CHARACTER SET utf8) DEFAULT CHARSET=utf8mb4`
+	f := newFixture(t, "utf8mb3", ddl, fixtureOpts{serverID: 71063, sharedKey: []string{"k"}})
+	f.exec(`INSERT INTO {T} VALUES (_utf8mb4'a', _utf8mb4'é', _utf8mb4'x'), (_utf8mb4'b', _utf8mb4'ü', NULL), (_utf8mb4'c', NULL, _utf8mb4'€')`,
+		`UPDATE {T} SET v = _utf8mb4'ça' WHERE k = _utf8mb4'a'`, `UPDATE {T} SET k = _utf8mb4'bé' WHERE k = _utf8mb4'b'`,
+		`DELETE FROM {T} WHERE k = _utf8mb4'c'`)
+	f.sentinel(20 * time.Second)
+	f.compare([]string{"k", "v", "w"}, []string{"k", "v", "w"}, "k", "k")
 }

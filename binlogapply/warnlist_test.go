@@ -79,3 +79,19 @@ func TestWarningCheckRefusesTruncatedList(t *testing.T) {
 		}
 	}
 }
+
+// A warning that would change a row stops Run in gh-ost's words (--panic-on-warnings): the
+// statement among those sent together, and each warning as "Level: message (code)".
+func TestApplierWarningsInGhostWords(t *testing.T) {
+	orig := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, s VARCHAR(10))`
+	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, s VARCHAR(3))`
+	f := newFixture(t, "warn_words", orig, fixtureOpts{ghostDDL: ghost, serverID: 71202})
+	f.exec(`INSERT INTO {T} VALUES (1, 'a', 'abc')`)
+	f.sentinel(20 * time.Second)
+	f.onOneConn(`SET SESSION sql_mode = ''`, `INSERT INTO {T} VALUES (2, 'zz', 'abcdefgh')`)
+	err := f.runError(20 * time.Second)
+	want := "warnings detected in statement 1 of 1: [Warning: Data truncated for column 's' at row 1 (1265)]: nothing may be changed silently"
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("want the run stopped with %q, got %v", want, err)
+	}
+}

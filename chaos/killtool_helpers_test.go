@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -68,7 +69,8 @@ func ktStart(t *testing.T, bin string, pause int, marker string, args ...string)
 			p.mu.Lock()
 			p.stderr.WriteString(line + "\n")
 			p.mu.Unlock()
-			if !seen && marker != "" && line == marker {
+			var ev struct{ Message string } // the tool runs with --log-format=json: the seam's line is JSON
+			if !seen && marker != "" && (line == marker || json.Unmarshal([]byte(line), &ev) == nil && ev.Message == marker) {
 				seen = true
 				close(p.marker)
 			}

@@ -85,10 +85,11 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 	// (b) A new run without the recovery flag: refuses with the died-cut-over message, or with
 	// the usual helper-table refusal.
 	code, out := ktRun(t, bin, ktArgs(schema, sid+1, "--alter=ADD COLUMN c2 INT NULL", "--execute")...)
-	died := fmt.Sprintf("go-ghostlite: %s.t is missing but _t_del and _t_gho exist: a previous run died during its cut-over; run again with --recover-cut-over to restore t (nothing was changed)", schema)
+	// The error that ends the run: the fatal line of the JSON log, with this message.
+	died := fmt.Sprintf(`"message":"%s.t is missing but _t_del and _t_gho exist: a previous run died during its cut-over; run again with --recover-cut-over to restore t (nothing was changed)"`, schema)
 	var drops []string
 	switch {
-	case code == 1 && strings.Contains(out, died):
+	case code == 1 && strings.Contains(out, died) && strings.Contains(out, `{"level":"fatal"`):
 		if present {
 			t.Errorf("the died-cut-over refusal while t exists\n%s", out)
 		}

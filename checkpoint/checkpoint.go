@@ -12,7 +12,11 @@
 //     back exactly (any charset, binary values);
 //   - a cut-over record also says which tables it swapped and which columns it copied under
 //     another name (Swap), so a --revert can map them back; a table made before that column
-//     existed reads as records without a Swap, and Upgrade adds the column.
+//     existed reads as records without a Swap, and Upgrade adds the column;
+//   - every record written by a run says which ALTER it is of (Alter: the ALTER normalized, and
+//     which original column each ghost column is copied from), so a --resume under another ALTER
+//     or another column mapping is refused; a table made before that column existed reads as
+//     records without an Alter.
 package checkpoint
 
 import (
@@ -22,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -45,6 +50,17 @@ type Record struct {
 	// Swap is what a cut-over record's swap did (nil on other records, and on the records of a
 	// checkpoint table made before it was kept).
 	Swap *Swap
+	// Alter is the ALTER the run that wrote the record migrates with (nil on the records of a
+	// checkpoint table made before it was kept).
+	Alter *Alter
+}
+
+// Alter identifies what a run copies: its ALTER, normalized (the same ALTER written in another
+// case, spacing or quoting reads the same), and the original column each ghost column is copied
+// from (flags such as --skip-renamed-columns change that under the same ALTER).
+type Alter struct {
+	Alter      string            `json:"alter"`
+	CopiedFrom map[string]string `json:"copied_from"` // ghost column -> original column
 }
 
 // Swap is what a cut-over swapped: the table that took the name, the name the table it replaced
@@ -57,8 +73,19 @@ type Swap struct {
 	Renames map[string]string `json:"renames"`
 }
 
-// swapColumn is the checkpoint table's column holding Swap as JSON (NULL when there is none).
-const swapColumn = "cut_over_swap"
+// swapColumn is the checkpoint table's column holding Swap as JSON (NULL when there is none);
+// alterColumn holds Alter as JSON.
+const (
+	swapColumn  = "cut_over_swap"
+	alterColumn = "alter_spec"
+)
+
+// addedColumns are the columns added to the table after its first version, with their
+// definitions: Upgrade adds those a table lacks, Last reads NULL for them.
+var addedColumns = []struct{ name, def string }{
+	{swapColumn, "TEXT CHARACTER SET utf8mb4 NULL"},
+	{alterColumn, "MEDIUMTEXT CHARACTER SET utf8mb4 NULL"},
+}
 
 // String is the position and whether a key is recorded; it carries no row data.
 func (r Record) String() string {
@@ -85,6 +112,7 @@ func DDL(schema, name string) string {
   events_applied BIGINT NOT NULL,
   is_cutover TINYINT NOT NULL DEFAULT 0,
   `+swapColumn+` TEXT CHARACTER SET utf8mb4 NULL,
+  `+alterColumn+` MEDIUMTEXT CHARACTER SET utf8mb4 NULL,
   PRIMARY KEY (id)
 ) ENGINE=InnoDB`, table.Qualify(schema, name))
 }
@@ -103,7 +131,7 @@ func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) err
 		}
 		key = sql.NullString{String: string(b), Valid: true}
 	}
-	var swap sql.NullString
+	var swap, alter sql.NullString
 	if rec.Swap != nil {
 		sw := *rec.Swap
 		if sw.Renames == nil {
@@ -115,9 +143,16 @@ func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) err
 		}
 		swap = sql.NullString{String: string(b), Valid: true}
 	}
+	if rec.Alter != nil {
+		b, err := json.Marshal(rec.Alter)
+		if err != nil {
+			return fmt.Errorf("write checkpoint: %w", err)
+		}
+		alter = sql.NullString{String: string(b), Valid: true}
+	}
 	t := table.Qualify(schema, name)
-	res, err := db.ExecContext(ctx, "INSERT INTO "+t+" (written_at, binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover, "+swapColumn+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		time.Now().UTC().Format("2006-01-02 15:04:05.000000"), rec.File, rec.Pos, rec.GTID, key, rec.RowsCopied, rec.EventsApplied, rec.CutOver, swap)
+	res, err := db.ExecContext(ctx, "INSERT INTO "+t+" (written_at, binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover, "+swapColumn+", "+alterColumn+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		time.Now().UTC().Format("2006-01-02 15:04:05.000000"), rec.File, rec.Pos, rec.GTID, key, rec.RowsCopied, rec.EventsApplied, rec.CutOver, swap, alter)
 	if err != nil {
 		return fmt.Errorf("write checkpoint to %s: %w", t, err)
 	}
@@ -135,22 +170,25 @@ func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) err
 var ErrNone = errors.New("no checkpoint recorded")
 
 // Last reads the latest record of schema.name (ErrNone when there is none). A table made before
-// the swap column existed reads as records without a Swap.
+// the swap or the alter column existed reads as records without a Swap or an Alter.
 func Last(ctx context.Context, db *sql.DB, schema, name string) (Record, error) {
 	var rec Record
-	var key, swap sql.NullString
+	var key, swap, alter sql.NullString
 	var at string
-	hasSwap, err := hasSwapColumn(ctx, db, schema, name)
+	has, err := columnsOf(ctx, db, schema, name)
 	if err != nil {
 		return rec, err
 	}
-	swapExpr := "NULL"
-	if hasSwap {
-		swapExpr = swapColumn
+	exprs := make([]string, len(addedColumns))
+	for i, c := range addedColumns {
+		exprs[i] = "NULL"
+		if has[c.name] {
+			exprs[i] = c.name
+		}
 	}
-	err = db.QueryRowContext(ctx, "SELECT CAST(written_at AS CHAR), binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover, "+swapExpr+" FROM "+
+	err = db.QueryRowContext(ctx, "SELECT CAST(written_at AS CHAR), binlog_file, binlog_pos, gtid, key_values, rows_copied, events_applied, is_cutover, "+strings.Join(exprs, ", ")+" FROM "+
 		table.Qualify(schema, name)+" ORDER BY id DESC LIMIT 1").
-		Scan(&at, &rec.File, &rec.Pos, &rec.GTID, &key, &rec.RowsCopied, &rec.EventsApplied, &rec.CutOver, &swap)
+		Scan(&at, &rec.File, &rec.Pos, &rec.GTID, &key, &rec.RowsCopied, &rec.EventsApplied, &rec.CutOver, &swap, &alter)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, ErrNone
 	}
@@ -162,6 +200,12 @@ func Last(ctx context.Context, db *sql.DB, schema, name string) (Record, error) 
 		rec.Swap = &Swap{}
 		if err := json.Unmarshal([]byte(swap.String), rec.Swap); err != nil {
 			return rec, fmt.Errorf("read checkpoint from %s.%s: %s: %w", schema, name, swapColumn, err)
+		}
+	}
+	if alter.Valid {
+		rec.Alter = &Alter{}
+		if err := json.Unmarshal([]byte(alter.String), rec.Alter); err != nil {
+			return rec, fmt.Errorf("read checkpoint from %s.%s: %s: %w", schema, name, alterColumn, err)
 		}
 	}
 	if rec.Key, err = decodeKey(key); err != nil {
@@ -190,27 +234,40 @@ func decodeKey(key sql.NullString) ([]sql.RawBytes, error) {
 	return out, nil
 }
 
-// hasSwapColumn tells whether schema.name has the swap column (a table made by an older version
-// has not).
-func hasSwapColumn(ctx context.Context, db *sql.DB, schema, name string) (bool, error) {
-	var n int
-	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?",
-		schema, name, swapColumn).Scan(&n)
+// columnsOf is the set of schema.name's columns among addedColumns (a table made by an older
+// version lacks some).
+func columnsOf(ctx context.Context, db *sql.DB, schema, name string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME IN (?, ?)",
+		schema, name, addedColumns[0].name, addedColumns[1].name)
 	if err != nil {
-		return false, fmt.Errorf("read the columns of %s.%s: %w", schema, name, err)
+		return nil, fmt.Errorf("read the columns of %s.%s: %w", schema, name, err)
 	}
-	return n > 0, nil
+	defer rows.Close()
+	has := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, fmt.Errorf("read the columns of %s.%s: %w", schema, name, err)
+		}
+		has[strings.ToLower(c)] = true
+	}
+	return has, rows.Err()
 }
 
-// Upgrade adds the swap column to a checkpoint table made by an older version (a --resume
-// adopts the table and writes records with it); a table that has it is left alone.
+// Upgrade adds the columns a checkpoint table made by an older version lacks (a --resume adopts
+// the table and writes records with them); a table that has them is left alone.
 func Upgrade(ctx context.Context, db *sql.DB, schema, name string) error {
-	has, err := hasSwapColumn(ctx, db, schema, name)
-	if err != nil || has {
+	has, err := columnsOf(ctx, db, schema, name)
+	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, "ALTER TABLE "+table.Qualify(schema, name)+" ADD COLUMN "+swapColumn+" TEXT CHARACTER SET utf8mb4 NULL"); err != nil {
-		return fmt.Errorf("add %s to %s.%s: %w", swapColumn, schema, name, err)
+	for _, c := range addedColumns {
+		if has[c.name] {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, "ALTER TABLE "+table.Qualify(schema, name)+" ADD COLUMN "+c.name+" "+c.def); err != nil {
+			return fmt.Errorf("add %s to %s.%s: %w", c.name, schema, name, err)
+		}
 	}
 	return nil
 }

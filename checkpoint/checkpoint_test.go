@@ -53,20 +53,25 @@ func TestWriteAndLast(t *testing.T) {
 	}
 }
 
-// A cut-over record's Swap round-trips (a column name in any charset included); a table made
-// before the swap column existed reads as records without a Swap, and Upgrade adds the column.
+// A cut-over record's Swap and a record's Alter round-trip (a column name in any charset
+// included); a table made before the swap and alter columns existed reads as records without a
+// Swap or an Alter, and Upgrade adds the columns.
 func TestSwapAndUpgrade(t *testing.T) {
 	db := testenv.Database(t, "gl_checkpoint")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	testenv.Exec(t, db, DDL("gl_checkpoint", "_s_ghk"))
 	swap := &Swap{Ghost: "_s_gho", Old: "_s_del", Renames: map[string]string{"a": "b", "größe": "Size"}}
-	if err := Write(ctx, db, "gl_checkpoint", "_s_ghk", Record{File: "binlog.000001", Pos: 4, CutOver: true, Swap: swap}); err != nil {
+	alter := &Alter{Alter: "CHANGE `A` `B` `INT` , ADD `C` `VARCHAR` ( 3 ) DEFAULT 'ü''x'", CopiedFrom: map[string]string{"b": "a", "größe": "Größe"}}
+	if err := Write(ctx, db, "gl_checkpoint", "_s_ghk", Record{File: "binlog.000001", Pos: 4, CutOver: true, Swap: swap, Alter: alter}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Last(ctx, db, "gl_checkpoint", "_s_ghk")
 	if err != nil || !got.CutOver || got.Swap == nil || !reflect.DeepEqual(*got.Swap, *swap) {
 		t.Fatalf("cut-over record read back as %+v, swap %+v (%v), want swap %+v", got, got.Swap, err, swap)
+	}
+	if got.Alter == nil || !reflect.DeepEqual(*got.Alter, *alter) {
+		t.Fatalf("alter read back as %+v, want %+v", got.Alter, alter)
 	}
 	if err := Write(ctx, db, "gl_checkpoint", "_s_ghk", Record{File: "binlog.000001", Pos: 8, CutOver: true, Swap: &Swap{Ghost: "g", Old: "o"}}); err != nil {
 		t.Fatal(err)
@@ -75,11 +80,11 @@ func TestSwapAndUpgrade(t *testing.T) {
 		t.Fatalf("a swap without renames read back as %+v (%v), want an empty, non-nil Renames", got.Swap, err)
 	}
 
-	// An older table: the DDL without the swap column.
-	testenv.Exec(t, db, DDL("gl_checkpoint", "_o_ghk"), "ALTER TABLE gl_checkpoint._o_ghk DROP COLUMN "+swapColumn,
+	// An older table: the DDL without the swap and alter columns.
+	testenv.Exec(t, db, DDL("gl_checkpoint", "_o_ghk"), "ALTER TABLE gl_checkpoint._o_ghk DROP COLUMN "+swapColumn+", DROP COLUMN "+alterColumn,
 		"INSERT INTO gl_checkpoint._o_ghk (binlog_file, binlog_pos, gtid, rows_copied, events_applied, is_cutover) VALUES ('binlog.000002', 5, '', 0, 0, 1)")
 	got, err = Last(ctx, db, "gl_checkpoint", "_o_ghk")
-	if err != nil || got.File != "binlog.000002" || got.Pos != 5 || !got.CutOver || got.Swap != nil {
+	if err != nil || got.File != "binlog.000002" || got.Pos != 5 || !got.CutOver || got.Swap != nil || got.Alter != nil {
 		t.Fatalf("older table's record read back as %+v, swap %v (%v), want the record without a swap", got, got.Swap, err)
 	}
 	for range 2 { // the second Upgrade finds the column and does nothing
@@ -87,10 +92,10 @@ func TestSwapAndUpgrade(t *testing.T) {
 			t.Fatalf("upgrade: %v", err)
 		}
 	}
-	if err := Write(ctx, db, "gl_checkpoint", "_o_ghk", Record{File: "binlog.000002", Pos: 9, CutOver: true, Swap: swap}); err != nil {
+	if err := Write(ctx, db, "gl_checkpoint", "_o_ghk", Record{File: "binlog.000002", Pos: 9, CutOver: true, Swap: swap, Alter: alter}); err != nil {
 		t.Fatalf("write to the upgraded table: %v", err)
 	}
-	if got, err = Last(ctx, db, "gl_checkpoint", "_o_ghk"); err != nil || got.Swap == nil || !reflect.DeepEqual(*got.Swap, *swap) {
-		t.Fatalf("upgraded table's record read back with swap %+v (%v)", got.Swap, err)
+	if got, err = Last(ctx, db, "gl_checkpoint", "_o_ghk"); err != nil || got.Swap == nil || !reflect.DeepEqual(*got.Swap, *swap) || got.Alter == nil || !reflect.DeepEqual(*got.Alter, *alter) {
+		t.Fatalf("upgraded table's record read back with swap %+v, alter %+v (%v)", got.Swap, got.Alter, err)
 	}
 }

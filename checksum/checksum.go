@@ -1,6 +1,6 @@
 // Package checksum proves, before the cut-over, that the ghost table holds what the server's own
 // ALTER would make of the original's rows: it compares both tables chunk by chunk over the shared
-// key (COUNT(*) and a BIT_XOR of a CRC32 over the compared columns, per chunk, on both sides),
+// key (COUNT(*) and a BIT_XOR of each row's SHA1 (SHA2 on MySQL) folded to 64 bits, per range, on both sides),
 // reading both in one consistent snapshot, and repairs a chunk that differs by copying it again.
 //
 // Invariants:
@@ -9,8 +9,12 @@
 //     change written before the lock: the two sides are the same moment of the data. The lock is
 //     released as soon as the snapshot is open; the applier never stops;
 //   - a column is compared only through an expression that gives exactly what the ALTER stores
-//     (columns.go); the others are left out and logged, never compared approximately;
-//   - a NULL never hashes like an empty string (a NULL marker per column);
+//     (columns.go, each proven against the server's ALTER); the others are left out, never
+//     compared approximately, and named in Result.Skipped (the run's summary names them);
+//   - the per-row hash is not linear (no structured difference between rows cancels in the
+//     BIT_XOR) and hashes an encoding that reads back one way only: a value that may hold any
+//     character is prefixed with its length, a NULL never hashes like an empty string (a NULL
+//     marker per column), a FLOAT or DOUBLE is read with every bit of its value;
 //   - the original is only read (under shared locks while a chunk is repaired); a repair writes
 //     the ghost's rows of one key range in one transaction;
 //   - a chunk that still differs after Rounds repairs fails the run, naming its key range.
@@ -37,6 +41,9 @@ type Config struct {
 	// Primary is the server both tables are on: the checksum opens a small pool of its own there
 	// (the lock session, the snapshot session, the repair session).
 	Primary dbconn.Config
+	// Flavor chooses the digest of the row hash (dbconn.Flavor.Digest64SQL) and the expressions
+	// that reproduce the server's conversions where the flavors differ (see conversion).
+	Flavor dbconn.Flavor
 
 	Original   *table.Table
 	Ghost      *table.Table // the ghost as inspected after the ALTER
@@ -127,7 +134,7 @@ func New(cfg Config) (*Checksum, error) {
 		return nil, fmt.Errorf("checksum: %w", err)
 	}
 	c := &Checksum{cfg: cfg, ranges: r, from: r.From(), log: cfg.Logger.With().Str("component", "checksum").Logger()}
-	cols, skip, err := plan(cfg.Original, cfg.Ghost, cfg.Pairs)
+	cols, skip, err := plan(cfg.Original, cfg.Ghost, cfg.Pairs, cfg.Flavor)
 	if err != nil {
 		return nil, err
 	}

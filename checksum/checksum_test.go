@@ -51,7 +51,7 @@ func newChecksum(t *testing.T, db *sql.DB, chunk, sessions int, rows func() int6
 		pairs = append(pairs, Pair{Original: c.Name, Ghost: c.Name, Select: table.QuoteIdent(c.Name)})
 	}
 	cs, err := New(Config{
-		Primary: testenv.PrimaryConfig(), Original: orig, Ghost: ghost, GhostTable: "g", OriginalKey: *key, Pairs: pairs,
+		Primary: testenv.PrimaryConfig(), Flavor: testenv.Flavor(t), Original: orig, Ghost: ghost, GhostTable: "g", OriginalKey: *key, Pairs: pairs,
 		ChunkSize: func() int { return chunk }, Rows: rows, RangeChunks: 10, Sessions: sessions,
 		LockTimeout: 3 * time.Second, CatchUpTimeout: 10 * time.Second,
 		CatchUp: copier.CatchUpFunc(func(context.Context) error { return nil }),

@@ -75,7 +75,7 @@ func (c *Checksum) compare(ctx context.Context, conn *sql.Conn, sp span) (same b
 	ow, oa := c.ranges.Where(c.origKey, sp.lower, sp.inclusive, sp.upper)
 	gw, ga := c.ranges.Where(c.ghostKey, sp.lower, sp.inclusive, sp.upper)
 	q := fmt.Sprintf("SELECT 0, COUNT(*), COALESCE(BIT_XOR(%s), 0) FROM %s WHERE %s UNION ALL SELECT 1, COUNT(*), COALESCE(BIT_XOR(%s), 0) FROM %s WHERE %s",
-		rowExpr(c.cols, false), c.from, ow, rowExpr(c.cols, true), c.ghost, gw)
+		rowExpr(c.cols, false, c.cfg.Flavor), c.from, ow, rowExpr(c.cols, true, c.cfg.Flavor), c.ghost, gw)
 	res, err := conn.QueryContext(ctx, q, append(oa, ga...)...)
 	if err != nil {
 		return false, 0, err

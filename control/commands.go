@@ -42,8 +42,9 @@ help                                 # This message
 // throttleHint follows the throttle and throttle-query replies, as gh-ost's.
 const throttleHint = "# Note: you may only throttle for as long as your binary logs are not purged\n"
 
-// notPostponing is gh-ost's reply to unpostpone when nothing holds the cut-over back.
-const notPostponing = "You may only invoke this when gh-ost is actively postponing migration. At this time it is not.\n"
+// notPostponing is gh-ost's reply to unpostpone when nothing holds the cut-over back, without
+// naming gh-ost as the tool.
+const notPostponing = "You may only invoke this when the migration is actively postponing its cut-over. At this time it is not.\n"
 
 // settings are gh-ost's live settings; each goes through Controls.Get/Set (a setting the
 // migration does not have replies with the unknown-setting error).
@@ -52,7 +53,15 @@ var settings = []string{"chunk-size", "dml-batch-size", "max-lag-millis", "max-l
 
 // Command runs one command line and returns its reply (one or more lines, each ending in a
 // newline). It is what a connection gets; it never blocks on the migration.
-func (s *Server) Command(line string) string {
+func (s *Server) Command(line string) string { return s.command(line, false) }
+
+// socketOnly are the settings that make the tool run SQL or contact a URL with its credentials:
+// --serve-tcp-port has no authentication (any local user can connect), so over TCP they can be
+// read but not changed; the socket is owner-only.
+var socketOnly = []string{"throttle-query", "throttle-http"}
+
+// command runs one command line received over TCP (overTCP) or the socket.
+func (s *Server) command(line string, overTCP bool) string {
 	line = strings.TrimSpace(line)
 	if line == "" {
 		return "Empty command; try help\n"
@@ -69,6 +78,9 @@ func (s *Server) Command(line string) string {
 		name, arg = strings.TrimSpace(strings.TrimSuffix(name, "?")), "?"
 	}
 	s.log.Info().Str("command", clip(line)).Msg("interactive command")
+	if overTCP && slices.Contains(socketOnly, name) && arg != "?" {
+		return fmt.Sprintf("%s cannot be changed over TCP (--serve-tcp-port has no authentication): send it to the unix socket %s\n", name, s.cfg.SocketFile)
+	}
 	if s.OnCommand != nil {
 		if err := s.OnCommand(line); err != nil {
 			return err.Error() + "\n"

@@ -57,9 +57,12 @@ type Config struct {
 	Logger  zerolog.Logger
 }
 
-// DefaultSocketFile is gh-ost's socket path for a table: /tmp/gh-ost.<database>.<table>.sock.
+// DefaultSocketFile is gh-ost's socket path for a table: /tmp/gh-ost.<database>.<table>.sock. A
+// '/' in a name (legal in a quoted MariaDB/MySQL identifier) is written @002f, as the server names
+// its files, so the socket stays in the temporary directory.
 func DefaultSocketFile(database, table string) string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("gh-ost.%s.%s.sock", database, table))
+	esc := strings.NewReplacer("/", "@002f")
+	return filepath.Join(os.TempDir(), fmt.Sprintf("gh-ost.%s.%s.sock", esc.Replace(database), esc.Replace(table)))
 }
 
 // Server answers interactive commands. Start it, then Close it when the migration ends.
@@ -183,7 +186,8 @@ func (s *Server) handle(conn net.Conn) {
 	case err != nil && line == "":
 		return // closed without a command: nothing to answer
 	default:
-		reply = s.Command(line)
+		_, overTCP := conn.LocalAddr().(*net.TCPAddr)
+		reply = s.command(line, overTCP)
 	}
 	if reply == "" {
 		return

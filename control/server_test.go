@@ -124,7 +124,7 @@ func startServer(t *testing.T, cfg Config, c migrator.Controls, setup ...func(*S
 	return srv, cfg.SocketFile
 }
 
-var statusLineRe = regexp.MustCompile(`^Copy: \d+/\d+ \d+\.\d%; Applied: \d+; Backlog: \d+/\d+(; Displaced: \d+)?; Time: \S+\(total\), \S+\(copy\); streamer: [^;]+; HeartbeatLag: \S+, State: [^;]+; ETA: \S+$`)
+var statusLineRe = regexp.MustCompile(`^Copy: \d+/\d+ \d+\.\d%; Applied: \d+; Backlog: \d+/\d+(; Displaced: \d+)?; Time: \S+\(total\), \S+\(copy\); streamer: [^;]+; Lag: \S+, HeartbeatLag: \S+, State: [^;]+; ETA: \S+$`)
 
 // Every command's reply, on a fake migration: gh-ost's texts and errors.
 func TestCommandReplies(t *testing.T) {
@@ -336,5 +336,16 @@ func TestSocketFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "keep me" {
 		t.Error("the regular file was touched")
+	}
+}
+
+// A '/' in a database or table name stays inside the temporary directory's file name.
+func TestDefaultSocketFileEscapesSlash(t *testing.T) {
+	got := DefaultSocketFile("a/b", "t/../x")
+	if filepath.Dir(got) != os.TempDir() || got != filepath.Join(os.TempDir(), "gh-ost.a@002fb.t@002f..@002fx.sock") {
+		t.Errorf("DefaultSocketFile = %s", got)
+	}
+	if got := DefaultSocketFile("shop", "orders"); got != filepath.Join(os.TempDir(), "gh-ost.shop.orders.sock") {
+		t.Errorf("gh-ost's path changed: %s", got)
 	}
 }

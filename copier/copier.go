@@ -127,10 +127,9 @@ func (f CatchUpFunc) AwaitApplied(ctx context.Context) error { return f(ctx) }
 // Copier copies the original into the ghost (see the package comment). Progress can be read
 // while Run runs.
 type Copier struct {
-	cfg           Config
-	log           zerolog.Logger
-	key           *keyRange
-	maxErrorCount int // the copy session's max_error_count
+	cfg Config
+	log zerolog.Logger
+	key *keyRange
 
 	rows      atomic.Int64 // rows inserted by the copy
 	chunks    atomic.Int64 // planned chunks copied (proven or deferred), by every session
@@ -155,10 +154,7 @@ func New(cfg Config) (*Copier, error) {
 	if cfg.Throttler == nil {
 		cfg.Throttler = notThrottled{}
 	}
-	c := &Copier{cfg: cfg, maxErrorCount: maxWarningsListed, log: cfg.Logger.With().Str("component", "copier").Logger()}
-	if cfg.Test.MaxErrorCount > 0 {
-		c.maxErrorCount = cfg.Test.MaxErrorCount
-	}
+	c := &Copier{cfg: cfg, log: cfg.Logger.With().Str("component", "copier").Logger()}
 	key, err := newKeyRange(&c.cfg)
 	if err != nil {
 		return nil, err
@@ -324,8 +320,9 @@ func (c *Copier) copyDeferred(ctx context.Context, s *session, deferred []chunk)
 // session is one copy session: its connection, and the count of its chunk attempts rolled back by
 // a lock wait timeout or a deadlock (the adaptive chunk size backs off after one).
 type session struct {
-	conn   *sql.Conn
-	stalls int64
+	conn          *sql.Conn
+	stalls        int64
+	maxErrorCount int // how many warnings SHOW WARNINGS lists on conn
 }
 
 // openSessions opens n copy sessions: connections of their own, from one pool, with
@@ -350,8 +347,9 @@ func (c *Copier) openSessions(ctx context.Context, n int) (sessions []*session, 
 			closeSessions()
 			return nil, nil, fmt.Errorf("connect: %w", err)
 		}
-		sessions = append(sessions, &session{conn: conn})
-		if err := c.raiseMaxErrorCount(ctx, conn); err != nil {
+		s := &session{conn: conn}
+		sessions = append(sessions, s)
+		if err := c.errorCount(ctx, s); err != nil {
 			closeSessions()
 			return nil, nil, err
 		}

@@ -229,3 +229,33 @@ func TestKnobs(t *testing.T) {
 		t.Errorf("chunk size %d after an operator fixed 50 and --chunk-time chose 5000", k.ChunkSize())
 	}
 }
+
+// A shared key of a character set MySQL deprecates (utf8mb3) is copied in chunks: MySQL warns
+// (1287) for the CONVERT ... USING utf8mb3 and COLLATE of the chunk bounds, which changes no row.
+func TestCopierCopiesADeprecatedCharsetKey(t *testing.T) {
+	db := testenv.Database(t, copierDB)
+	testenv.Exec(t, db, "CREATE TABLE t3 (k VARCHAR(20) CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci PRIMARY KEY, v VARCHAR(10) CHARACTER SET utf8mb3)",
+		"INSERT INTO t3 SELECT CONCAT(_utf8mb4'é', seq), CONCAT(_utf8mb4'ü', seq) FROM seq_1_to_1000",
+		"CREATE TABLE _t3_gho LIKE t3")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	orig, err := table.Inspect(ctx, db, copierDB, "t3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := table.Key{Name: "PRIMARY", Columns: []string{"k"}}
+	mustCopy(t, newCopier(t, Config{
+		Primary: testenv.PrimaryConfig(), DB: db, Original: orig, GhostTable: "_t3_gho",
+		OriginalKey: pk, GhostKey: pk,
+		GhostColumns: []string{"k", "v"}, SelectExprs: []string{"`k`", "`v`"},
+		GhostKeyExprs: []string{orig.QualifiedName() + ".`k`"},
+		EstimatedRows: 1000, Retries: 3, Knobs: NewKnobs(150),
+		CatchUp: CatchUpFunc(func(context.Context) error { return nil }),
+		Logger:  zerolog.New(zerolog.NewTestWriter(t)),
+	}))
+	_, got := testenv.Checksum(t, db, copierDB, "_t3_gho", []string{"k", "v"}, "k")
+	_, want := testenv.Checksum(t, db, copierDB, "t3", []string{"k", "v"}, "k")
+	if got != want {
+		t.Error("the ghost does not hold every row of the original")
+	}
+}

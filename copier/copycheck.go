@@ -52,17 +52,21 @@ import (
 // migration. The shared key compares alike in both tables (the migrator chooses it so:
 // sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
 
-// maxWarningsListed is the largest max_error_count of MariaDB and MySQL.
-const maxWarningsListed = dbconn.MaxErrorCount
-
 // verifyRounds is how many times a chunk with rows missing from the ghost is copied and counted
 // again (after the applier caught up) before the migration fails.
 const verifyRounds = 3
 
-// raiseMaxErrorCount lets SHOW WARNINGS list up to c.maxErrorCount warnings on the copy session.
-func (c *Copier) raiseMaxErrorCount(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_error_count = %d", c.maxErrorCount)); err != nil {
-		return fmt.Errorf("raise max_error_count of the copy session: %w", err)
+// errorCount reads how many warnings SHOW WARNINGS lists on the copy session s: what its pool set
+// (dbconn.MaxErrorCount, or the server's value for an account MySQL does not let set it), or the
+// test's Test.MaxErrorCount.
+func (c *Copier) errorCount(ctx context.Context, s *session) error {
+	if n := c.cfg.Test.MaxErrorCount; n > 0 {
+		if _, err := s.conn.ExecContext(ctx, fmt.Sprintf("SET SESSION max_error_count = %d", n)); err != nil {
+			return fmt.Errorf("set max_error_count of the copy session: %w", err)
+		}
+	}
+	if err := s.conn.QueryRowContext(ctx, "SELECT @@session.max_error_count").Scan(&s.maxErrorCount); err != nil {
+		return fmt.Errorf("read max_error_count of the copy session: %w", err)
 	}
 	return nil
 }
@@ -80,7 +84,7 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 	var lastErr error
 	lost, rounds := "", 0
 	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
-		inserted, warnings, err := copyOnce(ctx, conn, q, args)
+		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.cfg.GhostKey.Name)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -97,18 +101,14 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 		if warnings == 0 {
 			return nil
 		}
-		w, err := readWarnings(ctx, conn, c.cfg.GhostKey.Name)
-		if err != nil {
-			return fmt.Errorf("copy chunk %d: read warnings: %w", ch.n, err)
-		}
-		if w.changed != "" {
-			return chunkFailure(ch.n, "the ALTER would change or lose data: "+w.changed+" (the ghost runs in strict mode)")
+		if len(w.changed) > 0 {
+			return chunkFailure(ch.n, dbconn.WarningsDetected(1, 1, w.changed)+": the ALTER would change or lose data (the ghost runs in strict mode)")
 		}
 		if w.listed < warnings {
 			c.log.Debug().Int64("chunk", ch.n).Int64("warnings", warnings).Int64("listed", w.listed).Msg("more warnings than listed; copying the chunk again in parts")
 			return c.copyInParts(ctx, s, ch, mayDefer)
 		}
-		if w.duplicate == "" {
+		if w.duplicate == nil {
 			// Every row the INSERT skipped has its shared key in the ghost: a row the applier
 			// wrote first (see "proven by its warnings" above).
 			return nil
@@ -144,7 +144,7 @@ func (c *Copier) copyInParts(ctx context.Context, s *session, ch chunk, mayDefer
 		return fmt.Errorf("copy chunk %d: count the rows to split: %w", ch.n, err)
 	}
 	if rows <= 1 {
-		return chunkFailure(ch.n, fmt.Sprintf("one row raised more warnings than the server lists (max_error_count %d), so the copy cannot tell whether the ALTER changes it", c.maxErrorCount))
+		return chunkFailure(ch.n, fmt.Sprintf("one row raised more warnings than the server lists (max_error_count %d), so the copy cannot tell whether the ALTER changes it", s.maxErrorCount))
 	}
 	mid, err := c.key.chunkEnd(ctx, conn, ch.lower, ch.inclusive, ch.upper, rows/2)
 	if err != nil {
@@ -159,72 +159,84 @@ func (c *Copier) copyInParts(ctx context.Context, s *session, ch chunk, mayDefer
 	return c.copyChunk(ctx, s, chunk{n: ch.n, lower: mid, upper: ch.upper}, mayDefer)
 }
 
-// copyOnce runs one chunk's INSERT and, in the same round trip, reads how many rows it inserted
-// and how many warnings it left. A statement that uses no table keeps the warnings of the INSERT,
-// so SHOW WARNINGS can still read them when the count is not zero.
-func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any) (inserted, warnings int64, err error) {
-	rows, err := conn.QueryContext(ctx, q+"; SELECT ROW_COUNT(), @@warning_count", args...)
+// copyOnce runs one chunk's INSERT and, in the same round trip, reads how many rows it inserted,
+// how many warnings it left and the list of them. The order is what both flavors keep: on MySQL
+// any SELECT clears the warnings of the statement before it, so the inserted count is saved with
+// GET DIAGNOSTICS (which clears nothing) and read last; SHOW WARNINGS and SHOW COUNT(*) WARNINGS
+// clear nothing on either server. sharedKey is the ghost's shared key.
+func copyOnce(ctx context.Context, conn *sql.Conn, q string, args []any, sharedKey string) (inserted, warnings int64, w copyWarnings, err error) {
+	rows, err := conn.QueryContext(ctx, q+"; GET DIAGNOSTICS @gl_copied_rows = ROW_COUNT; SHOW WARNINGS; SHOW COUNT(*) WARNINGS; SELECT @gl_copied_rows AS copied_rows", args...)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, w, err
 	}
 	defer rows.Close()
-	// The driver may or may not have stepped over the INSERT's empty result already.
-	for !rows.Next() {
-		if !rows.NextResultSet() {
-			if err := rows.Err(); err != nil {
-				return 0, 0, err
+	sawRows := false
+	for {
+		cols, err := rows.Columns()
+		if err != nil {
+			return 0, 0, w, err
+		}
+		for rows.Next() {
+			switch {
+			case len(cols) == 3:
+				var x dbconn.Warning
+				if err := rows.Scan(&x.Level, &x.Code, &x.Message); err != nil {
+					return 0, 0, w, err
+				}
+				w.add(x, sharedKey)
+			case len(cols) == 1 && cols[0] == "copied_rows":
+				if err := rows.Scan(&inserted); err != nil {
+					return 0, 0, w, err
+				}
+				sawRows = true
+			case len(cols) == 1:
+				if err := rows.Scan(&warnings); err != nil {
+					return 0, 0, w, err
+				}
 			}
-			return 0, 0, fmt.Errorf("no row and warning counts after the chunk's INSERT")
+		}
+		if !rows.NextResultSet() {
+			break
 		}
 	}
-	if err := rows.Scan(&inserted, &warnings); err != nil {
-		return 0, 0, err
+	if err := rows.Err(); err != nil {
+		return 0, 0, w, err
 	}
-	for rows.Next() {
+	if !sawRows {
+		return 0, 0, w, fmt.Errorf("no row and warning counts after the chunk's INSERT")
 	}
-	return inserted, warnings, rows.Err()
+	return inserted, warnings, w, nil
 }
 
 // copyWarnings is what SHOW WARNINGS listed after a chunk's INSERT.
 type copyWarnings struct {
-	listed    int64  // how many warnings were listed (at most max_error_count)
-	changed   string // the first Warning or Error that is not a duplicate key: a row refused or skipped
-	duplicate string // the first duplicate on a key other than the shared key
+	listed    int64            // how many warnings were listed (at most max_error_count)
+	changed   []dbconn.Warning // the Warnings and Errors that are not duplicate keys: rows refused or skipped (the first few)
+	duplicate *dbconn.Warning  // the first duplicate on a key other than the shared key
 }
 
-// readWarnings reads the warnings of the last statement. sharedKey is the ghost's shared key.
-func readWarnings(ctx context.Context, conn *sql.Conn, sharedKey string) (copyWarnings, error) {
-	var w copyWarnings
-	rows, err := conn.QueryContext(ctx, "SHOW WARNINGS")
-	if err != nil {
-		return w, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var level, msg string
-		var code int
-		if err := rows.Scan(&level, &code, &msg); err != nil {
-			return w, err
+// warningsShown is how many warnings of a chunk an error lists.
+const warningsShown = 3
+
+// add counts one listed warning. sharedKey is the ghost's shared key.
+func (w *copyWarnings) add(x dbconn.Warning, sharedKey string) {
+	w.listed++
+	switch {
+	case x.Level == "Note", dbconn.DeprecationWarning(x.Level, x.Code):
+	case x.Code == 1062 && strings.EqualFold(duplicateKeyName(x.Message), sharedKey):
+	case x.Code == 1062:
+		if w.duplicate == nil {
+			w.duplicate = &x
 		}
-		w.listed++
-		switch {
-		case level == "Note":
-		case code == 1062 && strings.EqualFold(duplicateKeyName(msg), sharedKey):
-		case code == 1062:
-			if w.duplicate == "" {
-				w.duplicate = msg
-			}
-		case w.changed == "":
-			w.changed = fmt.Sprintf("%s %d: %s", level, code, msg)
-		}
+	case len(w.changed) < warningsShown:
+		w.changed = append(w.changed, x)
 	}
-	return w, rows.Err()
 }
 
 // lostMessage says why rows of a chunk are missing from the ghost.
 func lostMessage(w copyWarnings, missing int64) string {
-	if w.duplicate != "" {
-		return fmt.Sprintf("the ALTER would drop rows: %s in the altered table (rows of the original clash on that unique key)", w.duplicate)
+	if w.duplicate != nil {
+		return fmt.Sprintf("%s: the ALTER would drop rows (rows of the original clash on that unique key of the altered table)", dbconn.WarningsDetected(1, 1, []dbconn.Warning{*w.duplicate}))
 	}
 	return fmt.Sprintf("%d rows of the original are missing from the ghost table after the copy", missing)
 }

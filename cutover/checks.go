@@ -23,7 +23,7 @@ const mdlWaitState = "Waiting for table metadata lock"
 type capabilities struct {
 	mdl      bool   // performance_schema.metadata_locks is usable
 	mdlWhy   string // why not, when mdl is false
-	idSource string // information_schema table with InnoDB table ids, "" when none is readable
+	idSource string // where table ids are read (dbconn.TableIDSources), "" when none is readable
 }
 
 // probe refuses a server where the renames could be overtaken, and finds which checks it allows.
@@ -38,14 +38,7 @@ func probe(ctx context.Context, db *sql.DB, log zerolog.Logger) (capabilities, e
 			ErrUnsafe, mwlc, minMaxWriteLockCount)
 	}
 	c.mdl, c.mdlWhy = mdlUsable(ctx, db)
-	for _, src := range []string{"INNODB_SYS_TABLES", "INNODB_TABLES"} {
-		var one int
-		err := db.QueryRowContext(ctx, "SELECT 1 FROM information_schema."+src+" LIMIT 1").Scan(&one)
-		if err == nil {
-			c.idSource = src
-			break
-		}
-	}
+	c.idSource = dbconn.ReadableTableIDSource(ctx, db)
 	ev := log.Info().Bool("processlist_check", true).Bool("liveness_token", true).
 		Uint64("max_write_lock_count", mwlc).Bool("metadata_locks_check", c.mdl).
 		Str("table_identity_source", c.idSource)

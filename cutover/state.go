@@ -2,8 +2,6 @@ package cutover
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -101,12 +99,10 @@ func readState(ctx context.Context, q dbconn.Querier, t Tables, idSource string)
 		if !x.ts.exists {
 			continue
 		}
-		// NAME is schema/table in the server's file-name encoding: plain names match, others
-		// are simply not found and stay unknown (0).
-		err := q.QueryRowContext(ctx, "SELECT TABLE_ID FROM information_schema."+idSource+" WHERE NAME = ?",
-			t.Schema+"/"+x.name).Scan(&x.ts.id)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return st, fmt.Errorf("read table id of %s.%s: %w", t.Schema, x.name, err)
+		// A table not found there stays unknown (0); names compare exactly (dbconn.TableID).
+		var err error
+		if x.ts.id, err = dbconn.TableID(ctx, q, idSource, t.Schema, x.name); err != nil {
+			return st, err
 		}
 	}
 	return st, nil

@@ -32,7 +32,8 @@ func TestRunServesCommands(t *testing.T) {
 	if err := os.Mkdir(hooksDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	hook := "#!/bin/sh\necho \"$GH_OST_COMMAND\" >> " + heard + "\n[ \"$GH_OST_COMMAND\" != throttle ]\n"
+	// GH_OST_COMMAND carries gh-ost's single quotes.
+	hook := "#!/bin/sh\necho \"$GH_OST_COMMAND\" >> " + heard + "\n[ \"$GH_OST_COMMAND\" != \"'throttle'\" ]\n"
 	if err := os.WriteFile(filepath.Join(hooksDir, "gh-ost-on-interactive-command"), []byte(hook), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestRunServesCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(strings.TrimSpace(string(got)), "\n"); len(lines) < 3 || lines[len(lines)-2] != "throttle" || lines[len(lines)-1] != "unpostpone" {
+	if lines := strings.Split(strings.TrimSpace(string(got)), "\n"); len(lines) < 3 || lines[len(lines)-2] != "'throttle'" || lines[len(lines)-1] != "'unpostpone'" {
 		t.Errorf("the on-interactive-command hook heard %q, want every command (status..., throttle, unpostpone)", lines)
 	}
 }

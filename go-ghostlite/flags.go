@@ -183,7 +183,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 		writeHelp(stdout, fs)
 		return invocation{Action: actionHelp}, nil
 	case v.version:
-		_, _ = fmt.Fprintf(stdout, "go-ghostlite %s\n", version)
+		_, _ = fmt.Fprintf(stdout, "go-ghostlite %s\n", versionText())
 		return invocation{Action: actionVersion}, nil
 	}
 	if fs.NArg() > 0 {
@@ -227,13 +227,16 @@ func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr
 		return err
 	}
 
+	if err := checkRanges(fs); err != nil { // flags_ranges.go
+		return err
+	}
 	if v.heartbeatMillis <= 0 {
 		return fmt.Errorf("--heartbeat-interval-millis must be positive (got %d)", v.heartbeatMillis)
 	}
 	cfg.HeartbeatInterval = time.Duration(v.heartbeatMillis) * time.Millisecond
 	cfg.CutOverLockTimeout = time.Duration(v.cutOverLockSeconds) * time.Second
 	if step, err := strconv.Atoi(os.Getenv(testPauseEnv)); err == nil && step > 0 {
-		cfg.CutOverSeams = pauseAtStep(stderr, step)
+		cfg.CutOverSeams = pauseAtStep(stderr, v.logFormat, step)
 	}
 	if v.backoffMaxSeconds <= 0 {
 		return fmt.Errorf("--exponential-backoff-max-interval must be positive (got %d)", v.backoffMaxSeconds)
@@ -324,28 +327,21 @@ Exit codes: 0 success, 1 the migration failed or was refused by a check on the s
 2 bad usage (a flag that cannot be parsed, is missing, contradicts another, or is a gh-ost
 flag not supported yet). See doc/flags.md and doc/exit-codes.md.
 
-Flags:
+Flags, by topic (one dash or two; doc/flags.md has each in detail):
 `
-
-// writeHelp prints the usage paragraph and every supported flag with its default (to the terminal:
-// a failed write has nowhere to be reported).
-func writeHelp(w io.Writer, fs *pflag.FlagSet) {
-	_, _ = fmt.Fprint(w, helpIntro)
-	_, _ = fmt.Fprint(w, fs.FlagUsagesWrapped(100))
-}
 
 // testPauseEnv is a test seam, not a user setting (so neither a flag nor in doc/flags.md): when it
 // holds a cut-over step number N, the process writes "test: paused before cut-over step N" to
 // stderr before that step and blocks until it is killed or signalled (the chaos tests kill -9 it).
 const testPauseEnv = "GHOSTLITE_TEST_PAUSE_AT_CUT_OVER_STEP"
 
-// pauseAtStep is the test seam installed by testPauseEnv.
-func pauseAtStep(w io.Writer, step int) cutover.TestSeams {
+// pauseAtStep is the test seam installed by testPauseEnv; its line is in the log's format.
+func pauseAtStep(w io.Writer, format string, step int) cutover.TestSeams {
 	return cutover.TestSeams{BeforeStep: func(ctx context.Context, s cutover.Step, _ cutover.StepInfo) error {
 		if int(s) != step {
 			return nil
 		}
-		_, _ = fmt.Fprintf(w, "test: paused before cut-over step %d\n", step)
+		warnLine(w, format, fmt.Sprintf("test: paused before cut-over step %d", step))
 		<-ctx.Done()
 		return ctx.Err()
 	}}

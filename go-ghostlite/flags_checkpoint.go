@@ -20,7 +20,7 @@ type checkpointFlags struct {
 func addCheckpointFlags(fs *pflag.FlagSet, cfg *migrator.Config, d migrator.Config, f *checkpointFlags) {
 	fs.BoolVar(&cfg.Checkpoint, "checkpoint", false, "write a checkpoint to _<table>_ghk every --checkpoint-seconds, so that a migration that stopped can go on with --resume (the helper tables are kept after a failure); a successful cut-over keeps the checkpoint and old tables for --revert")
 	fs.Int64Var(&f.seconds, "checkpoint-seconds", int64(d.CheckpointInterval/time.Second), "seconds between two checkpoints (10 at least)")
-	fs.BoolVar(&cfg.Resume, "resume", false, "continue the migration of the same table and ALTER from the last checkpoint of a --checkpoint run: reuse its ghost table, stream the binlog from the checkpoint, copy the rows above it")
+	fs.BoolVar(&cfg.Resume, "resume", false, "continue the migration of the same table and ALTER from the last checkpoint of a --checkpoint run: reuse its ghost table, stream the binlog from the checkpoint, copy the rows above it (another ALTER, even one giving the same table, is refused)")
 	fs.Int64Var(&f.testMillis, "checkpoint-interval-millis", 0, "tests only: milliseconds between two checkpoints, instead of --checkpoint-seconds")
 	_ = fs.MarkHidden("checkpoint-interval-millis")
 	fs.BoolVar(&cfg.Revert, "revert", false, "swap a completed --checkpoint migration back: apply the changes the table had since its cut-over to --old-table, then make that table live again under the name (the migrated one becomes _<table>_rev_del); needs --old-table and --execute, no --alter")

@@ -101,7 +101,7 @@ func addCompatFlags(fs *pflag.FlagSet, cfg *migrator.Config, f *compatFlags) {
 	fs.BoolVar(&f.panicOnWarnings, "panic-on-warnings", false, "always on in go-ghostlite: a copy or apply statement whose warnings could mean a lost or changed row fails the migration")
 	fs.BoolVar(&cfg.SwitchToRBR, "switch-to-rbr", false, "when the inspected replica's binlog_format is not ROW, set it to ROW and restart its replication (refused if it has replicas)")
 	fs.BoolVar(&cfg.Tungsten, "tungsten", false, "the inspected replica is fed by Tungsten: do not require log_slave_updates (use with --assume-master-host)")
-	fs.Float64Var(&f.mysqlTimeout, "mysql-timeout", 0, "connect timeout of every connection, in seconds (0: 10 seconds); unlike gh-ost, reads and writes have no driver timeout")
+	fs.Float64Var(&f.mysqlTimeout, "mysql-timeout", 0, "bound of the connect and the MySQL handshake of every connection, in seconds (0: 10 seconds); unlike gh-ost, reads and writes have no driver timeout")
 	fs.IntVar(&cfg.BinlogReconnectAttempts, "binlogsyncer-max-reconnect-attempts", 0, "consecutive failed reconnections of the binary log reader before the migration fails (0: 10; gh-ost's 0 means no limit)")
 	f.ignored, f.ignoredBools = map[string]*string{}, map[string]*bool{}
 	for name, why := range ignoredFlags {

@@ -60,8 +60,8 @@ func TestCheckFlag(t *testing.T) {
 		{[]string{"--check-flag", "--alter=x", "--execute", "-chunk-size", "500"}, 0, ""},
 		{[]string{"-check-flag", "-throttle-http", "http://x", "-ok-to-drop-table"}, 0, ""},
 		{[]string{"--check-flag"}, 0, ""},
-		{[]string{"-check-flag", "-no-such-flag"}, 1, "go-ghostlite: --check-flag: unknown flag: --no-such-flag (see go-ghostlite --help)\n"},
-		{[]string{"--no-such-flag", "--check-flag"}, 1, "go-ghostlite: --check-flag: unknown flag: --no-such-flag (see go-ghostlite --help)\n"},
+		{[]string{"-check-flag", "-no-such-flag"}, 1, "FATAL --check-flag: unknown flag: --no-such-flag (see go-ghostlite --help)\n"},
+		{[]string{"--no-such-flag", "--check-flag"}, 1, "FATAL --check-flag: unknown flag: --no-such-flag (see go-ghostlite --help)\n"},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer

@@ -42,7 +42,7 @@ func (v controlFlags) controlConfig(cfg migrator.Config) control.Config {
 		ForceNamedPanic:         v.forceNamedPanic,
 		PostponeFlagFile:        cfg.PostponeCutOverFlagFile,
 		PanicFlagFile:           cfg.PanicFlagFile,
-		Version:                 version,
+		Version:                 versionText(),
 		Logger:                  cfg.Logger,
 	}
 }

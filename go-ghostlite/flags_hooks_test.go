@@ -129,7 +129,7 @@ func TestFailingHookExitsNonZero(t *testing.T) {
 		}
 	}
 	code, stderr := dryRunWithHooks(dbName, dir)
-	want := "go-ghostlite: migration aborted: hook " + filepath.Join(dir, "gh-ost-on-validated") + " exited with status 5; the original table is untouched\n"
+	want := "FATAL migration aborted: hook " + filepath.Join(dir, "gh-ost-on-validated") + " exited with status 5; the original table is untouched\n"
 	if code != exitFailure || stderr != want {
 		t.Fatalf("exit %d, stderr %q\nwant exit 1, %q", code, stderr, want)
 	}

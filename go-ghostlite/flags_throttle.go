@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -49,6 +50,9 @@ func (f *durationFlag) Set(s string) error {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		return err
+	}
+	if limit := int64(maxFlagDuration / f.unit); n < 0 || n > limit { // flags_ranges.go
+		return fmt.Errorf("must be from 0 to %d (a day)", limit)
 	}
 	*f.p = time.Duration(n) * f.unit
 	return nil

@@ -31,7 +31,7 @@ func TestPasswordNeverLeaks(t *testing.T) {
 	}
 	db := testenv.Database(t, "gl_leak")
 	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
-	testenv.Exec(t, admin, "CREATE OR REPLACE USER 'gl_leak'@'%' IDENTIFIED BY '"+leakCanary+"'",
+	testenv.Exec(t, admin, "DROP USER IF EXISTS 'gl_leak'@'%'", "CREATE USER 'gl_leak'@'%' IDENTIFIED BY '"+leakCanary+"'",
 		"GRANT ALL PRIVILEGES ON *.* TO 'gl_leak'@'%'")
 	t.Cleanup(func() { _, _ = admin.Exec("DROP USER IF EXISTS 'gl_leak'@'%'") })
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_3000")

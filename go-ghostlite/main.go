@@ -9,7 +9,11 @@
 //     1 failure (any error from the migration, including refusals found on the server; and
 //     --check-flag when a flag given does not exist), 2 bad usage (a flag that cannot be parsed,
 //     or an error wrapping migrator.ErrUsage from migrator.New);
-//   - an error is printed as one line on stderr, "go-ghostlite: <message>"; --stack adds detail;
+//   - the error that ends the run is the last line on stderr, one line: "FATAL <message>" (gh-ost's
+//     level word), or with --log-format=json a JSON line of level "fatal" with that message;
+//     --stack adds detail;
+//   - with --log-format=json every line the tool writes on stdout and stderr is JSON, from the
+//     start (errors in the command line included) to the exit; --help and --version excepted;
 //   - every gh-ost flag is accepted; one that has no meaning here is logged as ignored, with why;
 //   - the first SIGINT/SIGTERM cancels the migration's context (the migrator cleans up); a second
 //     one exits at once with code 1.
@@ -21,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/control"
@@ -40,40 +43,42 @@ const (
 
 func main() {
 	if err := hidePasswordArgs(os.Args[1:]); err != nil {
-		_, _ = fmt.Fprintf(os.Stderr, "go-ghostlite: warning: %v; the password stays visible in the process list\n", err)
+		warnLine(os.Stderr, logFormatOf(os.Args[1:]), fmt.Sprintf("%v; the password stays visible in the process list", err))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run is the whole program but for os.Exit: it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	report := fatalReporter(stderr, logFormatOf(args))
 	inv, err := parseArgs(args, stdout, stderr)
 	var checkFailed *checkFlagError
 	if errors.As(err, &checkFailed) {
-		return report(stderr, err, false, exitFailure)
+		return report(err, false, exitFailure)
 	}
 	if err != nil {
-		return report(stderr, err, false, exitUsage)
+		return report(err, false, exitUsage)
 	}
 	if inv.Action != actionRun {
 		return exitOK
 	}
+	routeLibraryLogs(inv.Config.Logger)
 	m, err := migrator.New(inv.Config)
 	if err != nil {
 		if errors.Is(err, migrator.ErrUsage) {
-			return report(stderr, fmt.Errorf("%w (see go-ghostlite --help)", err), inv.Stack, exitUsage)
+			return report(fmt.Errorf("%w (see go-ghostlite --help)", err), inv.Stack, exitUsage)
 		}
-		return report(stderr, err, inv.Stack, exitFailure)
+		return report(err, inv.Stack, exitFailure)
 	}
 	obs, err := attachObservers(inv, m)
 	if err != nil {
-		return report(stderr, err, inv.Stack, exitFailure)
+		return report(err, inv.Stack, exitFailure)
 	}
 	defer obs.close()
 	ctx, stop := signalContext(context.Background(), inv.Config.Logger, os.Exit)
 	defer stop()
 	if err := runObserved(ctx, inv, m, obs); err != nil {
-		return report(stderr, err, inv.Stack, exitFailure)
+		return report(err, inv.Stack, exitFailure)
 	}
 	return exitOK
 }
@@ -103,30 +108,4 @@ func runObserved(ctx context.Context, inv invocation, m *migrator.Migrator, obs 
 		defer func() { close(stopProgress); <-done }()
 	}
 	return m.Run(ctx)
-}
-
-// report prints err as one line on w (and its chain with --stack) and returns code. w is stderr:
-// a failed write has nowhere to be reported, the exit code still tells.
-func report(w io.Writer, err error, stack bool, code int) int {
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
-	_, _ = fmt.Fprintf(w, "go-ghostlite: %s\n", msg)
-	if stack {
-		writeChain(w, err, "  ")
-	}
-	return code
-}
-
-// writeChain prints every error wrapped in err, one per line, indented by depth.
-func writeChain(w io.Writer, err error, indent string) {
-	_, _ = fmt.Fprintf(w, "%s%T: %+v\n", indent, err, err)
-	switch e := err.(type) {
-	case interface{ Unwrap() error }:
-		if inner := e.Unwrap(); inner != nil {
-			writeChain(w, inner, indent+"  ")
-		}
-	case interface{ Unwrap() []error }:
-		for _, inner := range e.Unwrap() {
-			writeChain(w, inner, indent+"  ")
-		}
-	}
 }

@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -28,16 +33,16 @@ func TestRunExitCodes(t *testing.T) {
 		{"help", []string{"--help"}, 0, "", "--chunk-size int"},
 		{"version", []string{"--version"}, 0, "", "go-ghostlite dev"},
 		{"bad max-load", append(slices.Clone(required), "--max-load=Threads_running"), 2,
-			"go-ghostlite: usage: --max-load: load condition \"Threads_running\" is not Var=N (see go-ghostlite --help)\n", ""},
-		{"unknown", []string{"--nope"}, 2, "go-ghostlite: unknown flag: --nope (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --max-load: load condition \"Threads_running\" is not Var=N (see go-ghostlite --help)\n", ""},
+		{"unknown", []string{"--nope"}, 2, "FATAL unknown flag: --nope (see go-ghostlite --help)\n", ""},
 		{"missing table", []string{"--database=d", "--alter=ADD COLUMN c INT"}, 2,
-			"go-ghostlite: usage: --table is required (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --table is required (see go-ghostlite --help)\n", ""},
 		{"contradiction", append(slices.Clone(required), "--approve-renamed-columns", "--skip-renamed-columns"), 2,
-			"go-ghostlite: usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
 		{"out of range", append(slices.Clone(required), "--chunk-size=5"), 2,
-			"go-ghostlite: usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
 		{"cut-over", append(slices.Clone(required), "--cut-over=four-step"), 2,
-			"go-ghostlite: usage: --cut-over=\"four-step\" is not supported; use three-step, atomic or two-step (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --cut-over=\"four-step\" is not supported; use three-step, atomic or two-step (see go-ghostlite --help)\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,20 +61,64 @@ func TestReport(t *testing.T) {
 	err := fmt.Errorf("inspect table: %w", errors.Join(inner, errors.New("second")))
 
 	var w bytes.Buffer
-	if code := report(&w, err, false, 1); code != 1 {
+	if code := fatalReporter(&w, "console")(err, false, 1); code != 1 {
 		t.Fatalf("code %d", code)
 	}
-	if got := w.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "go-ghostlite: inspect table: connection refused by peer") {
-		t.Fatalf("one line expected, got %q", got)
+	if got := w.String(); got != "FATAL inspect table: connection refused by peer second\n" {
+		t.Fatalf("one FATAL line expected, got %q", got)
 	}
 
 	w.Reset()
-	report(&w, err, true, 1)
+	fatalReporter(&w, "console")(err, true, 1)
 	got := w.String()
 	for _, want := range []string{"*fmt.wrapError: inspect table", "  *errors.joinError", "    *errors.errorString: connection refused", "    *errors.errorString: second"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("--stack output lacks %q:\n%s", want, got)
 		}
+	}
+
+	w.Reset()
+	fatalReporter(&w, "json")(err, true, 1)
+	var line struct {
+		Level, Message string
+		Chain          []string
+	}
+	if e := json.Unmarshal(w.Bytes(), &line); e != nil || strings.Count(w.String(), "\n") != 1 {
+		t.Fatalf("one JSON line expected, got %q (%v)", w.String(), e)
+	}
+	if line.Level != "fatal" || line.Message != "inspect table: connection refused by peer second" || len(line.Chain) != 4 {
+		t.Errorf("JSON fatal line %+v", line)
+	}
+}
+
+// Every line on stderr is JSON under --log-format=json, errors in the command line included,
+// wherever the flag stands; the console format ends with one FATAL line.
+func TestFatalLineFormat(t *testing.T) {
+	for _, args := range [][]string{
+		{"--log-format=json", "--nope"},
+		{"--nope", "--log-format=json"},
+		{"-log-format", "json", "--database=d", "--alter=ADD COLUMN c INT"},
+		append(slices.Clone(required), "--log-format=json", "--chunk-size=5"),
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("run(%q) = %d, want %d", args, code, exitUsage)
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		for _, l := range lines {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Errorf("run(%q): stderr line is not JSON: %q", args, l)
+			}
+		}
+		if last := lines[len(lines)-1]; !strings.Contains(last, `"level":"fatal"`) {
+			t.Errorf("run(%q): last line %q is not the fatal one", args, last)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	run([]string{"--log-format=console", "--nope"}, &stdout, &stderr)
+	if got := stderr.String(); got != "FATAL unknown flag: --nope (see go-ghostlite --help)\n" {
+		t.Errorf("console: %q", got)
 	}
 }
 
@@ -175,5 +224,74 @@ func TestBinary(t *testing.T) {
 	code, _, errOut = runBin("--chunk-size=abc")
 	if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "--chunk-size") {
 		t.Errorf("--chunk-size=abc: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// --mysql-timeout bounds the connect and the handshake: a port that accepts and says nothing
+// ends the run within it, in one FATAL line naming the address and the cause, and under
+// --log-format=json every line (the driver's own included) is JSON.
+func TestMySQLTimeoutBoundsTheHandshake(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer func() { _ = c.Close() }()
+		}
+	}()
+	addr := ln.Addr().String()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	for _, format := range []string{"console", "json"} {
+		var stdout, stderr bytes.Buffer
+		began := time.Now()
+		code := run([]string{"--host=127.0.0.1", "--port=" + port, "--user=u", "--password=p", "--database=d", "--table=t",
+			"--alter=ADD COLUMN c INT", "--allow-on-master", "--mysql-timeout=0.5", "--log-format=" + format,
+			"--serve-socket-file=" + filepath.Join(t.TempDir(), "s.sock")}, &stdout, &stderr)
+		if took := time.Since(began); took > 3*time.Second {
+			t.Errorf("%s: the run took %s with --mysql-timeout=0.5", format, took)
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		last := lines[len(lines)-1]
+		want := "connect to " + addr + " as u: no MySQL handshake in time (500ms, --mysql-timeout)"
+		if code != exitFailure || !strings.Contains(last, want) || strings.Contains(stderr.String(), "[mysql]") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 1 and a last line with %q", format, code, stderr.String(), want)
+		}
+		if format == "console" && !strings.HasPrefix(last, "FATAL ") {
+			t.Errorf("last line %q does not start with FATAL", last)
+		}
+		for _, l := range lines {
+			if format == "json" && !json.Valid([]byte(l)) {
+				t.Errorf("json: line %q is not JSON", l)
+			}
+		}
+	}
+}
+
+// The libraries' own log lines (go-mysql logs some through log/slog's default logger, the MySQL
+// driver through its own) come out in the tool's format: JSON under --log-format=json.
+func TestLibraryLogsInTheToolsFormat(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	var buf bytes.Buffer
+	logger, err := newLogger(&buf, "json", zerolog.DebugLevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routeLibraryLogs(logger)
+	slog.Warn("out of order binlog", slog.String("new", "0-1-5"))
+	driverLog{log: logger}.Print("packets.go:58 unexpected EOF")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), buf.String())
+	}
+	for i, want := range []string{`"level":"warn"`, `"level":"debug"`} {
+		if !json.Valid([]byte(lines[i])) || !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %q: not JSON with %s", i, lines[i], want)
+		}
 	}
 }

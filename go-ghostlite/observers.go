@@ -22,7 +22,7 @@ func attachObservers(inv invocation, m *migrator.Migrator) (*observers, error) {
 	if f := inv.Hooks; f.path != "" {
 		o.hooks = hooks.New(hooks.Config{Path: f.path, Hint: f.hint, HintOwner: f.hintOwner, HintToken: f.hintToken,
 			StatusInterval: time.Duration(f.statusIntervalSeconds) * time.Second,
-			Alter:          cfg.Alter, DryRun: !cfg.Execute, Logger: cfg.Logger}, m)
+			Alter:          cfg.Alter, DryRun: !cfg.Execute, Revert: cfg.Revert, Logger: cfg.Logger}, m)
 		m.Observe(o.hooks)
 		m.GateStep(o.hooks.Step)
 	}

@@ -48,7 +48,7 @@ func (h *Hooks) environment() []string {
 		"GH_OST_HOOKS_HINT_OWNER=" + h.cfg.HintOwner,
 		"GH_OST_HOOKS_HINT_TOKEN=" + h.cfg.HintToken,
 		fmt.Sprintf("GH_OST_DRY_RUN=%t", h.cfg.DryRun),
-		"GH_OST_REVERT=false", // go-ghostlite has no --revert
+		fmt.Sprintf("GH_OST_REVERT=%t", h.cfg.Revert),
 	}
 }
 

@@ -79,6 +79,7 @@ type Config struct {
 
 	Alter  string // GH_OST_DDL: the --alter text
 	DryRun bool   // GH_OST_DRY_RUN: no --execute
+	Revert bool   // GH_OST_REVERT: --revert
 
 	Logger zerolog.Logger
 }
@@ -121,12 +122,9 @@ func (h *Hooks) files(prefix string) ([]string, error) {
 	if h.cfg.Path == "" {
 		return nil, nil
 	}
-	dir, err := filepath.EvalSymlinks(h.cfg.Path)
+	dir, err := checkDir(h.cfg.Path) // safety.go: owner and mode, again before every hook
 	if err != nil {
-		return nil, fmt.Errorf("read --hooks-path %s: %w", h.cfg.Path, err)
-	}
-	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("--hooks-path %s became writable by group or others (mode %04o): no hook runs", h.cfg.Path, st.Mode().Perm())
+		return nil, fmt.Errorf("no hook runs: %w", err)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -185,6 +183,12 @@ func (h *Hooks) runOne(ctx context.Context, file string, env []string) error {
 	cmd.WaitDelay = time.Second
 	began := time.Now()
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The hook exited 0 but left a background process holding its output open: the hook
+		// succeeded; what the child writes later is not captured.
+		h.log.Warn().Str("hook", filepath.Base(file)).Msg("the hook exited 0 but left a process running that holds its output open; its later output is not logged")
+		err = nil
+	}
 	took := time.Since(began).Round(time.Millisecond)
 	name := filepath.Base(file)
 	shown := filepath.Join(h.cfg.Path, name) // as the user gave --hooks-path

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
@@ -26,6 +27,9 @@ func (h *Hooks) Step(ctx context.Context, at migrator.Step) error {
 	prefix, ok := steps[at]
 	if !ok {
 		return nil
+	}
+	if at == migrator.StepSuccess { // gh-ost's: whether the ALTER was done instantly
+		return h.run(ctx, prefix, fmt.Sprintf("GH_OST_INSTANT_DDL=%t", h.controls.Status().Instant))
 	}
 	return h.run(ctx, prefix)
 }
@@ -63,7 +67,7 @@ func (h *Hooks) Event(e migrator.Event) {
 // interactive command executes. On an error the command must be rejected with the error's text,
 // as gh-ost does.
 func (h *Hooks) InteractiveCommand(command string) error {
-	return h.run(context.Background(), OnInteractiveCommand, "GH_OST_COMMAND="+command)
+	return h.run(context.Background(), OnInteractiveCommand, ghostQuoted("GH_OST_COMMAND", command))
 }
 
 // runLogged runs the hooks for prefix; a failure is logged (in run) and the run goes on.
@@ -87,9 +91,16 @@ func (h *Hooks) statusTick(at time.Time, line string) {
 	h.status.Add(1)
 	go func() {
 		defer h.status.Done()
-		_ = h.run(context.Background(), OnStatus, "GH_OST_STATUS="+line)
+		_ = h.run(context.Background(), OnStatus, ghostQuoted("GH_OST_STATUS", line))
 		h.mu.Lock()
 		h.statusRunning = false
 		h.mu.Unlock()
 	}()
+}
+
+// ghostQuoted is the variable name=value as gh-ost sets GH_OST_COMMAND and GH_OST_STATUS: the
+// value inside single quotes, which are part of it (GH_OST_COMMAND='chunk-size=500'); hooks
+// written for gh-ost strip them.
+func ghostQuoted(name, value string) string {
+	return fmt.Sprintf("%s='%s'", name, value)
 }

@@ -79,7 +79,7 @@ func TestEnvironment(t *testing.T) {
 		"GH_OST_INSPECTED_LAG": "0.000000", "GH_OST_HEARTBEAT_LAG": "0.000000", "GH_OST_PROGRESS": "0.000000",
 		"GH_OST_ETA_SECONDS": strconv.FormatInt(math.MinInt64, 10), "GH_OST_HOOKS_HINT": "hint",
 		"GH_OST_HOOKS_HINT_OWNER": "owner", "GH_OST_HOOKS_HINT_TOKEN": "token", "GH_OST_DRY_RUN": "true",
-		"GH_OST_REVERT": "false", "GH_OST_COMMAND": "chunk-size=500",
+		"GH_OST_REVERT": "false", "GH_OST_COMMAND": "'chunk-size=500'", // gh-ost's quotes, part of the value
 	}
 	if got := r.env(OnInteractiveCommand); !mapsEqual(got, want) {
 		t.Fatalf("environment:\n got %v\nwant %v", got, want)
@@ -105,6 +105,23 @@ func TestEnvironment(t *testing.T) {
 	}
 	if _, ok := got["GH_OST_COMMAND"]; ok {
 		t.Error("GH_OST_COMMAND outside on-interactive-command")
+	}
+	if got["GH_OST_INSTANT_DDL"] != "false" {
+		t.Errorf("on-success after a copy: GH_OST_INSTANT_DDL=%q, want false", got["GH_OST_INSTANT_DDL"])
+	}
+	c.mu.Lock()
+	c.st.Instant = true
+	c.mu.Unlock()
+	h.cfg.Revert = true
+	if err := h.Step(context.Background(), migrator.StepSuccess); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.envs(OnSuccess); got[len(got)-1]["GH_OST_INSTANT_DDL"] != "true" || got[len(got)-1]["GH_OST_REVERT"] != "true" {
+		t.Errorf("on-success after an instant ALTER of a --revert: GH_OST_INSTANT_DDL=%q GH_OST_REVERT=%q, want true, true",
+			got[len(got)-1]["GH_OST_INSTANT_DDL"], got[len(got)-1]["GH_OST_REVERT"])
+	}
+	if _, ok := r.env(OnInteractiveCommand)["GH_OST_INSTANT_DDL"]; ok {
+		t.Error("GH_OST_INSTANT_DDL outside on-success")
 	}
 }
 
@@ -134,7 +151,7 @@ func TestStatusInterval(t *testing.T) {
 		h.Wait()
 	}
 	envs := r.envs(OnStatus)
-	if len(envs) != 1 || envs[0]["GH_OST_STATUS"] != "line at 1m1s" {
+	if len(envs) != 1 || envs[0]["GH_OST_STATUS"] != "'line at 1m1s'" {
 		t.Fatalf("on-status ran with %v, want once, at 61s", envs)
 	}
 }

@@ -1,10 +1,13 @@
 package hooks
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
 // A hooks directory or hook that group or others can write, or a link to a hook elsewhere, is
@@ -64,4 +67,48 @@ func TestCheckPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("another user's hook", "belongs to uid 4242")
+}
+
+// The hooks directory is checked before every hook, not only at start: one that becomes writable
+// by others, or changes owner, during the run runs no hook, and an aborting hook's moment fails
+// in one line naming the directory (the class: mode and owner alike).
+func TestDirCheckedBeforeEachHook(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		change     func(dir string) error
+	}{
+		{"mode 0777", "is writable by group or others (mode 0777)", func(dir string) error { return os.Chmod(dir, 0o777) }},
+		{"another owner", "belongs to uid 4242", func(dir string) error {
+			if os.Getuid() != 0 {
+				t.Skip("only root can give a directory away")
+			}
+			return os.Chown(dir, 4242, 4242)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRecorder(t)
+			if err := os.Chmod(r.dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			r.install(OnBeforeCutOver, "")
+			if err := CheckPath(r.dir); err != nil {
+				t.Fatalf("private hooks refused at start: %v", err)
+			}
+			h, _ := newTestHooks(t, r, nil, migrator.Status{})
+			ctx := context.Background()
+			if err := h.Step(ctx, migrator.StepBeforeCutOver); err != nil || len(r.order()) != 1 {
+				t.Fatalf("before the change: %v, ran %q", err, r.order())
+			}
+			if err := c.change(r.dir); err != nil {
+				t.Fatal(err)
+			}
+			err := h.Step(ctx, migrator.StepBeforeCutOver)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("after the change: %v, want one line with %q", err, c.want)
+			}
+			if got := r.order(); len(got) != 1 {
+				t.Errorf("hooks ran after the directory changed: %q", got)
+			}
+		})
+	}
 }

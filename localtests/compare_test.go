@@ -18,7 +18,7 @@ type column struct {
 // columns lists the columns of tbl in the case's schema, in ordinal order.
 func (r *runner) columns(tbl string) []column {
 	r.t.Helper()
-	rows, err := r.admin.Query(`SELECT COLUMN_NAME, DATA_TYPE, IS_GENERATED = 'ALWAYS' FROM information_schema.COLUMNS
+	rows, err := r.admin.Query(`SELECT COLUMN_NAME, DATA_TYPE, COALESCE(GENERATION_EXPRESSION, '') <> '' FROM information_schema.COLUMNS
 		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, r.schema, tbl)
 	if err != nil {
 		r.t.Fatal(err)
@@ -105,7 +105,8 @@ func (r *runner) compare() {
 	r.compareDefinitions()
 	r.compareRows()
 	ctx := context.Background()
-	conn, err := r.admin.Conn(ctx)
+	// An application's session (utf8mb4): a JSON path literal is text there, not binary.
+	conn, err := r.appSession().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

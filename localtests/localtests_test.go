@@ -21,11 +21,13 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +115,8 @@ type runner struct {
 	db       *sql.DB // the case's database, utf8mb4 client, server time zone: runs create/load
 	schema   string
 	serverID int
+	// refusedWith is the error line of a refusal case that refused as expected.
+	refusedWith string
 }
 
 func (r *runner) run() {
@@ -144,6 +148,7 @@ func (r *runner) run() {
 func (r *runner) setup() {
 	t := r.t
 	testenv.Exec(t, r.admin, "DROP DATABASE IF EXISTS "+quote(r.schema), "CREATE DATABASE "+quote(r.schema))
+	testenv.SeqTables(t, r.admin, r.schema, append(slices.Clone(r.c.Create), r.c.Load...)...) // MySQL has no seq_1_to_N
 	r.db = r.appSession()
 	// create.sql may change its session (SET SESSION sql_mode=''): run it on one connection.
 	ctx := context.Background()
@@ -186,6 +191,9 @@ func (r *runner) start(execute bool, extra ...string) *process {
 		"--default-retries=3",
 		"--cut-over-lock-timeout-seconds=3",
 		fmt.Sprintf("--replica-server-id=%d", r.serverID),
+		// Its own socket: the default /tmp/gh-ost.<db>.<table>.sock is the same for every sandbox
+		// on the machine, so two runs of the same case would refuse each other.
+		"--serve-socket-file=" + filepath.Join(r.t.TempDir(), "s.sock"),
 	}
 	if execute {
 		args = append(args, "--execute")
@@ -244,6 +252,12 @@ func (p *process) output() string {
 	return fmt.Sprintf("--- args: %q\n--- stdout:\n%s--- stderr:\n%s", p.cmd.Args[1:], tail(p.stdout.String()), tail(p.stderr.String()))
 }
 
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
 // tail keeps the last 80 lines of s.
 func tail(s string) string {
 	lines := strings.SplitAfter(s, "\n")
@@ -253,11 +267,26 @@ func tail(s string) string {
 	return strings.Join(lines, "")
 }
 
-// errorLines are the "go-ghostlite: " lines of stderr.
+// errorLines are the messages of the "fatal" lines of stderr (the binary runs with
+// --log-format=json: the error that ends a run is {"level":"fatal",...,"message":"..."}).
 func (p *process) errorLines() []string {
 	var out []string
 	for _, l := range strings.Split(p.stderr.String(), "\n") {
-		if strings.HasPrefix(l, "go-ghostlite: ") {
+		var line struct{ Level, Message string }
+		if json.Unmarshal([]byte(l), &line) == nil && line.Level == "fatal" {
+			out = append(out, line.Message)
+		}
+	}
+	return out
+}
+
+// notJSON are the lines of stdout and stderr that are not JSON objects (--log-format=json
+// promises JSON on every line, from start to exit).
+func (p *process) notJSON() []string {
+	var out []string
+	for _, l := range strings.Split(p.stdout.String()+p.stderr.String(), "\n") {
+		var v map[string]any
+		if l != "" && json.Unmarshal([]byte(l), &v) != nil {
 			out = append(out, l)
 		}
 	}
@@ -330,6 +359,9 @@ func (r *runner) runFull() {
 	if code := r.wait(p, exitTimeout); code != 0 {
 		t.Fatalf("go-ghostlite exited %d, want 0\n%s", code, p.output())
 	}
+	if bad := p.notJSON(); len(bad) > 0 {
+		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
+	}
 	if strings.Contains(p.stderr.String(), "checksum: chunk differs") {
 		t.Errorf("the checksum before the cut-over found a chunk that differs (a false mismatch, or a copy gone wrong)\n%s", p.output())
 	}
@@ -391,11 +423,17 @@ func (r *runner) runRefusal() {
 	lines := p.errorLines()
 	switch {
 	case len(lines) != 1:
-		t.Errorf("want one \"go-ghostlite: \" error line on stderr, got %d", len(lines))
-	case !strings.Contains(strings.ToLower(lines[0]), strings.ToLower(r.c.ExpectFailure)):
+		t.Errorf("want one \"fatal\" error line on stderr, got %d", len(lines))
+	case !strings.Contains(lastLine(p.stderr.String()), `"level":"fatal"`):
+		t.Errorf("the fatal line is not the last line on stderr")
+	case r.c.ExpectFailure != anyRefusal && !strings.Contains(strings.ToLower(lines[0]), strings.ToLower(r.c.ExpectFailure)):
 		t.Errorf("error line %q does not contain %q", lines[0], r.c.ExpectFailure)
 	default:
 		t.Logf("refused as expected: %s", lines[0])
+		r.refusedWith = lines[0]
+	}
+	if bad := p.notJSON(); len(bad) > 0 {
+		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
 	}
 	if after := r.snapshot(); after != before {
 		t.Errorf("the original changed:\nbefore: %s\n after: %s", before, after)

@@ -38,11 +38,11 @@ func resumeCase() *testCase {
   b VARCHAR(40) NOT NULL,
   v INT NOT NULL DEFAULT 0
 ) ENGINE=InnoDB`,
-			fmt.Sprintf("INSERT INTO gl_test (a, b) SELECT seq %% 97, MD5(seq) FROM seq_1_to_%d", resumeRows)},
+			fmt.Sprintf("INSERT INTO gl_test (a, b) SELECT seq %% 97, LEFT(SHA2(seq, 256), 32) FROM seq_1_to_%d", resumeRows)},
 		Load: []string{
 			fmt.Sprintf("UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1 SET a = FLOOR(RAND() * 97), v = v + 1", resumeRows),
-			fmt.Sprintf("UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1 SET b = MD5(RAND())", resumeRows),
-			"INSERT INTO gl_test (a, b) VALUES (FLOOR(RAND() * 97), MD5(RAND()))",
+			fmt.Sprintf("UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1 SET b = LEFT(SHA2(RAND(), 256), 32)", resumeRows),
+			"INSERT INTO gl_test (a, b) VALUES (FLOOR(RAND() * 97), LEFT(SHA2(RAND(), 256), 32))",
 			fmt.Sprintf("DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1", resumeRows+2000),
 		},
 		Alter: "ADD COLUMN c INT NOT NULL DEFAULT 3, MODIFY b VARCHAR(60) NOT NULL, ADD INDEX ix_a (a, v)",

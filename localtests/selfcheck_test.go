@@ -114,6 +114,9 @@ func TestLoadRandomRowInSubqueryIsIdle(t *testing.T) {
 		{"rand in a derived table", "UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.idle {
+				testenv.OnlyMariaDB(t, "MySQL evaluates the uncorrelated subquery's RAND() once per statement: it finds its row")
+			}
 			l := startLoad(r.db, []string{tc.stmt})
 			ran := l.waitMore(idleRuns+10, 30*time.Second)
 			l.Stop()

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
 // statusCollector reads the run's Status at each scrape.
@@ -24,12 +25,12 @@ func newStatusCollector(c migrator.Controls, labels prometheus.Labels) *statusCo
 		controls:      c,
 		rowsCopied:    d("rows_copied_total", "Rows copied from the original into the ghost table."),
 		rowsEstimated: d("rows_estimated", "Rows the copy expects (the optimizer's estimate, or the count with --exact-rowcount)."),
-		progress:      d("copy_progress_percent", "Share of the copy done, in percent."),
+		progress:      d("copy_progress_ratio", "Share of the copy done, 0 to 1."),
 		eventsApplied: d("events_applied_total", "Binlog row events applied to the ghost table."),
 		backlog:       d("backlog_events", "Binlog events read and not applied yet."),
 		heartbeatLag:  d("heartbeat_lag_seconds", "Time since the applier last saw a heartbeat of this run (absent before the first)."),
-		throttled:     d("throttled", "1 while the copy is throttled, with the reason; 0 otherwise.", "reason"),
-		postponed:     d("cut_over_postponed", "1 while the cut-over is postponed (flag file or command)."),
+		throttled:     d("throttled", "1 for the kind of reason the copy is throttled for now, 0 for the other kinds (all 0: not throttled).", "reason"),
+		postponed:     d("cut_over_postponed", "1 while the run waits in the postponed phase (flag file or command), 0 otherwise."),
 		phase:         d("phase", "1 for the run's current phase, 0 for the others.", "phase"),
 		elapsed:       d("elapsed_seconds", "Time since the run started executing."),
 		eta:           d("eta_seconds", "Time the copy still needs at the rate seen so far (absent while unknown)."),
@@ -55,17 +56,22 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.rowsCopied, prometheus.CounterValue, float64(st.RowsCopied))
 	ch <- prometheus.MustNewConstMetric(c.eventsApplied, prometheus.CounterValue, float64(st.EventsApplied))
 	gauge(c.rowsEstimated, float64(st.RowsEstimate))
-	gauge(c.progress, st.Progress())
+	gauge(c.progress, st.Progress()/100)
 	gauge(c.backlog, float64(st.Backlog))
 	if st.HeartbeatLag >= 0 {
 		gauge(c.heartbeatLag, st.HeartbeatLag.Seconds())
 	}
+	// A bounded label: the reason's kind, never its text (a path, a URL, an error).
+	kind := ""
 	if st.Throttled {
-		gauge(c.throttled, 1, st.ThrottleReason)
-	} else {
-		gauge(c.throttled, 0, "")
+		kind = throttle.ReasonKind(st.ThrottleReason)
 	}
-	gauge(c.postponed, boolValue(st.Postponed))
+	for _, k := range throttle.ReasonKinds {
+		gauge(c.throttled, boolValue(k == kind), k)
+	}
+	// Postponed while the run waits in that phase: the flag file may exist from the start, but
+	// the copy is not the postponed wait.
+	gauge(c.postponed, boolValue(st.Postponed && st.Phase == migrator.PhasePostponed))
 	for p := migrator.PhasePrepare; p <= migrator.PhaseFailed; p++ {
 		gauge(c.phase, boolValue(p == st.Phase), p.String())
 	}

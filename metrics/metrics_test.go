@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
 const metricsDB = "gl_metrics"
@@ -101,9 +102,18 @@ func TestScrapeDuringAMigration(t *testing.T) {
 
 	testenv.WaitFor(t, time.Minute, 20*time.Millisecond, "the copy phase, throttled", func() (bool, error) {
 		s := scrape(t, addr)
-		return s[series("phase", `phase="copy",`)] == 1 && s[series("throttled", `reason="commanded by user",`)] == 1, nil
+		return s[series("phase", `phase="copy",`)] == 1 && s[series("throttled", `reason="user",`)] == 1, nil
 	})
 	s := scrape(t, addr)
+	// The flag of the postponement is set from the start, but the copy is not postponed.
+	if got := sample(t, s, series("cut_over_postponed", "")); got != 0 {
+		t.Errorf("cut_over_postponed %v during the copy, want 0", got)
+	}
+	for _, k := range throttle.ReasonKinds {
+		if want := boolValue(k == "user"); sample(t, s, series("throttled", `reason="`+k+`",`)) != want {
+			t.Errorf("throttled{reason=%q} != %v while throttled by the user", k, want)
+		}
+	}
 	if got := sample(t, s, series("rows_copied_total", "")); got != 0 {
 		t.Errorf("rows copied while throttled from the start: %v", got)
 	}
@@ -117,8 +127,8 @@ func TestScrapeDuringAMigration(t *testing.T) {
 		return s[series("phase", `phase="postponed",`)] == 1 && lag, nil
 	})
 	s = scrape(t, addr)
-	for name, want := range map[string]float64{series("rows_copied_total", ""): 2000, series("copy_progress_percent", ""): 100,
-		series("throttled", `reason="",`): 0, series("cut_over_postponed", ""): 1, series("phase", `phase="copy",`): 0} {
+	for name, want := range map[string]float64{series("rows_copied_total", ""): 2000, series("copy_progress_ratio", ""): 1,
+		series("throttled", `reason="user",`): 0, series("cut_over_postponed", ""): 1, series("phase", `phase="copy",`): 0} {
 		if got := sample(t, s, name); got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}

@@ -82,7 +82,8 @@ func tokenize(s string) ([]token, error) {
 
 // parseAlter parses the --alter value for a migration of schema.tbl. It accepts the clauses alone
 // or after "ALTER [ONLINE] [IGNORE] TABLE [schema.]tbl", refuses an empty ALTER, more than one
-// statement, an ALTER that names another table and one that renames the table, and returns the
+// statement, an ALTER that names another table, one that renames the table and the clauses
+// reachRefusal refuses (alterreach.go), and returns the
 // column renames it finds.
 func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 	toks, err := tokenize(stmt)
@@ -105,6 +106,9 @@ func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 	}
 	if len(toks) == 0 {
 		return nil, errors.New("the ALTER is empty: give the clauses to apply, e.g. --alter \"ADD COLUMN c INT\"")
+	}
+	if err := reachRefusal(toks, schema, tbl); err != nil {
+		return nil, err
 	}
 	spec := &alterSpec{Body: strings.TrimSpace(stmt[bodyStart:])}
 	dropped, added := map[string]bool{}, map[string]bool{}
@@ -214,7 +218,7 @@ func parseRename(rest []token, tbl string) (*columnRename, error) {
 		}
 		return &columnRename{From: from, To: to}, nil
 	}
-	return nil, fmt.Errorf("alter statement seems to RENAME the table. This is not supported, and you should run your RENAME outside gh-ost: the ALTER renames the table %s (RENAME TO): go-ghostlite keeps the table's name; migrate, then RENAME TABLE separately", tbl)
+	return nil, fmt.Errorf("alter statement seems to RENAME the table. This is not supported, and you should run your RENAME outside the migration: the ALTER gives %s another name (RENAME TO), while the migration keeps it; migrate without RENAME TO, then run RENAME TABLE", tbl)
 }
 
 // parseChange reads what follows CHANGE: [COLUMN] [IF EXISTS] old new <definition>.
@@ -250,12 +254,8 @@ func renameRefusal(renames []columnRename, approve, skip bool) error {
 		froms[i] = r.From
 		tos[i] = r.To
 	}
-	noun := "column"
-	if len(renames) > 1 {
-		noun = "columns"
-	}
-	return fmt.Errorf("gh-ost believes the ALTER statement renames columns: the ALTER renames %s %s: pass --approve-renamed-columns to copy %s's data into %s, or --skip-renamed-columns to leave %s empty",
-		noun, strings.Join(parts, ", "), strings.Join(froms, "/"), strings.Join(tos, "/"), strings.Join(tos, "/"))
+	return fmt.Errorf("it seems the ALTER statement renames columns, as follows: %s; as precaution, you are asked to confirm: pass --approve-renamed-columns to copy %s's data into %s, or --skip-renamed-columns to leave %s empty",
+		strings.Join(parts, ", "), strings.Join(froms, "/"), strings.Join(tos, "/"), strings.Join(tos, "/"))
 }
 
 // notColumn are the words after ADD or DROP that start something other than a column.

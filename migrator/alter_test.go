@@ -35,6 +35,11 @@ func TestParseAlterAccepts(t *testing.T) {
 		{"dash dash without space is not a comment", "ADD c INT DEFAULT 1--1", "ADD c INT DEFAULT 1--1", nil},
 		{"empty executable comment runs nothing", "ADD c INT /*!*/", "ADD c INT /*!*/", nil},
 		{"algorithm and lock are left to the server", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", "ADD c INT, ALGORITHM=INPLACE, LOCK=NONE", nil},
+		{"convert to a character set", "CONVERT TO CHARACTER SET utf8mb4", "CONVERT TO CHARACTER SET utf8mb4", nil},
+		{"foreign key to another table", "ADD FOREIGN KEY (a) REFERENCES gl.p (id)", "ADD FOREIGN KEY (a) REFERENCES gl.p (id)", nil},
+		{"same name in another schema", "ADD FOREIGN KEY (a) REFERENCES other.t (id)", "ADD FOREIGN KEY (a) REFERENCES other.t (id)", nil},
+		{"partition words in a comment", "ADD c INT COMMENT 'EXCHANGE PARTITION p WITH TABLE x'", "ADD c INT COMMENT 'EXCHANGE PARTITION p WITH TABLE x'", nil},
+		{"partition maintenance kept", "ADD PARTITION (PARTITION p9 VALUES LESS THAN (9)), COALESCE PARTITION 2", "ADD PARTITION (PARTITION p9 VALUES LESS THAN (9)), COALESCE PARTITION 2", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,14 +60,23 @@ func TestParseAlterAccepts(t *testing.T) {
 func TestParseAlterRefuses(t *testing.T) {
 	cases := []struct{ in, phrase string }{
 		{"", "the ALTER is empty"},
+		{"EXCHANGE PARTITION p0 WITH TABLE x", "(EXCHANGE PARTITION ... WITH TABLE x)"},
+		{"CONVERT PARTITION p0 TO TABLE gl.x", "(CONVERT PARTITION ... TO TABLE gl.x)"},
+		{"CONVERT TABLE `x` TO PARTITION p9 VALUES LESS THAN (10)", "(CONVERT TABLE x TO PARTITION)"},
+		{"UNION=(a, b) ENGINE=MRG_MyISAM", "UNION of other tables"},
+		{"ADD FOREIGN KEY (a) REFERENCES `gl`.`t` (id)", "referencing t itself"},
+		{"ADD b INT REFERENCES T (id)", "referencing t itself"},
+		{"DROP PARTITION p0", "DROP PARTITION, which deletes"},
+		{"truncate partition all", "TRUNCATE PARTITION, which deletes"},
+		{"DISCARD PARTITION p0 TABLESPACE", "DISCARD ... TABLESPACE"},
 		{"  ;", "the ALTER is empty"},
 		{"ALTER TABLE t", "the ALTER is empty"},
 		{"ALTER TABLE t;", "the ALTER is empty"},
 		{"-- nothing\n", "the ALTER is empty"},
-		{"RENAME TO t2", "renames the table t"},
-		{"RENAME AS t2", "renames the table t"},
-		{"RENAME t2", "renames the table t"},
-		{"ADD c INT, RENAME TO `t2`", "renames the table t"},
+		{"RENAME TO t2", "the ALTER gives t another name"},
+		{"RENAME AS t2", "the ALTER gives t another name"},
+		{"RENAME t2", "the ALTER gives t another name"},
+		{"ADD c INT, RENAME TO `t2`", "the ALTER gives t another name"},
 		{"ALTER TABLE other ADD c INT", "names table other but the migration is of gl.t"},
 		{"ALTER TABLE otherdb.t ADD c INT", "names table otherdb.t"},
 		{"ALTER TABLE T ADD c INT", "names table T"},
@@ -93,12 +107,12 @@ func TestParseAlterRefuses(t *testing.T) {
 func TestRenameRefusal(t *testing.T) {
 	one := []columnRename{{"a", "b"}}
 	err := renameRefusal(one, false, false)
-	want := "gh-ost believes the ALTER statement renames columns: the ALTER renames column a to b: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
+	want := "it seems the ALTER statement renames columns, as follows: a to b; as precaution, you are asked to confirm: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	two := []columnRename{{"a", "b"}, {"c", "d"}}
-	if err := renameRefusal(two, false, false); err == nil || !strings.Contains(err.Error(), "renames columns a to b, c to d") {
+	if err := renameRefusal(two, false, false); err == nil || !strings.Contains(err.Error(), "renames columns, as follows: a to b, c to d;") {
 		t.Fatalf("two renames: %v", err)
 	}
 	if renameRefusal(one, true, false) != nil || renameRefusal(one, false, true) != nil || renameRefusal(nil, false, false) != nil {
@@ -130,5 +144,47 @@ func TestParseAlterRecreatedColumns(t *testing.T) {
 				t.Errorf("parseAlter(%q).Recreated = %q, want %q", in, spec.Recreated, want)
 			}
 		})
+	}
+}
+
+// The ALTER a checkpoint records reads the same however it is written (case, spacing, comments,
+// quoting of identifiers and strings), and differently for any other clause.
+func TestNormalizeAlter(t *testing.T) {
+	same := []string{
+		"CHANGE a b INT, ADD COLUMN c VARCHAR(10) DEFAULT 'x''y'",
+		"change  `A`\n\tB int ,add column c varchar ( 10 ) default \"x'y\" /* a comment */",
+		"Change `a` `b` Int, Add Column `C` VarChar(10) Default 'x\\'y' -- the end\n",
+	}
+	want, err := normalizeAlter(same[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range same[1:] {
+		if got, err := normalizeAlter(s); err != nil || got != want {
+			t.Errorf("%q reads as %q (%v), want %q", s, got, err, want)
+		}
+	}
+	for _, s := range []string{
+		"DROP COLUMN a, ADD COLUMN b INT AFTER id",
+		"CHANGE a b INT, ADD COLUMN c VARCHAR(10) DEFAULT 'X''y'",
+		"CHANGE a b INT, ADD COLUMN c VARCHAR(11) DEFAULT 'x''y'",
+	} {
+		if got, err := normalizeAlter(s); err != nil || got == want {
+			t.Errorf("%q reads as %q (%v), the same as the first ALTER", s, got, err)
+		}
+	}
+}
+
+// Line breaks in strings and identifiers are escaped (the normalized ALTER is shown in a one-line
+// error), and the escaping keeps distinct ALTERs distinct: a line break is not a backslash and
+// an n.
+func TestNormalizeAlterOneLine(t *testing.T) {
+	broken, err := normalizeAlter("ADD COLUMN `x\ny` INT DEFAULT 'a\nb'")
+	if err != nil || strings.ContainsAny(broken, "\r\n") {
+		t.Fatalf("%q (%v), want one line", broken, err)
+	}
+	escaped, err := normalizeAlter("ADD COLUMN `x\ny` INT DEFAULT 'a\\\\nb'") // the string holds a backslash and an n
+	if err != nil || escaped == broken {
+		t.Errorf("%q and %q (%v), want them different", broken, escaped, err)
 	}
 }

@@ -116,7 +116,8 @@ func (r *run) writeCheckpoints(ctx context.Context, interval time.Duration) {
 func (r *run) writeCheckpoint(ctx context.Context) error {
 	p := r.s.plan
 	st := r.applier.Stats()
-	rec := checkpoint.Record{File: st.Applied.File, Pos: st.Applied.Pos, GTID: st.Applied.GTID, EventsApplied: st.EventsApplied, Key: r.s.resumeKey()}
+	rec := checkpoint.Record{File: st.Applied.File, Pos: st.Applied.Pos, GTID: st.Applied.GTID, EventsApplied: st.EventsApplied, Key: r.s.resumeKey(),
+		Alter: r.s.alterRecord()} // resume.go
 	if c := r.copier.Load(); c != nil {
 		rec.Key, rec.RowsCopied = c.CompleteUpTo(), c.Copied()
 	}
@@ -124,7 +125,13 @@ func (r *run) writeCheckpoint(ctx context.Context) error {
 		return err
 	}
 	r.checkpointed.Store(true)
-	r.m.log.Debug().Str("checkpoint", rec.String()).Msg("checkpoint written")
+	// gh-ost's words, which wrappers wait for; no key values (they are row data).
+	coords := fmt.Sprintf("%s:%d", rec.File, rec.Pos)
+	if rec.GTID != "" {
+		coords += " gtid=" + rec.GTID
+	}
+	r.m.log.Info().Str("checkpoint", rec.String()).
+		Msgf("checkpoint success at coords=%s rows_copied=%d events_applied=%d iteration=%d", coords, rec.RowsCopied, rec.EventsApplied, r.checkpoints.Add(1))
 	return nil
 }
 

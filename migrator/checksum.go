@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/checksum"
@@ -28,6 +29,7 @@ func (r *run) checksum(ctx context.Context) error {
 	}
 	cs, err := checksum.New(checksum.Config{
 		Primary:        p.Primary,
+		Flavor:         p.Flavor,
 		Original:       p.Original,
 		Ghost:          p.Ghost,
 		GhostTable:     p.GhostTable,
@@ -43,12 +45,14 @@ func (r *run) checksum(ctx context.Context) error {
 	})
 	if errors.Is(err, checksum.ErrKeyChanges) {
 		m.log.Warn().Err(err).Msg("checksum skipped: the ghost cannot be read in the original's key ranges")
+		r.unchecked = []string{"every column: " + err.Error()}
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	res, err := cs.Run(ctx)
+	r.unchecked = res.Skipped
 	if err != nil {
 		return fmt.Errorf("checksum before the cut-over: %w", err)
 	}
@@ -61,6 +65,19 @@ func (r *run) checksum(ctx context.Context) error {
 		Str("took", logfmt.Duration(res.Took)).
 		Msgf("checksum: %d rows compared in %d ranges, %d repaired, in %s", res.Rows, res.Ranges, res.Repaired, logfmt.Duration(res.Took))
 	return nil
+}
+
+// uncheckedNote is what the summary line adds when the checksum left columns out: their names,
+// so a run that ends 0 says what it did not prove (the reasons are in the not_checksummed field).
+func (r *run) uncheckedNote() string {
+	if len(r.unchecked) == 0 {
+		return ""
+	}
+	names := make([]string, len(r.unchecked))
+	for i, u := range r.unchecked {
+		names[i], _, _ = strings.Cut(u, ":")
+	}
+	return fmt.Sprintf("; NOT compared by the checksum: %s (doc/checksum.md)", strings.Join(names, ", "))
 }
 
 // checksumRows estimates the original's rows for the checksum's ranges: the plan's estimate

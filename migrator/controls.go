@@ -1,6 +1,7 @@
 package migrator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -155,6 +156,9 @@ func (m *Migrator) Set(name, value string) error {
 // Throttle implements Controls.
 func (m *Migrator) Throttle(on bool) {
 	m.levers.userThrottle.Set(on, "commanded by user")
+	if ph, _ := m.phases.Current(); ph == PhaseCopy { // the reply's status reflects the command
+		m.levers.throttler.Refresh(context.Background())
+	}
 	m.log.Info().Bool("throttle", on).Msg("throttle set by the operator")
 }
 
@@ -164,6 +168,10 @@ func (m *Migrator) Postpone(on bool) error {
 	m.log.Info().Bool("postpone", on).Msg("cut-over postponement set by the operator")
 	if on || m.cfg.PostponeCutOverFlagFile == "" {
 		return nil
+	}
+	// Only a file is removed: os.Remove would delete an empty directory given by mistake too.
+	if fi, err := os.Lstat(m.cfg.PostponeCutOverFlagFile); err == nil && fi.IsDir() {
+		return fmt.Errorf("the postpone flag file %s is a directory: not removed; remove it yourself to let the cut-over go", m.cfg.PostponeCutOverFlagFile)
 	}
 	if err := os.Remove(m.cfg.PostponeCutOverFlagFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove the postpone flag file: %w", err)

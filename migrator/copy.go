@@ -47,8 +47,8 @@ func copierConfig(p *Plan) copier.Config {
 		GhostTable:    p.GhostTable,
 		OriginalKey:   p.OriginalKey,
 		GhostKey:      p.GhostKey,
-		GhostColumns:  p.GhostColumns(),
-		SelectExprs:   p.SelectExprs(""),
+		GhostColumns:  append(p.GhostColumns(), p.FillColumns()...),
+		SelectExprs:   append(p.SelectExprs(""), p.FillExprs()...),
 		GhostKeyExprs: p.GhostKeyExprs(p.Original.QualifiedName()),
 		EstimatedRows: p.EstimatedRows,
 	}

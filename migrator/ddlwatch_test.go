@@ -28,9 +28,12 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 		serverID        uint32
 	}{
 		{"executable comment", "/*! ALTER TABLE t MODIFY e ENUM('c','b','a') */", "ALTER TABLE", 77201},
-		{"versioned MariaDB comment", "/*M!100100 ALTER TABLE `gl_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */", "ALTER TABLE", 77202},
+		{"versioned comment", "/*M!100100 ALTER TABLE `gl_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */", "ALTER TABLE", 77202},
 		{"driver dash comment", "--\nALTER TABLE t MODIFY e ENUM('c','b','a')", "ALTER TABLE", 77203},
 		{"create trigger", "CREATE TRIGGER trg_t AFTER INSERT ON t FOR EACH ROW SET @x = 1", "CREATE TRIGGER", 77204},
+	}
+	if !testenv.Flavor(t).MariaDB { // MySQL reads /*M! as a comment: its own versioned form instead
+		cases[1].ddl = "/*!80000 ALTER TABLE `gl_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */"
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,8 +3,11 @@ package migrator
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -74,31 +77,43 @@ func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
 	}
 }
 
-// heartbeat writes the changelog heartbeat every HeartbeatInterval until ctx ends.
-func (m *Migrator) heartbeat(ctx context.Context, s *session) {
+// heartbeat writes the changelog heartbeat every HeartbeatInterval until ctx ends. It fails (and so
+// stops the run) when the changelog table is gone: no retry brings it back, and without heartbeats
+// the copy would stay throttled on an unknown lag for ever.
+func (m *Migrator) heartbeat(ctx context.Context, s *session) error {
 	t := time.NewTicker(m.cfg.HeartbeatInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case now := <-t.C:
 			if m.levers.signals.critical.Hibernating() {
 				continue // a critical-load hibernation writes nothing (throttle.go)
 			}
-			m.writeHeartbeat(ctx, s, now)
+			if err := m.writeHeartbeat(ctx, s, now); err != nil {
+				return err
+			}
 		}
 	}
 }
 
 // writeHeartbeat writes the changelog's heartbeat row with the time now (best effort: a failure
-// is logged; the lag it measures then grows, which throttles).
-func (m *Migrator) writeHeartbeat(ctx context.Context, s *session, now time.Time) {
+// is logged; the lag it measures then grows, which throttles). It returns an error only when the
+// changelog table does not exist (ErrHelperChanged).
+func (m *Migrator) writeHeartbeat(ctx context.Context, s *session, now time.Time) error {
 	p := s.plan
 	q := table.ChangelogUpsert(p.Original.Schema, p.ChangelogTable)
-	if _, err := s.primary.ExecContext(ctx, q, table.HintHeartbeat, now.UTC().Format(time.RFC3339Nano)); err != nil && ctx.Err() == nil {
-		m.log.Warn().Err(err).Msg("heartbeat write failed")
+	_, err := s.primary.ExecContext(ctx, q, table.HintHeartbeat, now.UTC().Format(time.RFC3339Nano))
+	if err == nil || ctx.Err() != nil {
+		return nil
 	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1146 { // ER_NO_SUCH_TABLE
+		return fmt.Errorf("%w: the changelog table %s.%s no longer exists (heartbeat: %v)", binlogapply.ErrHelperChanged, p.Original.Schema, p.ChangelogTable, me.Message)
+	}
+	m.log.Warn().Err(err).Msg("heartbeat write failed")
+	return nil
 }
 
 // finish drops the changelog and, with --ok-to-drop-table, the old table, each only while this
@@ -181,8 +196,9 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 }
 
 // newApplier opens the applier's pool and sets up the binlog applier from pos.
-func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Position) (*binlogapply.Applier, *sql.DB, error) {
+func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.Position) (*binlogapply.Applier, *sql.DB, error) {
 	// The applier sends each batch in one round trip: its pool accepts several statements at once.
+	p := s.plan
 	ac := p.Primary
 	ac.MultiStatements = true
 	applierDB, err := dbconn.Open(ctx, ac, p.Original.Schema) // a multi-table DELETE needs a default schema
@@ -201,10 +217,13 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		Original:     p.Original,
 		Ghost:        p.Ghost,
 		ColumnMap:    columnMap(p.Columns),
+		Fills:        p.Fills,
 		TimeZone:     p.TimeZone,
 		PadChar:      p.PadChar,
 		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
+		Checkpoint:   checkpointWatched(m.cfg, s),
+		OwnTriggers:  ownTriggerNames(s.triggers),
 		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
@@ -216,4 +235,20 @@ func (m *Migrator) newApplier(ctx context.Context, p *Plan, pos binlogapply.Posi
 		return nil, nil, fmt.Errorf("set up binlog applier: %w", err)
 	}
 	return applier, applierDB, nil
+}
+
+// checkpointWatched is the checkpoint table the applier watches, "" when the run writes none.
+func checkpointWatched(cfg Config, s *session) string {
+	if cfg.checkpointing() || s.revert != nil {
+		return s.plan.CheckpointTable
+	}
+	return ""
+}
+
+func ownTriggerNames(defs []triggerDef) []string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.NewName
+	}
+	return names
 }

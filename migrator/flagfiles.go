@@ -35,7 +35,7 @@ func (m *Migrator) postponeCutOver(ctx context.Context, ph *phases) error {
 	}
 	path := m.cfg.PostponeCutOverFlagFile
 	ph.Enter(ctx, PhasePostponed)
-	m.log.Info().Str("flag_file", path).Msg("row copy complete; cut-over postponed while the flag file exists or until unpostponed (delete the file, or send unpostpone, to cut over)")
+	m.log.Info().Str("flag_file", path).Msg("cut-over postponed while the flag file exists or until unpostponed (delete the file, or send unpostpone, to cut over)")
 	t := time.NewTicker(m.cfg.FlagFileInterval)
 	defer t.Stop()
 	for m.postponing() {

@@ -97,9 +97,11 @@ func testCascadeLossAllowed(t *testing.T) {
 	if err := db.QueryRow("SELECT COUNT(*) FROM t WHERE pid = 2 AND v < 0").Scan(&updated); err != nil || updated == 0 {
 		t.Fatalf("the binlogged update of the children of parent 2 was not applied: %d (%v)", updated, err)
 	}
-	// The cascade's deletions are not in the binlog, so the ghost kept the children; the checksum
+	// MariaDB does not log the cascade's deletions, so the ghost kept the children; the checksum
 	// before the cut-over (which the flag requires) finds them and copies their chunks again.
-	if back != 0 || !logs.Contains("checksum: chunk differs") {
+	// MySQL 9.7 logs them (row events flagged USE_SQL_FOREIGN_KEY_F): the applier deletes them.
+	repaired := logs.Contains("checksum: chunk differs") || !testenv.Flavor(t).MariaDB
+	if back != 0 || !repaired {
 		t.Errorf("rows deleted by the cascade and back in the new table: %d of %d, want 0 (repaired by the checksum)", back, cascaded)
 	}
 	if !strings.Contains(logs.String(), "--allow-cascading-foreign-keys-data-loss") || !strings.Contains(logs.String(), "fk_t_p -> p ON DELETE CASCADE") {

@@ -22,6 +22,18 @@ type ddlSettings struct {
 	SQLMode  string // @@global.sql_mode, relaxed by --allow-zero-in-date / --skip-strict-mode
 }
 
+// apply gives conn the server's settings and a utf8mb4 client character set, so the ALTER's
+// string literals are text, as an application's client sends them (MySQL refuses a JSON value
+// from a binary string: JSON_VALUE(j, '$.n') in a binary session fails), then runs extra
+// (", SESSION x = y" assignments, or ""). conn must not go back to the writer pool.
+func (d ddlSettings) apply(ctx context.Context, conn *sql.Conn, extra string) error {
+	if _, err := conn.ExecContext(ctx, "SET NAMES utf8mb4"); err != nil {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, "SET SESSION time_zone = "+table.QuoteString(d.TimeZone)+", SESSION sql_mode = "+table.QuoteString(d.SQLMode)+extra)
+	return err
+}
+
 // readDDLSettings reads the primary's global time zone and sql_mode and applies the relaxing flags.
 func readDDLSettings(ctx context.Context, db *sql.DB, allowZeroInDate, skipStrict bool) (ddlSettings, error) {
 	var d ddlSettings
@@ -62,7 +74,7 @@ func createGhost(ctx context.Context, db *sql.DB, ddl ddlSettings, schema, orig,
 	defer conn.Close()
 	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
 	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
-	if _, err := conn.ExecContext(ctx, "SET SESSION time_zone = "+table.QuoteString(ddl.TimeZone)+", SESSION sql_mode = "+table.QuoteString(ddl.SQLMode)); err != nil {
+	if err := ddl.apply(ctx, conn, ""); err != nil {
 		return false, fmt.Errorf("create the ghost table: set the server's time_zone and sql_mode: %w", err)
 	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s LIKE %s", table.Qualify(schema, ghost), table.Qualify(schema, orig))); err != nil {
@@ -186,7 +198,7 @@ func describeKey(k table.Key) string {
 // of the original's is used (extendedSharedKey).
 func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, error) {
 	if len(orig.UniqueKeys) == 0 {
-		return table.Key{}, table.Key{}, fmt.Errorf("no PRIMARY nor UNIQUE key found in table! Bailing out: no shared unique key: %s.%s has no PRIMARY or UNIQUE key, and go-ghostlite needs one to copy by: add one with a plain ALTER TABLE first",
+		return table.Key{}, table.Key{}, fmt.Errorf("no PRIMARY nor UNIQUE key found in table! Bailing out: %s.%s needs a unique NOT NULL key to be copied in order and its rows addressed: add one with a plain ALTER TABLE first",
 			orig.Schema, orig.Name)
 	}
 	toGhost := map[string]string{}
@@ -212,7 +224,29 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 	if ok, gk, found := extendedSharedKey(orig, ghost, pairs); found {
 		return ok, gk, nil
 	}
-	return table.Key{}, table.Key{}, fmt.Errorf("no shared unique key can be found after ALTER! Bailing out: no shared unique key: %s; %s", strings.Join(reasons, "; "), fix)
+	return table.Key{}, table.Key{}, noSharedKey(orig, ghost, toGhost, reasons, fix)
+}
+
+// noSharedKey is the refusal when no unique key can be shared: gh-ost's words for the case (an
+// ALTER that leaves no unique key at all, a DATETIME key column made TIMESTAMP, or the general
+// one), then why each of the original's keys cannot serve and the fix.
+func noSharedKey(orig, ghost *table.Table, toGhost map[string]string, reasons []string, fix string) error {
+	why := strings.Join(reasons, "; ")
+	if len(ghost.UniqueKeys) == 0 {
+		return fmt.Errorf("no shared unique key can be found after ALTER! Bailing out: no PRIMARY nor UNIQUE key found in table %s after the ALTER (%s); %s",
+			ghost.Name, why, fix)
+	}
+	for _, ok := range orig.UniqueKeys {
+		for _, c := range ok.Columns {
+			oc, _ := orig.Column(c)
+			gc, _ := ghost.Column(toGhost[strings.ToLower(c)])
+			if oc != nil && gc != nil && oc.DataType == "datetime" && gc.DataType == "timestamp" {
+				return fmt.Errorf("no support at this time for converting a column from DATETIME to TIMESTAMP that is also part of the chosen unique key. Column: %s, key: %s: %s; %s",
+					c, ok.Name, why, fix)
+			}
+		}
+	}
+	return fmt.Errorf("no shared unique key can be found after ALTER! Bailing out: %s; %s", why, fix)
 }
 
 // matchKey finds the ghost's key matching the original's key ok, and says why it is unusable ("" when usable).

@@ -77,8 +77,8 @@ func TestChooseSharedKey(t *testing.T) {
 		orig, ghost *table.Table
 		phrase      string
 	}{
-		{mk(cols), mk(cols), "has no PRIMARY or UNIQUE key"},
-		{mk(cols, pk), mk(cols), "the original's PRIMARY (id) is not in the altered table; keep a unique NOT NULL key in both"},
+		{mk(cols), mk(cols), "no PRIMARY nor UNIQUE key found in table! Bailing out: gl.t needs a unique NOT NULL key"},
+		{mk(cols, pk), mk(cols), "no PRIMARY nor UNIQUE key found in table t after the ALTER (the original's PRIMARY (id) is not in the altered table); keep a unique NOT NULL key in both"},
 		{mk(cols, table.Key{Name: "uk_n", Columns: []string{"n"}}), mk(cols, table.Key{Name: "uk_n", Columns: []string{"n"}}), "uk_n (n) has nullable column n"},
 		{mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"f"}}), mk(cols, table.Key{Name: "PRIMARY", Columns: []string{"f"}}), "has FLOAT/DOUBLE column f"},
 		{mk(cols, table.Key{Name: "uk_p", Columns: []string{"u"}, HasPrefix: true}), mk(cols, table.Key{Name: "uk_p", Columns: []string{"u"}, HasPrefix: true}), "indexes a column prefix"},

@@ -62,13 +62,13 @@ func isOn(v string) bool { return strings.EqualFold(v, "ON") || v == "1" }
 // server replicates the primary's writes, which then must reach its own binlog.
 func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool) error {
 	if !isOn(vars["log_bin"]) {
-		return fmt.Errorf("%s must have binary logs enabled: binary logging is off on %s (log_bin=OFF); go-ghostlite reads row events from the binlog: enable log_bin (needs a restart), or point --host at a server that has it", addr, addr)
+		return fmt.Errorf("%s must have binary logs enabled: go-ghostlite reads the table's changes from its binary log (log_bin=OFF there): enable log_bin (needs a restart), or point --host at a server that has it", addr)
 	}
 	if f := vars["binlog_format"]; !assumeRBR && !strings.EqualFold(f, "ROW") {
-		return fmt.Errorf("you must be using ROW binlog format. I can switch it for you, provided --switch-to-rbr and that %s doesn't have replicas: binlog_format is %s on %s; go-ghostlite needs ROW: pass --switch-to-rbr on a replica, or SET GLOBAL binlog_format=ROW (and restart replication)", addr, f, addr)
+		return fmt.Errorf("you must be using ROW binlog format. I can switch it for you, provided --switch-to-rbr and that %s doesn't have replicas: it writes %s events, and only row events can be applied faithfully: pass --switch-to-rbr on a replica, or SET GLOBAL binlog_format=ROW (and restart replication)", addr, f)
 	}
 	if img := vars["binlog_row_image"]; !strings.EqualFold(img, "FULL") {
-		return fmt.Errorf("%s has '%s' binlog_row_image, and only 'FULL' is supported: binlog_row_image is %[2]s on %[1]s; go-ghostlite needs FULL row images: SET GLOBAL binlog_row_image=FULL (and restart replication)", addr, img)
+		return fmt.Errorf("%s has '%s' binlog_row_image, and only 'FULL' is supported: the applier writes whole rows from the row images: SET GLOBAL binlog_row_image=FULL (and restart replication)", addr, img)
 	}
 	if onReplica {
 		v, ok := vars["log_replica_updates"]
@@ -76,7 +76,7 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 			v = vars["log_slave_updates"]
 		}
 		if !isOn(v) {
-			return fmt.Errorf("log_slave_updates is OFF on replica %s, so the primary's changes never reach its binlog: enable log_slave_updates (needs a restart), or point --host at the primary with --allow-on-master", addr)
+			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable log_slave_updates (needs a restart), or point --host at the primary with --allow-on-master", addr)
 		}
 	}
 	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {

@@ -30,15 +30,15 @@ func TestCheckBinlog(t *testing.T) {
 	}{
 		{"MariaDB defaults as the sandbox has them", good(), true, false, ""},
 		{"primary without log_slave_updates", with("log_slave_updates", "OFF"), false, false, ""},
-		{"binlog off", with("log_bin", "OFF"), false, false, "h:1 must have binary logs enabled: binary logging is off on h:1"},
+		{"binlog off", with("log_bin", "OFF"), false, false, "h:1 must have binary logs enabled: go-ghostlite reads the table's changes from its binary log (log_bin=OFF there)"},
 		{"statement", with("binlog_format", "STATEMENT"), false, false,
-			"you must be using ROW binlog format. I can switch it for you, provided --switch-to-rbr and that h:1 doesn't have replicas: binlog_format is STATEMENT on h:1; go-ghostlite needs ROW"},
-		{"mixed", with("binlog_format", "MIXED"), true, false, "binlog_format is MIXED"},
+			"you must be using ROW binlog format. I can switch it for you, provided --switch-to-rbr and that h:1 doesn't have replicas: it writes STATEMENT events, and only row events can be applied faithfully"},
+		{"mixed", with("binlog_format", "MIXED"), true, false, "it writes MIXED events"},
 		{"mixed with --assume-rbr", with("binlog_format", "MIXED"), true, true, ""},
-		{"minimal image", with("binlog_row_image", "MINIMAL"), false, false, "h:1 has 'MINIMAL' binlog_row_image, and only 'FULL' is supported: binlog_row_image is MINIMAL on h:1; go-ghostlite needs FULL"},
-		{"noblob image even with --assume-rbr", with("binlog_row_image", "NOBLOB"), false, true, "binlog_row_image is NOBLOB"},
-		{"replica without log_slave_updates", with("log_slave_updates", "OFF"), true, false, "log_slave_updates is OFF on replica h:1"},
-		{"MySQL 8 log_replica_updates wins", with("log_replica_updates", "OFF"), true, false, "log_slave_updates is OFF"},
+		{"minimal image", with("binlog_row_image", "MINIMAL"), false, false, "h:1 has 'MINIMAL' binlog_row_image, and only 'FULL' is supported: the applier writes whole rows from the row images"},
+		{"noblob image even with --assume-rbr", with("binlog_row_image", "NOBLOB"), false, true, "has 'NOBLOB' binlog_row_image"},
+		{"replica without log_slave_updates", with("log_slave_updates", "OFF"), true, false, "h:1 must have log_slave_updates enabled for executing migration: without it"},
+		{"MySQL 8 log_replica_updates wins", with("log_replica_updates", "OFF"), true, false, "must have log_slave_updates enabled"},
 		{"MySQL 8.4 has only log_replica_updates", func() map[string]string {
 			m := with("log_slave_updates", "")
 			m["log_replica_updates"] = "ON"

@@ -92,9 +92,7 @@ func (m *Migrator) instantAlter(ctx context.Context, s *session, body string) er
 	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
 	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
 	wait := max(int(2*m.cfg.CutOverLockTimeout/time.Second), 1)
-	set := fmt.Sprintf("SET SESSION time_zone = %s, SESSION sql_mode = %s, SESSION lock_wait_timeout = %d",
-		table.QuoteString(s.ddl.TimeZone), table.QuoteString(s.ddl.SQLMode), wait)
-	if _, err := conn.ExecContext(ctx, set); err != nil {
+	if err := s.ddl.apply(ctx, conn, fmt.Sprintf(", SESSION lock_wait_timeout = %d", wait)); err != nil {
 		return err
 	}
 	p := s.plan

@@ -41,7 +41,7 @@ func TestAttemptInstantDDL(t *testing.T) {
 	if !logs.Contains("altered instantly") {
 		t.Errorf("no instant ALTER logged:\n%s", logs)
 	}
-	if logs.Contains("row copy complete") || logs.Contains("analyzed") {
+	if logs.Contains("Row copy complete") || logs.Contains("analyzed") {
 		t.Errorf("an instant ALTER copied rows or analyzed a ghost:\n%s", logs)
 	}
 }
@@ -50,7 +50,7 @@ func TestAttemptInstantDDL(t *testing.T) {
 // analyzed before the cut-over.
 func TestAttemptInstantDDLFallsBack(t *testing.T) {
 	logs := instantRun(t, 77141, "MODIFY v VARCHAR(30) NOT NULL")
-	for _, want := range []string{"cannot do this ALTER instantly", "row copy complete", "analyzed", "cut-over complete"} {
+	for _, want := range []string{"cannot do this ALTER instantly", "Row copy complete", "analyzed", "cut-over complete"} {
 		if !logs.Contains(want) {
 			t.Errorf("log lacks %q:\n%s", want, logs)
 		}

@@ -40,5 +40,5 @@ func (m *Migrator) checkMetadataLocks(ctx context.Context, s *session) error {
 	if why == "performance_schema is off" {
 		hint = "start the server with performance_schema=ON"
 	}
-	return fmt.Errorf("metadata lock instrument not enabled on %s (%s): the cut-over cannot prove its renames wait on the right table; %s, or pass --skip-metadata-lock-check to proceed without the check", addr, why, hint)
+	return fmt.Errorf("bailing out because metadata lock instrument not enabled on %s (%s): the cut-over cannot prove its renames wait on the right table; %s, or pass --skip-metadata-lock-check to proceed without the check", addr, why, hint)
 }

@@ -52,6 +52,7 @@ type Migrator struct {
 	cur    atomic.Pointer[run] // the executing run, for Status and the levers; nil before it
 	// prepared is the plan once preparation passed, for Status (what is heard after it reads it).
 	prepared atomic.Pointer[Plan]
+	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).
 	events []EventObserver
@@ -122,10 +123,10 @@ func (c *Config) Validate() error {
 	case c.CutOverLockTimeout <= 0:
 		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
 	}
-	if len(table.GhostName(c.Table)) > table.MaxIdentifierLength {
+	if table.TooLong(table.GhostName(c.Table)) {
 		return fmt.Errorf("%w: table name %q is too long for its ghost table name (64 characters at most)", ErrUsage, c.Table)
 	}
-	if c.TimestampOldTable && len(table.OldName(c.Table, "20060102150405")) > table.MaxIdentifierLength {
+	if c.TimestampOldTable && table.TooLong(table.OldName(c.Table, "20060102150405")) {
 		return fmt.Errorf("%w: table name %q is too long for a timestamped old table name (64 characters at most): drop --timestamp-old-table", ErrUsage, c.Table)
 	}
 	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
@@ -196,13 +197,19 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 	}
 	defer s.close()
 	if m.attemptInstantDDL(ctx, s) { // instant.go
+		m.instant.Store(true)
 		ph.Enter(ctx, PhaseDone)
 		s.close() // the lock is released before on-success runs
 		return m.pass(ctx, StepSuccess)
 	}
 	err = m.execute(ctx, s, ph)
-	if errors.Is(err, binlogapply.ErrOriginalAltered) {
+	switch {
+	case errors.Is(err, binlogapply.ErrOriginalAltered):
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)
+	case errors.Is(err, binlogapply.ErrStatementLogged):
+		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once no session writes the table with statement-based logging", err)
+	case errors.Is(err, binlogapply.ErrHelperChanged):
+		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: a helper table that is no longer this run's is left in place: inspect and drop it, then restart the migration", err)
 	}
 	if err != nil {
 		return err

@@ -57,14 +57,14 @@ func acquireMutex(ctx context.Context, db *sql.DB, addr, schema, tbl string) (*s
 	defer conn.Close()
 	var holder sql.NullInt64
 	if err := conn.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", name).Scan(&holder); err != nil {
-		return nil, "", fmt.Errorf("another migration holds the lock on %s.%s (on %s): wait for it to finish", schema, tbl, addr)
+		return nil, "", fmt.Errorf("another process is already migrating `%s`.`%s`: migration lock %s held on %s; wait for it to finish", schema, tbl, name, addr)
 	}
 	who := "connection id unknown"
 	if holder.Valid {
 		who = fmt.Sprintf("connection id %d", holder.Int64)
 	}
-	return nil, "", fmt.Errorf("another migration holds the lock on %s.%s (%s on %s): wait for it to finish, or if that session is an abandoned migration, KILL it",
-		schema, tbl, who, addr)
+	return nil, "", fmt.Errorf("another process is already migrating `%s`.`%s`: migration lock %s held by %s on %s; wait for it to finish, or if that session is an abandoned migration, KILL it",
+		schema, tbl, name, who, addr)
 }
 
 // releaseMutex releases the lock held by conn. Closing conn releases it too; releasing first makes

@@ -3,10 +3,11 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -16,29 +17,47 @@ import (
 // migration lock and that the table under the name is still the one it recorded. A second run
 // that took the lock after this one lost it may have replaced the tables under the same names.
 
-// tableIdentity identifies the table schema.name: its InnoDB table id when the server shows it
+// tableIdentity identifies the table schema.name: its id when the server shows it (dbconn.TableIDSources)
 // (it survives RENAME and changes when the table is re-created), else its creation time. It is
 // "" when the table does not exist.
 func tableIdentity(ctx context.Context, db *sql.DB, schema, name string) (string, error) {
-	var created sql.NullString
-	err := db.QueryRowContext(ctx, `SELECT CAST(CREATE_TIME AS CHAR) FROM information_schema.TABLES
-		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`, schema, name).Scan(&created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+	found, created, err := tableCreated(ctx, db, schema, name)
+	if err != nil || !found {
+		return "", err
 	}
-	if err != nil {
-		return "", fmt.Errorf("read identity of %s.%s: %w", schema, name, err)
-	}
-	for _, src := range []string{"INNODB_SYS_TABLES", "INNODB_TABLES"} {
-		var id int64
-		// NAME is schema/table in the server's file-name encoding: plain names match; others
-		// fall back to the creation time.
-		err := db.QueryRowContext(ctx, "SELECT TABLE_ID FROM information_schema."+src+" WHERE NAME = ?", schema+"/"+name).Scan(&id)
-		if err == nil {
+	// A table not found by its id falls back to the creation time.
+	if src := dbconn.ReadableTableIDSource(ctx, db); src != "" {
+		if id, err := dbconn.TableID(ctx, db, src, schema, name); err == nil && id != 0 {
 			return fmt.Sprintf("table id %d", id), nil
 		}
 	}
-	return "created " + created.String, nil
+	return "created " + created, nil
+}
+
+// tableCreated reads whether schema.name exists and its creation time. information_schema may
+// compare names case-insensitively: only the table spelled so counts (or, where the server stores
+// names in lower case, the name in lower case).
+func tableCreated(ctx context.Context, db *sql.DB, schema, name string) (found bool, created string, err error) {
+	rows, err := db.QueryContext(ctx, `SELECT TABLE_NAME, CAST(CREATE_TIME AS CHAR) FROM information_schema.TABLES
+		WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`, schema, name)
+	if err != nil {
+		return false, "", fmt.Errorf("read identity of %s.%s: %w", schema, name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var got string
+		var c sql.NullString
+		if err := rows.Scan(&got, &c); err != nil {
+			return false, "", fmt.Errorf("read identity of %s.%s: %w", schema, name, err)
+		}
+		if got == name || (!found && got == strings.ToLower(name)) {
+			found, created = true, c.String
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, "", fmt.Errorf("read identity of %s.%s: %w", schema, name, err)
+	}
+	return found, created, nil
 }
 
 // own records the identity of the table under name as this run's, under the key as (the name

@@ -47,6 +47,9 @@ type Plan struct {
 	Columns []ColumnPair
 	// Renames are the column renames read from the ALTER (original name -> new name).
 	Renames map[string]string
+	// Fills are the ghost columns added NOT NULL without a DEFAULT: the copy and the applier write
+	// the type's implicit default into them, as the server's own ALTER does (fill.go).
+	Fills []table.Fill
 
 	// AlterSetsAutoIncrement is true when the ALTER sets the AUTO_INCREMENT table option: the
 	// cut-over then leaves the ghost's counter alone instead of carrying the original's.
@@ -87,7 +90,8 @@ func (p *Plan) GhostColumns() []string {
 }
 
 // SelectExprs are the copy's SELECT expressions for Columns, reading the original's columns
-// qualified by qualifier (empty for none): the column itself, or its time zone conversion.
+// qualified by qualifier (empty for none): the column itself, its time zone conversion, or the
+// conversion that gives what the server's own ALTER gives (table.ConvertExpr).
 func (p *Plan) SelectExprs(qualifier string) []string {
 	out := make([]string, len(p.Columns))
 	for i, c := range p.Columns {
@@ -100,6 +104,13 @@ func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
 	col := table.QuoteIdent(c.Original)
 	if qualifier != "" {
 		col = qualifier + "." + col
+	}
+	if c.Shift == table.ZoneNone && p.Original != nil && p.Ghost != nil {
+		oc, ok := p.Original.Column(c.Original)
+		gc, ok2 := p.Ghost.Column(c.Ghost)
+		if ok && ok2 {
+			col = table.ConvertExpr(oc, gc, col)
+		}
 	}
 	return c.Pad.Expr(table.ZoneExpr(col, c.Shift, p.TimeZone))
 }

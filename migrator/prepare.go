@@ -44,6 +44,8 @@ type session struct {
 	cascadingForeignKeys []string
 	// original is the original's definition and triggers as preparation saw them (startcheck.go).
 	original originalSnapshot
+	// ghost is the ghost's definition and triggers as preparation left them (ghostproof.go).
+	ghost originalSnapshot
 	// nullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
 	nullableKey bool
 	// triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).
@@ -52,6 +54,8 @@ type session struct {
 	ddl ddlSettings
 	// resume is the checkpoint a --resume run continues from (resume.go); nil otherwise.
 	resume *checkpoint.Record
+	// alter is the ALTER normalized (resume.go): each checkpoint records it, a --resume compares it.
+	alter string
 	// revert is the cut-over checkpoint a --revert run streams from (revert.go); nil otherwise.
 	revert *checkpoint.Record
 
@@ -122,6 +126,12 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if err := m.planCopy(ctx, s, spec); err != nil { // 10-12
+		return nil, err
+	}
+	if err := checkResumeColumns(s); err != nil { // resume.go
+		return nil, err
+	}
+	if err := s.recordGhost(ctx); err != nil { // proven again before the swap (ghostproof.go)
 		return nil, err
 	}
 	m.log.Debug().Str("ghost", s.plan.GhostTable).Str("took", logfmt.Duration(time.Since(started))).Msg("preparation complete")
@@ -252,6 +262,9 @@ func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, erro
 	if err := renameRefusal(spec.Renames, cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns); err != nil {
 		return nil, err
 	}
+	if s.alter, err = normalizeAlter(spec.Body); err != nil { // resume.go
+		return nil, err
+	}
 	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), table.ChangelogName(cfg.Table)
 	p.OldTable = table.OldName(cfg.Table, "")
 	p.CheckpointTable = table.CheckpointName(cfg.Table)
@@ -306,6 +319,9 @@ func (m *Migrator) planCopy(ctx context.Context, s *session, spec *alterSpec) (e
 		return err
 	}
 	p.Columns, p.Renames = s.columns.Pairs, s.columns.Renames
+	if p.Fills, err = planFills(p.Ghost, s.columns.Added, s.ddl.SQLMode); err != nil {
+		return err
+	}
 	if err := checkNewAutoIncrement(ctx, s.primary, p, s.columns, s.ddl.SQLMode); err != nil {
 		return err
 	}
@@ -417,7 +433,7 @@ func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
 		helpers = append(helpers, &helper{name: p.CheckpointTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"})
 	}
 	for _, h := range helpers {
-		if len(h.name) > table.MaxIdentifierLength {
+		if table.TooLong(h.name) {
 			return fmt.Errorf("table name %s is too long for its helper table %s (%d characters at most): rename the table first",
 				cfg.Table, h.name, table.MaxIdentifierLength)
 		}

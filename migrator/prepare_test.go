@@ -44,9 +44,17 @@ func TestPrepareRefusals(t *testing.T) {
 			tbl: "t", alter: "ADD x INT", mutate: func(c *Config) { c.DiscardForeignKeys = true },
 			phrase: "found 1 parent-side foreign keys on gl_prepare.t. Parent-side foreign keys are not supported. Bailing out: gl_prepare.t is referenced by foreign keys (gl_prepare.c.fk_c_t)"},
 		{name: "ALTER drops the only key", tbl: "t", alter: "DROP PRIMARY KEY",
-			phrase: "no shared unique key can be found after ALTER! Bailing out: no shared unique key: the original's PRIMARY (id) is not in the altered table; keep a unique NOT NULL key in both"},
+			phrase: "no shared unique key can be found after ALTER! Bailing out: no PRIMARY nor UNIQUE key found in table _t_gho after the ALTER (the original's PRIMARY (id) is not in the altered table); keep a unique NOT NULL key in both"},
+		{name: "ALTER drops the only key of several columns", setup: []string{"CREATE TABLE k2 (a INT NOT NULL, b INT NOT NULL, UNIQUE KEY uk (a, b))"},
+			tbl: "k2", alter: "DROP KEY uk", phrase: "no shared unique key can be found after ALTER! Bailing out: no PRIMARY nor UNIQUE key found in table _k2_gho after the ALTER"},
+		{name: "ALTER keeps no shared key", setup: []string{"CREATE TABLE k3 (a INT NOT NULL PRIMARY KEY, b INT NOT NULL)"},
+			tbl: "k3", alter: "DROP PRIMARY KEY, ADD UNIQUE KEY ub (b)",
+			phrase: "no shared unique key can be found after ALTER! Bailing out: the original's PRIMARY (a) is not in the altered table; keep a unique NOT NULL key in both"},
+		{name: "DATETIME key column to TIMESTAMP", setup: []string{"CREATE TABLE kt (k DATETIME NOT NULL PRIMARY KEY, x INT)", "INSERT INTO kt VALUES ('2020-01-01 00:00:00', 1)"},
+			tbl: "kt", alter: "MODIFY k TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP",
+			phrase: "no support at this time for converting a column from DATETIME to TIMESTAMP that is also part of the chosen unique key. Column: k, key: PRIMARY: the original's PRIMARY (k): column k changes from datetime to timestamp, so keys distinct"},
 		{name: "only a nullable unique key", setup: []string{"CREATE TABLE n (a INT NULL, b INT, UNIQUE KEY uk_a (a))"},
-			tbl: "n", alter: "ADD c INT", phrase: "no shared unique key: the original's uk_a (a) has nullable column a; keep a unique NOT NULL key in both, or pass --allow-nullable-unique-key if its columns hold no NULL (chosen key uk_a (a) has nullable columns. Bailing out."},
+			tbl: "n", alter: "ADD c INT", phrase: "no shared unique key can be found after ALTER! Bailing out: the original's uk_a (a) has nullable column a; keep a unique NOT NULL key in both, or pass --allow-nullable-unique-key if its columns hold no NULL (chosen key uk_a (a) has nullable columns. Bailing out."},
 		{name: "float key", setup: []string{"CREATE TABLE f (x DOUBLE NOT NULL PRIMARY KEY, v INT)"},
 			tbl: "f", alter: "ADD c INT", phrase: "the original's PRIMARY (x) has FLOAT/DOUBLE column x"},
 		{name: "shared key changes collation", setup: []string{"CREATE TABLE kc (k VARCHAR(10) COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, x INT)", "INSERT INTO kc VALUES ('a', 1), ('A', 2)"},
@@ -54,11 +62,11 @@ func TestPrepareRefusals(t *testing.T) {
 			phrase: "the original's PRIMARY (k): column k changes from varchar(10) COLLATE utf8mb4_bin to varchar(10) COLLATE utf8mb4_general_ci, so keys distinct in the original may be equal in the altered table (another character set or collation); keep a unique NOT NULL key in both whose columns keep their type and collation, or run this ALTER with the server's own ALTER TABLE"},
 		{name: "shared key loses fractional seconds", setup: []string{"CREATE TABLE kd (k DATETIME(6) NOT NULL PRIMARY KEY, x INT)", "INSERT INTO kd VALUES ('2020-01-01 00:00:00.1', 1), ('2020-01-01 00:00:00.2', 2)"},
 			tbl: "kd", alter: "MODIFY k DATETIME NOT NULL", phrase: "column k changes from datetime(6) to datetime, so keys distinct in the original may be equal"},
-		{name: "shared key from string to number", setup: []string{"CREATE TABLE ks (k VARCHAR(10) NOT NULL PRIMARY KEY, x INT)", "INSERT INTO ks VALUES ('1', 1), ('01', 2)"},
-			tbl: "ks", alter: "MODIFY k INT NOT NULL", phrase: "column k changes from varchar(10) COLLATE utf8mb4_general_ci to int(11), so keys distinct"},
+		{name: "shared key from string to number", setup: []string{"CREATE TABLE ks (k VARCHAR(10) COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, x INT)", "INSERT INTO ks VALUES ('1', 1), ('01', 2)"},
+			tbl: "ks", alter: "MODIFY k INT NOT NULL", phrase: "column k changes from varchar(10) COLLATE utf8mb4_general_ci to int"}, // int(11) on MariaDB
 		{name: "no unique key at all", setup: []string{"CREATE TABLE h (a INT, KEY (a))"},
-			tbl: "h", alter: "ADD c INT", phrase: "no PRIMARY nor UNIQUE key found in table! Bailing out: no shared unique key: gl_prepare.h has no PRIMARY or UNIQUE key"},
-		{name: "RENAME TO", tbl: "t", alter: "ADD c INT, RENAME TO t2", phrase: "alter statement seems to RENAME the table. This is not supported, and you should run your RENAME outside gh-ost: the ALTER renames the table t"},
+			tbl: "h", alter: "ADD c INT", phrase: "no PRIMARY nor UNIQUE key found in table! Bailing out: gl_prepare.h needs a unique NOT NULL key to be copied in order and its rows addressed: add one with a plain ALTER TABLE first"},
+		{name: "RENAME TO", tbl: "t", alter: "ADD c INT, RENAME TO t2", phrase: "alter statement seems to RENAME the table. This is not supported, and you should run your RENAME outside the migration: the ALTER gives t another name (RENAME TO)"},
 		{name: "ALTER names another table", tbl: "t", alter: "ALTER TABLE other ADD c INT",
 			phrase: "the ALTER names table other but the migration is of gl_prepare.t"},
 		{name: "invalid ALTER", tbl: "t", alter: "ADD COLUMN c INT DEFAULT,\n  ADD d INT",
@@ -70,7 +78,7 @@ func TestPrepareRefusals(t *testing.T) {
 		{name: "empty ALTER", tbl: "t", alter: "ALTER TABLE t ;", phrase: "the ALTER is empty"},
 		{name: "two statements", tbl: "t", alter: "ADD c INT; DROP TABLE t", phrase: "more than one statement"},
 		{name: "rename without approval", tbl: "t", alter: "CHANGE a a2 INT",
-			phrase: "gh-ost believes the ALTER statement renames columns: the ALTER renames column a to a2: pass --approve-renamed-columns to copy a's data into a2, or --skip-renamed-columns"},
+			phrase: "it seems the ALTER statement renames columns, as follows: a to a2; as precaution, you are asked to confirm: pass --approve-renamed-columns to copy a's data into a2, or --skip-renamed-columns"},
 		{name: "stale ghost", setup: []string{"CREATE TABLE _t_gho (id INT PRIMARY KEY)"}, tbl: "t", alter: "ADD c INT",
 			phrase: "table gl_prepare._t_gho already exists. Panicking: it was left by an earlier migration: drop it, or pass --initially-drop-ghost-table"},
 		{name: "stale changelog", setup: []string{"CREATE TABLE _t_ghc (id INT PRIMARY KEY)"}, tbl: "t", alter: "ADD c INT",
@@ -107,6 +115,12 @@ func TestPrepareRefusals(t *testing.T) {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("the refusal is not one line: %q", err)
 			}
+			if strings.Contains(err.Error(), "gh-ost") {
+				t.Errorf("the refusal names gh-ost as if it were the tool: %q", err)
+			}
+			if head, _, found := strings.Cut(err.Error(), ": "); found && strings.Count(err.Error(), head) > 1 {
+				t.Errorf("the refusal repeats its first part %q: %q", head, err)
+			}
 			assertUnchanged(t, db, before, c.tbl)
 		})
 	}
@@ -131,7 +145,7 @@ func TestPrepareRefusesWhileLockHeld(t *testing.T) {
 
 	m := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
 	err = m.Run(ctx)
-	want := fmt.Sprintf("another migration holds the lock on gl_prepare.t (connection id %d on 127.0.0.1:", id)
+	want := fmt.Sprintf("another process is already migrating `gl_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", mutexName(prepareDB, "t"), id)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
@@ -157,7 +171,7 @@ func TestSecondPrepareWaitsForFirst(t *testing.T) {
 	s1 := prepareOK(t, m1)
 
 	m2 := mustNew(t, prepareConfig(t, "t", "ADD d INT", nil))
-	if _, err := m2.prepare(context.Background()); err == nil || !strings.Contains(err.Error(), "another migration holds the lock on gl_prepare.t") {
+	if _, err := m2.prepare(context.Background()); err == nil || !strings.Contains(err.Error(), "another process is already migrating `gl_prepare`.`t`") {
 		t.Fatalf("second prepare: %v", err)
 	}
 	// The refused second run must not have dropped the first run's ghost.

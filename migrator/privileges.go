@@ -28,7 +28,8 @@ func replicationPrivileges(f dbconn.Flavor) []privilege {
 	if !f.MariaDB {
 		return []privilege{
 			{[]string{"REPLICATION SLAVE"}, "the binlog stream"},
-			{[]string{"REPLICATION CLIENT", "SUPER"}, "SHOW MASTER STATUS and SHOW REPLICA STATUS"},
+			{[]string{"REPLICATION CLIENT", "SUPER"}, f.BinlogStatusSQL() + " and " + f.ReplicaStatusSQL()},
+			{[]string{"XA_RECOVER_ADMIN"}, "XA RECOVER: no prepared XA transaction may hold changes"},
 		}
 	}
 	return []privilege{
@@ -65,7 +66,7 @@ func readGrants(ctx context.Context, db *sql.DB, schema string) (g grants, ok bo
 	if err := db.QueryRowContext(ctx, "SELECT CURRENT_USER(), CURRENT_ROLE()").Scan(&current, &role); err != nil {
 		return g, false, fmt.Errorf("read the current account: %w", err)
 	}
-	if role.Valid && role.String != "" {
+	if role.Valid && role.String != "" && role.String != "NONE" { // MySQL says NONE, MariaDB NULL
 		return g, false, nil
 	}
 	at := strings.LastIndexByte(current, '@')

@@ -26,7 +26,7 @@ func (m *Migrator) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Fl
 	if !onReplica {
 		return fmt.Errorf("existing binlog_format is %s. Am not switching it to ROW: %s is not a replica, and its open sessions would keep writing %s events; SET GLOBAL binlog_format=ROW and restart the application's connections, or point --host at a replica", format, addr, format)
 	}
-	replicas, err := countReplicas(ctx, db)
+	replicas, err := countReplicas(ctx, db, flavor)
 	if err != nil {
 		return err
 	}
@@ -38,21 +38,28 @@ func (m *Migrator) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Fl
 		vars["binlog_format"] = "ROW"
 		return nil
 	}
-	for _, q := range []string{"SET GLOBAL binlog_format = 'ROW'", flavor.StopReplicaSQL(), flavor.StartReplicaSQL()} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("--switch-to-rbr on %s: %s: %w", addr, q, err)
-		}
+	// Replication is stopped first: MySQL refuses to change binlog_format while its applier
+	// threads run (error 3747).
+	if _, err := db.ExecContext(ctx, flavor.StopReplicaSQL()); err != nil {
+		return fmt.Errorf("--switch-to-rbr on %s: %s: %w", addr, flavor.StopReplicaSQL(), err)
+	}
+	_, setErr := db.ExecContext(ctx, "SET GLOBAL binlog_format = 'ROW'")
+	if _, err := db.ExecContext(ctx, flavor.StartReplicaSQL()); err != nil {
+		return fmt.Errorf("--switch-to-rbr on %s: %s: %w (replication is stopped: restart it)", addr, flavor.StartReplicaSQL(), err)
+	}
+	if setErr != nil {
+		return fmt.Errorf("--switch-to-rbr on %s: SET GLOBAL binlog_format = 'ROW': %w", addr, setErr)
 	}
 	m.log.Warn().Str("server", addr).Str("was", format).Msg("--switch-to-rbr: binlog_format is now ROW and replication restarted (it is not switched back)")
 	vars["binlog_format"] = "ROW"
 	return nil
 }
 
-// countReplicas counts the replicas registered with the server (SHOW SLAVE HOSTS).
-func countReplicas(ctx context.Context, db *sql.DB) (int, error) {
-	rows, err := db.QueryContext(ctx, "SHOW SLAVE HOSTS")
+// countReplicas counts the replicas registered with the server (SHOW SLAVE HOSTS / SHOW REPLICAS).
+func countReplicas(ctx context.Context, db *sql.DB, f dbconn.Flavor) (int, error) {
+	rows, err := db.QueryContext(ctx, f.ReplicasSQL())
 	if err != nil {
-		return 0, fmt.Errorf("list the replicas (SHOW SLAVE HOSTS): %w", err)
+		return 0, fmt.Errorf("list the replicas (%s): %w", f.ReplicasSQL(), err)
 	}
 	defer rows.Close()
 	n := 0

@@ -22,8 +22,13 @@ func TestSwitchToRBR(t *testing.T) {
 		}
 		return f
 	}
-	testenv.Exec(t, replica, "SET GLOBAL binlog_format = 'MIXED'")
-	t.Cleanup(func() { testenv.Exec(t, replica, "SET GLOBAL binlog_format = 'ROW'", "STOP SLAVE", "START SLAVE") })
+	f := testenv.Flavor(t)
+	testenv.Exec(t, replica, f.StopReplicaSQL(), "SET GLOBAL binlog_format = 'MIXED'", f.StartReplicaSQL())
+	t.Cleanup(func() {
+		testenv.Exec(t, replica, f.StopReplicaSQL(), "SET GLOBAL binlog_format = 'ROW'", f.StartReplicaSQL())
+		testenv.WaitReplicaRunning(t, replica)
+	})
+	testenv.WaitReplicaRunning(t, replica)
 
 	cfg := replicaTestConfig(t, schema, 77181, nil)
 	err := mustNew(t, cfg).Run(context.Background())

@@ -98,7 +98,7 @@ func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
 		v = vars["log_slave_updates"]
 	}
 	if !isOn(v) {
-		return fmt.Errorf("log_slave_updates is OFF on replica %s, so the primary's changes never reach its binlog and %s cannot see them: enable log_slave_updates (needs a restart)",
+		return fmt.Errorf("%s must have log_slave_updates enabled for testing/migrating on replica: without it the primary's changes never reach its binary log and %s cannot see them: enable log_slave_updates (needs a restart)",
 			addr, m.cfg.replicaModeFlag())
 	}
 	if s.plan.Flavor.MariaDB {

@@ -241,7 +241,7 @@ func TestTestOnReplicaEndToEnd(t *testing.T) {
 	if orig != migrated {
 		t.Fatalf("migrated copy _t_gho %s != original t %s", migrated, orig)
 	}
-	if !strings.Contains(logs.String(), "resume it with START SLAVE") {
+	if !strings.Contains(logs.String(), "resume it with "+testenv.Flavor(t).StartReplicaSQL()) {
 		t.Error("the log does not say how to resume replication")
 	}
 	if got, want := sharedSum(t, replica, schema, "t"), sharedSum(t, primary, schema, "t"); got != want {
@@ -387,7 +387,7 @@ func assertHasColumnC(t *testing.T, db *sql.DB, schema, tbl string, want bool) {
 
 func assertReplicationRunning(t *testing.T, replica *sql.DB, want bool) {
 	t.Helper()
-	rs, err := readReplicaStatus(context.Background(), replica, dbconn.Flavor{MariaDB: true}, "replica")
+	rs, err := readReplicaStatus(context.Background(), replica, testenv.Flavor(t), "replica")
 	if err != nil || rs == nil {
 		t.Fatalf("replica status: %+v %v", rs, err)
 	}
@@ -401,8 +401,9 @@ func assertReplicationRunning(t *testing.T, replica *sql.DB, want bool) {
 // startReplicationAndWait restarts replication on the replica and waits until it has caught up.
 func startReplicationAndWait(t *testing.T, replica *sql.DB) {
 	t.Helper()
-	if _, err := replica.Exec("START SLAVE"); err != nil {
-		t.Errorf("START SLAVE: %v", err)
+	start := testenv.Flavor(t).StartReplicaSQL()
+	if _, err := replica.Exec(start); err != nil {
+		t.Errorf("%s: %v", start, err)
 		return
 	}
 	testenv.WaitReplica(t)

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -16,9 +19,13 @@ import (
 // table and ALTER checkpointed, instead of starting afresh.
 //
 // Preparation checks, before anything is changed, that the ghost table exists, that the checkpoint
-// table holds a checkpoint and that the server still has the binary log it starts in; then that
+// table holds a checkpoint, that the checkpoint is of this ALTER (normalized: case, spacing and
+// quoting aside; another ALTER giving the same definition, e.g. DROP a, ADD b instead of CHANGE a
+// b, would mix rows of both) and that the server still has the binary log it starts in; then that
 // the ghost's definition is the one a fresh ghost would have (the same ALTER of the original as it
-// is now): a scratch ghost is created for the comparison and dropped at once. Each failing check
+// is now): a scratch ghost is created for the comparison and dropped at once. Once the copy is
+// planned, each ghost column must be copied from the same original column as in the stopped run
+// (--skip-renamed-columns or --approve-renamed-columns change that under one ALTER). Each failing check
 // is one line and the run stops with nothing else changed. The run then streams from the
 // checkpoint's position and copies the keys above its key (start, newCopier).
 //
@@ -56,6 +63,9 @@ func (m *Migrator) checkResume(ctx context.Context, s *session, spec *alterSpec)
 	}
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
+	}
+	if err := checkResumeAlter(s, rec); err != nil {
+		return err
 	}
 	logs, err := checkpoint.BinaryLogs(ctx, s.inspected)
 	if err != nil {
@@ -144,4 +154,88 @@ func hasOtherUniqueKey(t *table.Table, shared table.Key) bool {
 		}
 	}
 	return false
+}
+
+// plainWord is an identifier that needs no quotes.
+var plainWord = regexp.MustCompile(`^[A-Z0-9_$]+$`)
+
+// oneLine escapes what would break a line (the normalized ALTER is shown in one-line errors);
+// the backslash first, so that the escaping reads back one way only.
+var oneLine = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
+
+// normalizeAlter is the ALTER's clauses as the server reads them, one way of writing them: words
+// and identifiers (quoted or not) upper-cased (quoted only where they must be), strings quoted
+// one way, tokens separated by one space, comments dropped, line breaks escaped. Two ALTERs
+// differing only in case, spacing, comments or quoting read the same.
+func normalizeAlter(body string) (string, error) {
+	toks, err := tokenize(body)
+	if err != nil {
+		return "", err
+	}
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		switch t.Kind {
+		case sqltok.Word, sqltok.Ident:
+			parts[i] = strings.ToUpper(t.Text)
+			if !plainWord.MatchString(parts[i]) {
+				parts[i] = oneLine.Replace(table.QuoteIdent(parts[i]))
+			}
+		case sqltok.String:
+			parts[i] = "'" + oneLine.Replace(strings.ReplaceAll(t.Text, "'", "''")) + "'"
+		default:
+			parts[i] = t.Text
+		}
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// alterRecord is what a checkpoint records of the run's ALTER: normalized, and the original
+// column each ghost column is copied from.
+func (s *session) alterRecord() *checkpoint.Alter {
+	from := make(map[string]string, len(s.plan.Columns))
+	for _, c := range s.plan.Columns {
+		from[strings.ToLower(c.Ghost)] = strings.ToLower(c.Original)
+	}
+	return &checkpoint.Alter{Alter: s.alter, CopiedFrom: from}
+}
+
+// checkResumeAlter refuses a checkpoint written for another ALTER than this run's, or by a version
+// that did not record it, in one line, before anything is changed.
+func checkResumeAlter(s *session, rec checkpoint.Record) error {
+	p := s.plan
+	drop := fmt.Sprintf("drop %s, %s and %s and run without --resume", p.GhostTable, p.ChangelogTable, p.CheckpointTable)
+	if rec.Alter == nil {
+		return fmt.Errorf("--resume: the checkpoint in %s does not say which ALTER it is of (written by an older go-ghostlite), so resuming could mix the rows of two ALTERs: %s", p.CheckpointTable, drop)
+	}
+	if rec.Alter.Alter != s.alter {
+		return fmt.Errorf("--resume: the checkpoint in %s is of another ALTER (%s), not this one (%s): resuming would mix the rows of both; resume with the stopped run's --alter, or %s",
+			p.CheckpointTable, rec.Alter.Alter, s.alter, drop)
+	}
+	return nil
+}
+
+// checkResumeColumns refuses a --resume whose copy would fill a ghost column from another original
+// column than the stopped run did (or fill one it left to its default, or the reverse): the same
+// ALTER under --skip-renamed-columns and --approve-renamed-columns. Nothing is changed yet.
+func checkResumeColumns(s *session) error {
+	if s.resume == nil || s.resume.Alter == nil {
+		return nil
+	}
+	was, now := s.resume.Alter.CopiedFrom, s.alterRecord().CopiedFrom
+	if maps.Equal(was, now) {
+		return nil
+	}
+	p := s.plan
+	return fmt.Errorf("--resume: the stopped run copied %s, this one would copy %s (another --skip-renamed-columns/--approve-renamed-columns?): resume with the stopped run's flags, or drop %s, %s and %s and run without --resume",
+		describeCopy(was), describeCopy(now), p.GhostTable, p.ChangelogTable, p.CheckpointTable)
+}
+
+// describeCopy lists a ghost-column mapping as "b<-a, c<-c", sorted.
+func describeCopy(from map[string]string) string {
+	out := make([]string, 0, len(from))
+	for g, o := range from {
+		out = append(out, g+"<-"+o)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }

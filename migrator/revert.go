@@ -58,7 +58,7 @@ func (c *Config) validateRevert() error {
 	case slices.ContainsFunc([]string{c.Table, table.ChangelogName(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
 		func(n string) bool { return strings.EqualFold(n, c.OldTableName) }):
 		return fmt.Errorf("%w: --old-table=%s names the table itself or one of its helper tables: give the old table the migration left (%s)", ErrUsage, c.OldTableName, table.OldName(c.Table, ""))
-	case len(revertedName(c.Table)) > table.MaxIdentifierLength:
+	case table.TooLong(revertedName(c.Table)):
 		return fmt.Errorf("%w: table name %q is too long for %s (64 characters at most)", ErrUsage, c.Table, revertedName(c.Table))
 	}
 	return nil
@@ -222,7 +222,7 @@ func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context
 		}
 		rec := checkpoint.Record{File: pos.File, Pos: pos.Pos, GTID: pos.GTID, CutOver: true,
 			EventsApplied: r.applier.Stats().EventsApplied, RowsCopied: r.rowsCopied(),
-			Swap: &checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)}}
+			Swap: &checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)}, Alter: r.s.alterRecord()}
 		if c := r.copier.Load(); c != nil {
 			rec.Key = c.CompleteUpTo()
 		}
@@ -249,13 +249,30 @@ func (c *Config) keepsCheckpoint() bool { return c.checkpointing() && !c.OkToDro
 // doneMessage is the last log line's text: with what a revert would need.
 func (r *run) doneMessage() string {
 	cfg, p := r.m.cfg, r.s.plan
-	msg := fmt.Sprintf("migration of %s.%s complete", p.Original.Schema, p.Original.Name)
+	// gh-ost's words first, which wrappers wait for.
+	msg := fmt.Sprintf("Done migrating %s.%s", p.Original.Schema, p.Original.Name)
 	if r.s.revert != nil {
-		msg = fmt.Sprintf("revert of %s.%s complete: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
+		msg = fmt.Sprintf("Done reverting %s.%s: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
 	}
 	if cfg.keepsCheckpoint() {
 		msg += fmt.Sprintf("; to revert it: --database=%s --table=%s --revert --old-table=%s --execute (checkpoint %s kept)",
-			p.Original.Schema, p.Original.Name, p.OldTable, p.CheckpointTable)
+			shellWord(p.Original.Schema), shellWord(p.Original.Name), shellWord(p.OldTable), p.CheckpointTable)
 	}
 	return msg
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but letters, digits and _ . - @ %:
+// the revert hint is meant to be pasted.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r == '_' || r == '.' || r == '-' || r == '@' || r == '%' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

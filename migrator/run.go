@@ -33,8 +33,12 @@ type run struct {
 	rate                  copyRate     // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
-	checkpointed atomic.Bool // a checkpoint was written (checkpoint.go)
-	swapped      bool        // the cut-over succeeded: nothing is cleaned up after a later failure
+	checkpointed atomic.Bool  // a checkpoint was written (checkpoint.go)
+	checkpoints  atomic.Int64 // how many were written, for the log line
+	// unchecked is what the checksum did not compare ("column: why", or the whole table when it
+	// could not run): the summary line names it (checksum.go).
+	unchecked []string
+	swapped   bool // the cut-over succeeded: nothing is cleaned up after a later failure
 
 	started, cutStart, cutDone time.Time
 }
@@ -68,7 +72,7 @@ func (r *run) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.applier, r.applierDB, err = m.newApplier(ctx, p, pos); err != nil {
+	if r.applier, r.applierDB, err = m.newApplier(ctx, s, pos); err != nil {
 		return err
 	}
 	m.cur.Store(r) // Status and the levers see the applier from here on
@@ -85,8 +89,10 @@ func (r *run) start(ctx context.Context) error {
 	})
 	// A first heartbeat before the lag is first read, so the copy does not start throttled by
 	// "no heartbeat yet".
-	m.writeHeartbeat(ctx, s, time.Now())
-	r.bg.Go(func(ctx context.Context) error { m.heartbeat(ctx, s); return nil })
+	if err := m.writeHeartbeat(ctx, s, time.Now()); err != nil {
+		return err
+	}
+	r.bg.Go(func(ctx context.Context) error { return m.heartbeat(ctx, s) })
 	m.startThrottleReadings(r.bg, s) // throttle.go
 	if m.cfg.checkpointing() && s.revert == nil {
 		r.bg.Go(func(ctx context.Context) error { r.writeCheckpoints(ctx, m.cfg.CheckpointInterval); return nil })
@@ -111,7 +117,9 @@ func (r *run) copyRows(ctx context.Context) error {
 	if err := r.m.pass(ctx, StepBeforeRowCopy); err != nil {
 		return err
 	}
-	r.copyStart.Store(time.Now().UnixNano())
+	began := time.Now()
+	r.copyStart.Store(began.UnixNano())
+	r.rate.observe(began, c.Copied()) // the first status has a rate: rows since the start
 	r.copier.Store(c)
 	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
 	if r.m.cfg.countsConcurrently() {
@@ -126,6 +134,9 @@ func (r *run) copyRows(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// gh-ost's words, which wrappers wait for: the copy is done (the postponed wait, the catch-up
+	// and the cut-over come after).
+	r.m.log.Info().Int64("rows_copied", c.Copied()).Str("copy", logfmt.Duration(end.Sub(time.Unix(0, r.copyStart.Load())))).Msg("Row copy complete")
 	r.m.emit(EventRowCopyComplete, Event{At: end})
 	return r.m.pass(ctx, StepRowCopyComplete)
 }
@@ -162,7 +173,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	if s.revert != nil {
 		m.log.Info().Msg("the changes since the cut-over are applied to the old table; cutting over")
 	} else {
-		m.log.Info().Msg("row copy complete; cutting over")
+		m.log.Info().Msg("cutting over: the ghost is in sync")
 		if err := m.analyzeGhost(ctx, s); err != nil { // instant.go
 			return err
 		}
@@ -220,7 +231,8 @@ func (r *run) finish(ctx context.Context) {
 		Str("total", logfmt.Duration(time.Since(r.started))).
 		Str("old_table", p.OldTable).
 		Bool("old_table_dropped", m.cfg.OkToDropTable).
-		Msg(r.doneMessage()) // revert.go
+		Strs("not_checksummed", r.unchecked).
+		Msg(r.doneMessage() + r.uncheckedNote()) // revert.go, checksum.go
 }
 
 // end stops the background goroutines and folds their failure into the run's; after a failure
@@ -252,24 +264,31 @@ func (r *run) end(ctx context.Context, err error) error {
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
-// the nullable key's proof again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the ghost
-// (triggers.go). Both nil when there is nothing to do.
+// the proof that the ghost is the table this run built (ghostproof.go), the nullable key's proof
+// again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the
+// ghost (triggers.go). The undo is nil without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema
-	if !s.nullableKey && len(s.triggers) == 0 {
-		return nil, nil
-	}
 	do = func(ctx context.Context) error {
+		if err := s.proveGhost(ctx); err != nil { // ghostproof.go
+			return err
+		}
 		if s.nullableKey {
 			if err := recheckNoNullKeys(ctx, s.primary, schema, p.GhostTable, p.GhostKey); err != nil {
 				return err
 			}
 		}
+		if len(s.triggers) == 0 {
+			return nil
+		}
 		if err := s.checkTriggersUnchanged(ctx); err != nil {
 			return err
 		}
 		return createTriggers(ctx, s.primary, schema, p.GhostTable, s.triggers)
+	}
+	if len(s.triggers) == 0 {
+		return do, nil
 	}
 	undo = func(ctx context.Context) error {
 		return dropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.triggers)

@@ -47,8 +47,9 @@ func setGlobal(t *testing.T, db *sql.DB, name, value string) {
 	})
 }
 
-// serverSession is a connection with the server's global time zone and sql_mode, as a client that
-// sets nothing has: where the server's own ALTER (the oracle) runs.
+// serverSession is a connection with the server's global time zone and sql_mode and a utf8mb4
+// client, as an application that sets nothing else has: where the server's own ALTER (the oracle)
+// runs.
 func serverSession(t *testing.T, db *sql.DB) *sql.Conn {
 	t.Helper()
 	conn, err := db.Conn(context.Background())
@@ -59,6 +60,9 @@ func serverSession(t *testing.T, db *sql.DB) *sql.Conn {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		conn.Close()
 	})
+	if _, err := conn.ExecContext(context.Background(), "SET NAMES utf8mb4"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := conn.ExecContext(context.Background(), "SET SESSION time_zone = @@global.time_zone, SESSION sql_mode = @@global.sql_mode"); err != nil {
 		t.Fatal(err)
 	}

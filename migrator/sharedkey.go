@@ -15,7 +15,9 @@ import (
 // to DATETIME) or changes type ('1' and '01' as INT) would merge rows silently, where the server's
 // own ALTER fails with a duplicate-key error. So a key column is accepted only when its conversion
 // is proven injective: the same type, charset and collation, or a widening of the same kind
-// (a larger integer, a longer string, more decimal or fractional digits), an ENUM that keeps every
+// (a longer string, more decimal or fractional digits), any integer type into any other (a value
+// either keeps its value or is refused by the strict copy and applier, as by the server's ALTER:
+// a negative id into UNSIGNED), utf8mb3 into utf8mb4 with the matching collation, an ENUM that keeps every
 // member (the copy converts by text: members may be added or reordered, so numbers change, but two
 // distinct values stay distinct), or a SET that keeps every member in the same relative order (so
 // each value keeps its text). Anything else is refused.
@@ -113,7 +115,7 @@ func containsColumns(cols, sub []string) bool {
 // equal, or "" when it cannot.
 func keyColumnConversion(o, g *table.Column) string {
 	const merges = "so keys distinct in the original may be equal in the altered table"
-	if !strings.EqualFold(o.Charset, g.Charset) || !strings.EqualFold(o.Collation, g.Collation) {
+	if (!strings.EqualFold(o.Charset, g.Charset) || !strings.EqualFold(o.Collation, g.Collation)) && !sameWeights(o, g) {
 		return merges + " (another character set or collation)"
 	}
 	if strings.EqualFold(o.ColumnType, g.ColumnType) {
@@ -122,7 +124,9 @@ func keyColumnConversion(o, g *table.Column) string {
 	ok := false
 	switch {
 	case integerBits[o.DataType] > 0 && integerBits[g.DataType] > 0:
-		ok = integerWidens(o, g)
+		// Any integer type: a value that fits keeps its value, one that does not (a negative id into
+		// UNSIGNED, a narrowing) is refused by the strict copy and applier as by the server's ALTER.
+		ok = true
 	case o.DataType != g.DataType:
 	case o.DataType == "decimal" || o.DataType == "numeric":
 		op, os := typeArgs(o.ColumnType)
@@ -174,16 +178,22 @@ func keepsMembers(o, g *table.Column) bool {
 // integerBits is the width of each integer type.
 var integerBits = map[string]int{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 
-// integerWidens says every value of integer column o fits g.
-func integerWidens(o, g *table.Column) bool {
-	ob, gb := integerBits[o.DataType], integerBits[g.DataType]
-	switch {
-	case o.Unsigned == g.Unsigned:
-		return gb >= ob
-	case o.Unsigned: // unsigned into signed needs one more bit
-		return gb > ob
+// sameWeights says character column o converts into g with every value keeping its place in the
+// collation's order and equality: utf8mb3 into utf8mb4 under the same collation family
+// (utf8mb3_general_ci into utf8mb4_general_ci, ..._bin into ..._bin), whose weights agree on every
+// character utf8mb3 can hold. CONVERT TO CHARACTER SET utf8mb4 of a utf8mb3 table does this.
+func sameWeights(o, g *table.Column) bool {
+	oc, gc := strings.ToLower(o.Charset), strings.ToLower(g.Charset)
+	if (oc != "utf8mb3" && oc != "utf8") || gc != "utf8mb4" {
+		return false
 	}
-	return false // signed into unsigned loses the negatives
+	ol, gl := strings.ToLower(o.Collation), strings.ToLower(g.Collation)
+	for _, prefix := range []string{"utf8mb3_", "utf8_"} {
+		if suffix, found := strings.CutPrefix(ol, prefix); found {
+			return gl == "utf8mb4_"+suffix
+		}
+	}
+	return false
 }
 
 // typeArgs reads "decimal(10,2)" as 10, 2 and "varchar(20)" as 20, 0.

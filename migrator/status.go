@@ -36,14 +36,18 @@ type Status struct {
 	CopyRate                float64
 	ChunkSize, DMLBatchSize int
 
-	EventsApplied  int64
-	Backlog        int
-	Displaced      int
-	AppliedPos     string        // binlog coordinates of the last applied transaction
-	HeartbeatLag   time.Duration // since the last heartbeat the applier saw; -1 when none yet
+	EventsApplied int64
+	Backlog       int
+	Displaced     int
+	AppliedPos    string        // binlog coordinates of the last applied transaction
+	HeartbeatLag  time.Duration // since the last heartbeat the applier saw; -1 when none yet
+	// Lag is the inspected server's replication lag as the throttle last read it (gh-ost's
+	// "Lag"); -1 before the first reading.
+	Lag            time.Duration
 	Throttled      bool
 	ThrottleReason string
 	Postponed      bool // the cut-over is held back (flag file or command)
+	Instant        bool // the ALTER was done instantly on the original (--attempt-instant-ddl): no copy, no cut-over
 }
 
 // Progress is the copy's share done, in percent (100 once the copy is done).
@@ -115,14 +119,16 @@ func (s Status) State() string {
 
 // Line is gh-ost's status line:
 //
-//	Copy: 1200/20000 6.0%; Applied: 34; Backlog: 0/200; Time: 12s(total), 10s(copy); streamer: log.000003:1234; HeartbeatLag: 0.12s, State: migrating; ETA: 1m28s
+//	Copy: 1200/20000 6.0%; Applied: 34; Backlog: 0/200; Time: 12s(total), 10s(copy); streamer: log.000003:1234; Lag: 0.10s, HeartbeatLag: 0.12s, State: migrating; ETA: 1m28s
 //
 // Backlog is read-but-unapplied binlog changes over the backlog that makes the copy wait;
 // "Displaced: n" follows it while rows moved aside by the applier wait to be put back.
 func (s Status) Line() string {
-	lag := "n/a"
-	if s.HeartbeatLag >= 0 {
-		lag = fmt.Sprintf("%.2fs", s.HeartbeatLag.Seconds())
+	seconds := func(d time.Duration) string {
+		if d < 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2fs", d.Seconds())
 	}
 	displaced := ""
 	if s.Displaced > 0 {
@@ -132,9 +138,9 @@ func (s Status) Line() string {
 	if streamer == "" {
 		streamer = "n/a"
 	}
-	return fmt.Sprintf("Copy: %d/%d %.1f%%; Applied: %d; Backlog: %d/%d%s; Time: %s(total), %s(copy); streamer: %s; HeartbeatLag: %s, State: %s; ETA: %s",
+	return fmt.Sprintf("Copy: %d/%d %.1f%%; Applied: %d; Backlog: %d/%d%s; Time: %s(total), %s(copy); streamer: %s; Lag: %s, HeartbeatLag: %s, State: %s; ETA: %s",
 		s.RowsCopied, s.RowsEstimate, s.Progress(), s.EventsApplied, s.Backlog, throttle.BacklogLimit, displaced,
-		s.Elapsed.Round(time.Second), s.CopyElapsed.Round(time.Second), streamer, lag, s.State(), s.ETAText())
+		s.Elapsed.Round(time.Second), s.CopyElapsed.Round(time.Second), streamer, seconds(s.Lag), seconds(s.HeartbeatLag), s.State(), s.ETAText())
 }
 
 // Fields are the status line's values by name, for a log event (StatusLogField): durations as
@@ -155,6 +161,9 @@ func (s Status) Fields() *zerolog.Event {
 	if eta, ok := s.ETA(); ok {
 		d = d.Float64("eta_seconds", eta.Round(time.Second).Seconds())
 	}
+	if s.Lag >= 0 {
+		d = d.Str("lag", logfmt.Duration(s.Lag)).Float64("lag_seconds", s.Lag.Seconds())
+	}
 	if s.HeartbeatLag >= 0 {
 		d = d.Str("heartbeat_lag", logfmt.Duration(s.HeartbeatLag)).Float64("heartbeat_lag_seconds", s.HeartbeatLag.Seconds())
 	}
@@ -163,12 +172,16 @@ func (s Status) Fields() *zerolog.Event {
 
 // Status implements Controls.
 func (m *Migrator) Status() Status {
-	st := Status{Database: m.cfg.Database, Table: m.cfg.Table, HeartbeatLag: -1,
+	st := Status{Database: m.cfg.Database, Table: m.cfg.Table, HeartbeatLag: -1, Lag: -1,
 		ChunkSize: m.levers.chunkSize.ChunkSize(), DMLBatchSize: int(m.levers.dmlBatchSize.Load())}
 	st.Phase, st.PhaseSince = m.phases.Current()
 	ts := m.levers.throttler.State()
 	st.Throttled, st.ThrottleReason = ts.Throttled, ts.Reason
 	st.Postponed = m.postponing()
+	st.Instant = m.instant.Load()
+	if l, ok := m.levers.signals.inspectedLag.Load(); ok && l.Err == nil {
+		st.Lag = l.Lag
+	}
 	if p := m.prepared.Load(); p != nil {
 		st.GhostTable, st.OldTable = p.GhostTable, p.OldTable
 		st.InspectedHost, st.PrimaryHost = p.Inspected.Addr(), p.Primary.Addr()
@@ -203,8 +216,12 @@ func (m *Migrator) Status() Status {
 	return st
 }
 
-// rateWindow is how far back the copy's recent rate (Status.CopyRate) looks.
-const rateWindow = 10 * time.Second
+// rateWindow is how far back the copy's recent rate (Status.CopyRate) looks; minRateSpan is the
+// shortest span of samples it reckons a rate over.
+const (
+	rateWindow  = 10 * time.Second
+	minRateSpan = 500 * time.Millisecond
+)
 
 // copyRate measures the copy's recent speed from the (time, rows copied) samples Status takes.
 type copyRate struct {
@@ -218,7 +235,8 @@ type rateSample struct {
 }
 
 // observe records rows copied at a time and returns the rows per second since the oldest sample
-// in the window, or 0 while the samples span less than a second.
+// in the window, or 0 while the samples span less than half a second (the copy's start is the
+// first sample, so the first status line, a second in, has a rate).
 func (c *copyRate) observe(at time.Time, rows int64) float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -230,7 +248,7 @@ func (c *copyRate) observe(at time.Time, rows int64) float64 {
 	}
 	first := c.samples[0]
 	dt := at.Sub(first.at)
-	if dt < time.Second {
+	if dt < minRateSpan {
 		return 0
 	}
 	return float64(rows-first.rows) / dt.Seconds()

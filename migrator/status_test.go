@@ -40,6 +40,12 @@ func TestCopyRate(t *testing.T) {
 	if got := r.observe(t0, 0); got != 0 {
 		t.Errorf("one sample: rate %v", got)
 	}
+	// The copy's start is the first sample: the first status line, a second in, has the rate.
+	var first copyRate
+	first.observe(t0, 0)
+	if got := first.observe(t0.Add(990*time.Millisecond), 990); got < 999 || got > 1001 {
+		t.Errorf("rate %v a little under a second after the start, want 1000 rows/s", got)
+	}
 	for i := 1; i <= 20; i++ { // 100 rows/s for 20 s
 		r.observe(t0.Add(time.Duration(i)*time.Second), int64(i*100))
 	}
@@ -77,12 +83,13 @@ func TestStatusEvery(t *testing.T) {
 func TestStatusLine(t *testing.T) {
 	st := Status{Phase: PhaseCopy, RowsCopied: 1200, RowsEstimate: 20000, EventsApplied: 34, Backlog: 3, Displaced: 2,
 		Elapsed: 12400 * time.Millisecond, CopyElapsed: 10 * time.Second, CopyRate: 200, AppliedPos: "log.000003:1234",
-		HeartbeatLag: 120 * time.Millisecond, Throttled: true, ThrottleReason: "commanded by user"}
-	want := "Copy: 1200/20000 6.0%; Applied: 34; Backlog: 3/200; Displaced: 2; Time: 12s(total), 10s(copy); streamer: log.000003:1234; HeartbeatLag: 0.12s, State: throttled, commanded by user; ETA: 1m34s"
+		Lag: 100 * time.Millisecond, HeartbeatLag: 120 * time.Millisecond, Throttled: true, ThrottleReason: "commanded by user"}
+	// gh-ost's field order, which parsers written for it read: Lag before HeartbeatLag.
+	want := "Copy: 1200/20000 6.0%; Applied: 34; Backlog: 3/200; Displaced: 2; Time: 12s(total), 10s(copy); streamer: log.000003:1234; Lag: 0.10s, HeartbeatLag: 0.12s, State: throttled, commanded by user; ETA: 1m34s"
 	if got := st.Line(); got != want {
 		t.Errorf("status line\n got %q\nwant %q", got, want)
 	}
-	if got := (Status{Phase: phaseNone, HeartbeatLag: -1}).Line(); !strings.Contains(got, "streamer: n/a; HeartbeatLag: n/a, State: not started; ETA: N/A") {
+	if got := (Status{Phase: phaseNone, HeartbeatLag: -1, Lag: -1}).Line(); !strings.Contains(got, "streamer: n/a; Lag: n/a, HeartbeatLag: n/a, State: not started; ETA: N/A") {
 		t.Errorf("before the run: %q", got)
 	}
 }
@@ -111,7 +118,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	}
 	var summary struct{ Copy, CutOver, Total string }
 	for _, line := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(line, `"message":"migration of gl_controls.r complete"`) {
+		if strings.Contains(line, `"message":"Done migrating gl_controls.r"`) {
 			var raw map[string]any
 			if err := json.Unmarshal([]byte(line), &raw); err != nil {
 				t.Fatal(err)

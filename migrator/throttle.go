@@ -117,7 +117,7 @@ func (l *levers) registerThrottleKnobs(t *throttleSignals) {
 			return nil
 		},
 	})
-	l.register("throttle-query", stringKnob(&t.query, func(string) error { return nil }))
+	l.register("throttle-query", stringKnob(&t.query, throttle.CheckQuery))
 	l.register("throttle-http", stringKnob(&t.httpURL, throttle.ParseHTTPURL))
 	l.register("throttle-control-replicas", knob{
 		get: func() string { return strings.Join(*t.replicas.Load(), ",") },
@@ -186,6 +186,9 @@ func (c *Config) validateThrottle() error {
 	}
 	if _, err := parseControlReplicas(c.ThrottleControlReplicas); err != nil {
 		return fmt.Errorf("%w: --%v", ErrUsage, err)
+	}
+	if err := throttle.CheckQuery(c.ThrottleQuery); err != nil {
+		return fmt.Errorf("%w: --throttle-query: %v", ErrUsage, err)
 	}
 	if err := throttle.ParseHTTPURL(c.ThrottleHTTP); err != nil {
 		return fmt.Errorf("%w: --%v", ErrUsage, err)
@@ -322,9 +325,8 @@ func runThrottleQuery(ctx context.Context, db *sql.DB, q string) throttle.Verdic
 	if q == "" {
 		return throttle.Verdict{}
 	}
-	var n sql.NullInt64
-	err := db.QueryRowContext(ctx, q).Scan(&n)
-	return throttle.QueryVerdict(n.Int64, err)
+	n, err := throttle.RunQuery(ctx, db, q) // one SELECT, in a read-only transaction
+	return throttle.QueryVerdict(n, err)
 }
 
 // pollThrottleHTTP checks --throttle-http (when set) every --throttle-http-interval-millis.

@@ -220,7 +220,8 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			replica := testenv.Open(t, testenv.ReplicaConfig(), "")
-			t.Cleanup(func() { _, _ = replica.Exec("START SLAVE SQL_THREAD") })
+			f := testenv.Flavor(t)
+			t.Cleanup(func() { _, _ = replica.Exec(f.StartReplicaSQL() + " SQL_THREAD") })
 			var stopped atomic.Bool
 			m, done, chunks, db := throttledRun(t, "l", 20000, 10, c.serverID, func(cfg *Config) {
 				cfg.MaxLag = 500 * time.Millisecond
@@ -228,7 +229,7 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 				count := cfg.copyTest.beforeChunk
 				cfg.copyTest.beforeChunk = func(ctx context.Context, n int64) error {
 					if n == 3 && !stopped.Swap(true) {
-						if _, err := replica.ExecContext(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
+						if _, err := replica.ExecContext(ctx, f.StopReplicaSQL()+" SQL_THREAD"); err != nil {
 							return err
 						}
 					}
@@ -245,7 +246,7 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 			}
 			assertCopyHeld(t, chunks, "replica lag")
 			held := chunks.Load()
-			testenv.Exec(t, replica, "START SLAVE SQL_THREAD")
+			testenv.Exec(t, replica, f.StartReplicaSQL()+" SQL_THREAD")
 			if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
 				t.Fatalf("migration: %v", err)
 			}

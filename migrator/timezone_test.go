@@ -41,6 +41,11 @@ func testTimestampConversion(t *testing.T, serverID uint32, zone string) {
 	alter := "MODIFY dt TIMESTAMP(1) NULL, MODIFY ts DATETIME(1) NULL, MODIFY d TIMESTAMP NULL"
 	db, cfg, postpone := sameResultSetup(t, serverID, create, alter, inserts...)
 	setGlobal(t, db, "time_zone", zone)
+	if !testenv.Flavor(t).MariaDB {
+		// MySQL's default sql_mode (NO_ZERO_DATE, strict) refuses the zero value in the oracle's
+		// ALTER; this test is about time zones: MariaDB's default sql_mode, which accepts it.
+		setGlobal(t, db, "sql_mode", "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION")
+	}
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 
 	done := runToPostponed(t, db, cfg)

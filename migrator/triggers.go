@@ -141,7 +141,7 @@ func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *triggerD
 func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs []triggerDef) error {
 	var long, taken []string
 	for _, d := range defs {
-		if len(d.NewName) > table.MaxIdentifierLength {
+		if table.TooLong(d.NewName) {
 			long = append(long, d.NewName)
 		}
 		var n int
@@ -154,10 +154,10 @@ func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs [
 		}
 	}
 	if len(long) > 0 {
-		return fmt.Errorf("gh-ost triggers (%s) length > 64 characters. Bailing out: use a shorter --trigger-suffix", strings.Join(long, ", "))
+		return fmt.Errorf("new triggers (%s) length > 64 characters. Bailing out: a trigger name has 64 characters at most; use a shorter --trigger-suffix", strings.Join(long, ", "))
 	}
 	if len(taken) > 0 {
-		return fmt.Errorf("found gh-ost triggers (%s). Please use a different suffix or drop them. Bailing out: the new triggers' names are taken in %s; give another --trigger-suffix or drop those triggers",
+		return fmt.Errorf("found triggers named as the new ones (%s). Please use a different suffix or drop them. Bailing out: those names are taken in %s",
 			strings.Join(taken, ", "), schema)
 	}
 	return nil

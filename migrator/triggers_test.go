@@ -160,7 +160,7 @@ func assertTriggers(t *testing.T, db *sql.DB, tbl, names string) {
 }
 
 // Without --include-triggers a table with triggers is refused with gh-ost's phrase; with it, a
-// new name already taken is refused ("found gh-ost triggers"); nothing is changed either way.
+// new name already taken is refused ("Please use a different suffix or drop them"); nothing is changed either way.
 func TestTriggerRefusals(t *testing.T) {
 	db := testenv.Database(t, triggersDB)
 	testenv.Exec(t, db, triggerDDL[0], triggerDDL[1], triggerDDL[2],
@@ -170,7 +170,7 @@ func TestTriggerRefusals(t *testing.T) {
 		want    string
 	}{
 		{false, `found triggers on gl_mig_triggers.t. Tables with triggers are supported only when using "include-triggers" flag`},
-		{true, "found gh-ost triggers (t_bi_gl). Please use a different suffix or drop them. Bailing out"},
+		{true, "found triggers named as the new ones (t_bi_gl). Please use a different suffix or drop them. Bailing out"},
 	} {
 		before := captureState(t, db)
 		cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)

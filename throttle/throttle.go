@@ -89,6 +89,13 @@ func (t *Throttler) Check(ctx context.Context) (throttled bool, reason string) {
 	return false, ""
 }
 
+// Refresh asks the rules now and records the answer in State, without waiting: a change made
+// by the operator (the throttle command, or its end) shows in the next status at once instead
+// of at the copy's next ask.
+func (t *Throttler) Refresh(ctx context.Context) {
+	t.record(t.Check(ctx))
+}
+
 // Wait blocks while any rule throttles, asking again every Interval. It returns nil when the
 // copy may go on, or ctx's error when ctx ends (even when nothing throttles).
 func (t *Throttler) Wait(ctx context.Context) error {

@@ -47,7 +47,8 @@ func (s *server) serverPID(ctx context.Context) string {
 	if s.db.QueryRowContext(ctx, "SELECT @@pid_file").Scan(&file) != nil {
 		return ""
 	}
-	b, err := os.ReadFile(file)
+	// a sandbox server run from a Debian root names its pid file as seen inside that root
+	b, err := os.ReadFile(os.Getenv("GHOSTLITE_TEST_SERVER_ROOT") + file)
 	if err != nil {
 		return ""
 	}

@@ -114,8 +114,8 @@ func run(o options) error {
 	if err := srv.createSource(ctx, o.rows); err != nil {
 		return err
 	}
-	fmt.Printf("table: %d rows, about %d bytes/row (PRIMARY KEY + one secondary index); ALTER: %s\n",
-		o.rows, srv.avgRowLength(ctx), alter)
+	fmt.Printf("server: %s\ntable: %d rows, about %d bytes/row (PRIMARY KEY + one secondary index); ALTER: %s\n",
+		srv.flavor.Version, o.rows, srv.avgRowLength(ctx), alter)
 	fmt.Printf("each case measured %d times, interleaved; ratios use the medians\n\n", o.repeat)
 
 	rates := append([]float64{0}, o.rates...)
@@ -207,7 +207,7 @@ func report(o options, rates []float64, insertSelect, alterCopy samples, runs []
 			fmt.Printf("  %s / idle: %.2fx\n", caseName(rate), d.Seconds()/idle.Seconds())
 		}
 	}
-	fmt.Println("\ncut-over: the longest application write that ended after the tool logged \"row copy complete\"")
+	fmt.Println("\ncut-over: the longest application write that ended after the tool logged \"cutting over\"")
 	for j, rate := range rates {
 		for _, m := range runs[j] {
 			if rate > 0 && m.cutOver != "" {

@@ -27,7 +27,7 @@ type migration struct {
 	cutOverWait time.Duration
 	load        loadgen.Stats
 	cutOver     string        // the tool's own cut-over summary line
-	copyDone    time.Time     // when the bench read the tool's "row copy complete" line
+	copyDone    time.Time     // when the bench read the tool's "cutting over" line
 	checksum    time.Duration // the checksum phase, as the tool logged it (0: none)
 	serverCPU   time.Duration // CPU time the server used during the migration (-1: unknown)
 	toolCPU     time.Duration // CPU time the tool used (user + system, from /usr/bin/time)
@@ -35,7 +35,7 @@ type migration struct {
 
 // migrateAt runs the migration idle (rate 0) or while a paced write load runs on the table,
 // started a second before and stopped a second after. The cut-over wait is the longest
-// application write that ended after the tool logged "row copy complete".
+// application write that ended after the tool logged "cutting over".
 func migrateAt(ctx context.Context, s *server, cfg dbconn.Config, o options, rate float64) (migration, error) {
 	if rate <= 0 {
 		return migrate(ctx, s, cfg, o)
@@ -171,7 +171,7 @@ func (m *migration) read(r io.Reader) string {
 				m.peakApplied = max(m.peakApplied, float64(s.Events-lastEvents)/(s.Elapsed-lastAt))
 			}
 			lastEvents, lastAt = s.Events, s.Elapsed
-		case strings.HasPrefix(ev.Message, "row copy complete"):
+		case strings.HasPrefix(ev.Message, "cutting over"):
 			m.copyDone = time.Now()
 		case strings.HasPrefix(ev.Message, "checksum:"):
 			m.checksum, _ = time.ParseDuration(ev.Checksum)

@@ -14,6 +14,7 @@ import (
 // server is the sandbox primary the bench measures on, and its replica when there is one.
 type server struct {
 	db      *sql.DB
+	flavor  dbconn.Flavor
 	replica *sql.DB // nil when no replica answers
 	pid     string  // the server's process id when it runs on this machine (cpu.go)
 }
@@ -24,6 +25,9 @@ func openServer(ctx context.Context, cfg dbconn.Config) (*server, error) {
 		return nil, err
 	}
 	s := &server{db: db}
+	if s.flavor, err = dbconn.DetectFlavor(ctx, db); err != nil {
+		return nil, err
+	}
 	if p := os.Getenv("GHOSTLITE_TEST_REPLICA_PORT"); p != "" {
 		rc := cfg
 		rc.Port, _ = strconv.Atoi(p)
@@ -57,14 +61,22 @@ func (s *server) timed(ctx context.Context, q string) (time.Duration, error) {
 
 // createSource builds gl_bench.src, the table every case starts from.
 func (s *server) createSource(ctx context.Context, rows int) error {
-	err := s.exec(ctx, "DROP DATABASE IF EXISTS gl_bench", "CREATE DATABASE gl_bench", `CREATE TABLE gl_bench.src (
+	// numbers 1..rows from a digits table (MySQL has no seq_1_to_N tables)
+	err := s.exec(ctx, "DROP DATABASE IF EXISTS gl_bench", "CREATE DATABASE gl_bench",
+		"CREATE TABLE gl_bench.digits (d INT PRIMARY KEY)",
+		"INSERT INTO gl_bench.digits VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)",
+		`CREATE TABLE gl_bench.src (
 		id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 		account_id INT NOT NULL, kind TINYINT NOT NULL, amount DECIMAL(12,2) NOT NULL,
 		label VARCHAR(96) NOT NULL, ref CHAR(20) NOT NULL, created_at DATETIME NOT NULL,
 		KEY account_idx (account_id)) ENGINE=InnoDB`,
 		fmt.Sprintf(`INSERT INTO gl_bench.src (account_id, kind, amount, label, ref, created_at)
 		SELECT seq %% 100000, seq %% 7, (seq %% 1000000) / 100, CONCAT('label for row ', seq, ' ', REPEAT('x', 30 + seq %% 20)),
-		LPAD(seq, 20, '0'), '2026-01-01' + INTERVAL seq SECOND FROM gl_bench.seq_1_to_%d`, rows))
+		LPAD(seq, 20, '0'), '2026-01-01' + INTERVAL seq SECOND
+		FROM (SELECT 1 + a.d + 10*b.d + 100*c.d + 1000*e.d + 10000*f.d + 100000*g.d + 1000000*h.d AS seq
+		      FROM gl_bench.digits a, gl_bench.digits b, gl_bench.digits c, gl_bench.digits e,
+		           gl_bench.digits f, gl_bench.digits g, gl_bench.digits h) s
+		WHERE seq <= %d ORDER BY seq`, rows), "DROP TABLE gl_bench.digits")
 	if err != nil {
 		return err
 	}
@@ -111,32 +123,32 @@ func (s *server) pauseReplica(ctx context.Context) (func(), error) {
 	if s.replica == nil {
 		return func() {}, nil
 	}
-	if st, err := replicaStatus(ctx, s.replica); err != nil || st["Slave_SQL_Running"] != "Yes" {
+	if st, err := replicaStatus(ctx, s.replica, s.flavor); err != nil || st[s.flavor.SQLThreadRunningColumn()] != "Yes" {
 		return func() {}, nil // not replicating: nothing to pause, nothing to restart
 	}
-	if _, err := s.replica.ExecContext(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
+	if _, err := s.replica.ExecContext(ctx, s.flavor.StopReplicaSQL()+" SQL_THREAD"); err != nil {
 		return nil, fmt.Errorf("pause the sandbox replica: %w", err)
 	}
 	fmt.Println("sandbox replica: SQL thread paused while measuring (it shares this machine's cores); --with-replica keeps it running")
 	return func() {
-		if _, err := s.replica.ExecContext(ctx, "START SLAVE SQL_THREAD"); err != nil {
-			fmt.Fprintln(os.Stderr, "bench: could not restart the sandbox replica's SQL thread:", err, "(run START SLAVE on it)")
+		if _, err := s.replica.ExecContext(ctx, s.flavor.StartReplicaSQL()+" SQL_THREAD"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: could not restart the sandbox replica's SQL thread:", err, "(run "+s.flavor.StartReplicaSQL()+" on it)")
 			return
 		}
 		// best effort, like the restart above: a failed read or wait only shortens the catch-up wait
 		var pos string
-		_ = s.db.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&pos)
+		_ = s.db.QueryRowContext(ctx, s.flavor.GTIDPositionSQL()).Scan(&pos)
 		fmt.Print("sandbox replica: catching up... ")
 		start := time.Now()
 		var res sql.NullInt64
-		_ = s.replica.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, 600)", pos).Scan(&res)
+		_ = s.replica.QueryRowContext(ctx, s.flavor.WaitGTIDSQL(), pos, 600).Scan(&res)
 		fmt.Printf("done in %.0fs\n", time.Since(start).Seconds())
 	}, nil
 }
 
-// replicaStatus is SHOW SLAVE STATUS as column name -> value (empty when not a replica).
-func replicaStatus(ctx context.Context, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SHOW SLAVE STATUS")
+// replicaStatus is SHOW SLAVE (REPLICA) STATUS as column name -> value (empty when not a replica).
+func replicaStatus(ctx context.Context, db *sql.DB, f dbconn.Flavor) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, f.ReplicaStatusSQL())
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,13 @@ package dbconn
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -33,6 +37,10 @@ type Config struct {
 	MultiStatements bool
 	// TLS encrypts and verifies every connection to the server (tls.go); nil is plaintext.
 	TLS *TLS
+
+	// serverErrorCount leaves max_error_count at the server's value: MySQL 9.7 lets only an
+	// account with SESSION_VARIABLES_ADMIN set it (Open falls back to this).
+	serverErrorCount bool
 }
 
 // Addr is host:port.
@@ -71,6 +79,9 @@ func (c Config) DSN(schema string) string {
 		// so a list of Notes can be told complete by comparing it with @@warning_count.
 		"max_error_count": strconv.Itoa(MaxErrorCount),
 	}
+	if c.serverErrorCount {
+		delete(mc.Params, "max_error_count")
+	}
 	return mc.FormatDSN()
 }
 
@@ -85,8 +96,28 @@ func (c Config) DriverConfig(schema string) (*mysql.Config, error) {
 	return mc, nil
 }
 
-// Open opens a pool on the server with writer session settings and checks it answers.
+// Open opens a pool on the server with writer session settings and checks it answers. When the
+// account may not set max_error_count (MySQL 9.7 without SESSION_VARIABLES_ADMIN), its sessions
+// keep the server's: a statement with more warnings than that is detected (the count exceeds the
+// list) and split or refused by its caller, never passed.
 func Open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
+	db, err := open(ctx, c, schema)
+	var me *mysql.MySQLError
+	if err != nil && !c.serverErrorCount && errors.As(err, &me) && me.Number == erSpecificAccessDenied &&
+		strings.Contains(me.Message, "SESSION_VARIABLES_ADMIN") {
+		c.serverErrorCount = true
+		db, err = open(ctx, c, schema)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s as %s: %w", c.Addr(), c.User, explainConnectError(ctx, c, err))
+	}
+	return db, nil
+}
+
+// erSpecificAccessDenied is MySQL's "Access denied; you need (at least one of) the ... privilege(s)".
+const erSpecificAccessDenied = 1227
+
+func open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 	mc, err := c.DriverConfig(schema)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
@@ -95,10 +126,51 @@ func Open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
 	}
-	db := sql.OpenDB(connector)
+	db := sql.OpenDB(boundedConnector{Connector: connector, timeout: mc.Timeout})
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to %s as %s: %w", c.Addr(), c.User, explainConnectError(ctx, c, err))
+		return nil, err
 	}
 	return db, nil
+}
+
+// boundedConnector bounds each new connection's connect and handshake by timeout (the driver's
+// own timeout bounds the TCP connect only: a server that accepts and then says nothing would hold
+// the connection forever).
+type boundedConnector struct {
+	driver.Connector
+	timeout time.Duration
+}
+
+// Connect connects within the timeout. A handshake cut off by it is a plain error (Open names the
+// server), so database/sql does not try again (as it does on driver.ErrBadConn).
+func (b boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	conn, err := b.Connector.Connect(cctx)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		return nil, fmt.Errorf("%w (%s, --mysql-timeout): the port accepts connections but no server answers there", ErrConnectTimeout, b.timeout)
+	}
+	return conn, err
+}
+
+// ErrConnectTimeout is a server that did not complete its connect and handshake in time.
+var ErrConnectTimeout = errors.New("no MySQL handshake in time")
+
+// explainDialError says why the TCP connect failed, without repeating the address (the caller
+// names it), and what to check; other errors are returned as they are.
+func explainDialError(err error) error {
+	var op *net.OpError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Errorf("host %s not found (%s): check --host", dns.Name, dns.Err)
+	case !errors.As(err, &op) || op.Op != "dial":
+		return err
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("connection refused: nothing listens on that port; check --host and --port")
+	case op.Timeout():
+		return errors.New("no answer to the TCP connect in time (--mysql-timeout): check --host, --port and the firewalls on the way")
+	}
+	return fmt.Errorf("cannot connect: %v", op.Err)
 }

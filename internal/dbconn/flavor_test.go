@@ -31,6 +31,9 @@ func TestFlavorStatements(t *testing.T) {
 		if got := f.ReplicaStatusSQL(); got != c.replica {
 			t.Errorf("%s: ReplicaStatusSQL=%q want %q", c.version, got, c.replica)
 		}
+		if got, want := f.ReplicasSQL(), map[bool]string{true: "SHOW REPLICAS", false: "SHOW SLAVE HOSTS"}[c.replica == "SHOW REPLICA STATUS"]; got != want {
+			t.Errorf("%s: ReplicasSQL=%q want %q", c.version, got, want)
+		}
 		if (f.Supported() == nil) != c.supported {
 			t.Errorf("%s: Supported()=%v", c.version, f.Supported())
 		}

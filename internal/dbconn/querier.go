@@ -20,3 +20,11 @@ func CeilSeconds(d time.Duration) int64 {
 	}
 	return 1
 }
+
+// DeprecationWarning is true for the warnings that say a name in the statement is deprecated
+// (1287, and MySQL's 3719 for the utf8 alias and 3778 for a utf8mb3 collation): MySQL raises 1287
+// for every CONVERT(... USING utf8mb3) and COLLATE utf8mb3_..., which the tool writes for the
+// columns of that charset. They are about the statement's text, never about a value.
+func DeprecationWarning(level string, code int) bool {
+	return level == "Warning" && (code == 1287 || code == 3719 || code == 3778)
+}

@@ -113,7 +113,7 @@ func explainConnectError(ctx context.Context, c Config, err error) error {
 	case errors.As(err, &unknownCA), errors.As(err, &verify):
 		return fmt.Errorf("TLS to %s: the server's certificate is not signed by a trusted CA (%s): give its CA with --ssl-ca, or pass --ssl-allow-insecure", c.Addr(), firstLine(err))
 	}
-	return err
+	return explainDialError(err)
 }
 
 // firstLine is the last, innermost part of err's message (after the last ": "), on one line.

@@ -46,7 +46,7 @@ func Inspect(ctx context.Context, db dbconn.Querier, schema, name string) (*Tabl
 func readColumns(ctx context.Context, db dbconn.Querier, t *Table) error {
 	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,
 		COALESCE(CHARACTER_SET_NAME, ''), COALESCE(COLLATION_NAME, ''), COALESCE(CHARACTER_OCTET_LENGTH, 0),
-		COALESCE(DATETIME_PRECISION, 0), EXTRA, COALESCE(GENERATION_EXPRESSION, '')
+		COALESCE(DATETIME_PRECISION, 0), EXTRA, COALESCE(GENERATION_EXPRESSION, ''), COLUMN_DEFAULT IS NULL
 		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
 		t.Schema, t.Name)
 	if err != nil {
@@ -56,8 +56,9 @@ func readColumns(ctx context.Context, db dbconn.Querier, t *Table) error {
 	for rows.Next() {
 		var c Column
 		var nullable, extra, genExpr string
+		var noDefault bool
 		if err := rows.Scan(&c.Name, &c.Position, &c.DataType, &c.ColumnType, &nullable, &c.Charset, &c.Collation,
-			&c.OctetLength, &c.FracDigits, &extra, &genExpr); err != nil {
+			&c.OctetLength, &c.FracDigits, &extra, &genExpr, &noDefault); err != nil {
 			return fmt.Errorf("read columns of %s.%s: %w", t.Schema, t.Name, err)
 		}
 		c.DataType = strings.ToLower(c.DataType)
@@ -68,12 +69,30 @@ func readColumns(ctx context.Context, db dbconn.Querier, t *Table) error {
 		c.ColumnType = strings.ToLower(c.ColumnType)
 		c.Nullable = nullable == "YES"
 		c.Unsigned = strings.Contains(c.ColumnType, "unsigned")
-		lowerExtra := strings.ToLower(extra)
-		c.Generated = strings.Contains(lowerExtra, "generated") || genExpr != ""
-		c.AutoIncrement = strings.Contains(lowerExtra, "auto_increment")
+		c.Generated = generatedColumn(extra, genExpr)
+		c.AutoIncrement = strings.Contains(strings.ToLower(extra), "auto_increment")
+		// A NOT NULL column whose COLUMN_DEFAULT is SQL NULL has no DEFAULT clause (MariaDB shows a
+		// DEFAULT NULL as the text 'NULL'; MySQL's NOT NULL columns cannot default to NULL).
+		c.NoDefault = noDefault && !c.Nullable && !c.AutoIncrement && !c.Generated
 		t.Columns = append(t.Columns, c)
 	}
 	return rows.Err()
+}
+
+// generatedColumn tells a generated column from information_schema.COLUMNS' EXTRA and
+// GENERATION_EXPRESSION: "VIRTUAL GENERATED", "STORED GENERATED" (MySQL, MariaDB) or "PERSISTENT
+// GENERATED" (MariaDB). MySQL's "DEFAULT_GENERATED" marks a column with an expression default
+// (DEFAULT CURRENT_TIMESTAMP(6), DEFAULT (a+1)): an ordinary column, copied like any other.
+func generatedColumn(extra, genExpr string) bool {
+	if genExpr != "" {
+		return true
+	}
+	for _, w := range strings.Fields(strings.ToUpper(extra)) {
+		if w == "GENERATED" {
+			return true
+		}
+	}
+	return false
 }
 
 func readUniqueKeys(ctx context.Context, db dbconn.Querier, t *Table) error {

@@ -31,6 +31,10 @@ type Column struct {
 	Generated bool
 	// AutoIncrement marks the auto_increment column.
 	AutoIncrement bool
+	// NoDefault marks a NOT NULL column without a DEFAULT (not auto_increment, not generated): an
+	// INSERT that leaves it out fails in strict mode, while the server's ALTER that adds it gives
+	// every row the type's implicit default (ImplicitDefault).
+	NoDefault bool
 }
 
 // Key is a unique key (the primary key included).

@@ -39,3 +39,24 @@ func TestParseEnumValues(t *testing.T) {
 		t.Fatalf("set: got %q", got)
 	}
 }
+
+func TestGeneratedColumnFromExtra(t *testing.T) {
+	for _, c := range []struct {
+		extra, expr string
+		want        bool
+	}{
+		{"VIRTUAL GENERATED", "(`a` + 1)", true},
+		{"STORED GENERATED", "(`a` + 2)", true},
+		{"PERSISTENT GENERATED", "", true},
+		{"DEFAULT_GENERATED", "", false},
+		{"DEFAULT_GENERATED on update CURRENT_TIMESTAMP(6)", "", false},
+		{"on update current_timestamp(6)", "", false},
+		{"INVISIBLE", "", false},
+		{"auto_increment", "", false},
+		{"", "", false},
+	} {
+		if got := generatedColumn(c.extra, c.expr); got != c.want {
+			t.Errorf("generatedColumn(%q, %q) = %v, want %v", c.extra, c.expr, got, c.want)
+		}
+	}
+}

@@ -94,20 +94,38 @@ func ZoneValueExpr(shift ZoneShift, zone string) string {
 // the binlog's text form) is bound for ghost column g of another type: typed as o, so that the
 // server converts it exactly as INSERT ... SELECT (and its own ALTER) converts the column, not
 // as a string. Other columns, and a column keeping its type, bind "?".
+//
+// A FLOAT, DOUBLE or DECIMAL value is bound typed as such for a column of another type: text
+// would be a DECIMAL literal (rounded otherwise than a DOUBLE) or a string (convert.go).
 func BindAsOriginal(o, g *Column) string {
 	switch o.DataType {
 	case "date", "datetime", "time":
 		if g.DataType != o.DataType && safeColumnType(o.ColumnType) {
 			return "CAST(? AS " + o.ColumnType + ")"
 		}
+	case "float":
+		if g.ColumnType != o.ColumnType {
+			return "CAST(? AS FLOAT)"
+		}
+	case "double", "real", "double precision":
+		if g.ColumnType != o.ColumnType {
+			return "CAST(? AS DOUBLE)"
+		}
+	case "decimal", "numeric":
+		// The binlog's exact text, typed: as text it would enter a YEAR, BIT, DATE or ENUM as a
+		// string, not as the number the server's ALTER converts.
+		if t, _, _ := strings.Cut(o.ColumnType, " "); g.ColumnType != o.ColumnType && safeColumnType(t) {
+			return "CAST(? AS " + strings.Replace(t, "numeric", "decimal", 1) + ")"
+		}
 	}
 	return "?"
 }
 
-// safeColumnType is true for a type like "datetime(6)": letters, digits and parentheses only.
+// safeColumnType is true for a type like "datetime(6)" or "decimal(12,3)": letters, digits,
+// parentheses and commas only.
 func safeColumnType(t string) bool {
 	for _, r := range t {
-		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '(' && r != ')' {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '(' && r != ')' && r != ',' {
 			return false
 		}
 	}

@@ -37,7 +37,8 @@ func TestBindAsOriginal(t *testing.T) {
 		{"date", "date", "datetime", "CAST(? AS date)"},
 		{"time", "time(2)", "varchar", "CAST(? AS time(2))"},
 		{"datetime", "datetime(6)", "datetime", "?"},
-		{"decimal", "decimal(10,4)", "int", "?"},
+		{"decimal", "decimal(10,4)", "int", "CAST(? AS decimal(10,4))"},
+		{"decimal", "decimal(10,4)", "decimal", "CAST(? AS decimal(10,4))"},
 		{"time", "time) x", "varchar", "?"},
 	}
 	for _, c := range cases {

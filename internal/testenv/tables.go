@@ -126,9 +126,15 @@ func Int64s(t testing.TB, db *sql.DB, schema, tbl, key, value string) map[int64]
 
 // RowsText reads every row of schema.tbl ordered by orderBy, each row as its values (as the
 // pool's session reads them: text) joined by "|", NULL for a null. Two tables compare row by row.
+// Every column is read, MySQL's invisible ones too (SELECT * leaves them out).
 func RowsText(t testing.TB, db *sql.DB, schema, tbl, orderBy string) []string {
 	t.Helper()
-	rows, err := db.Query("SELECT * FROM " + quote(schema) + "." + quote(tbl) + " ORDER BY " + orderBy)
+	names := Columns(t, db, schema, tbl)
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = quote(n)
+	}
+	rows, err := db.Query("SELECT " + strings.Join(quoted, ", ") + " FROM " + quote(schema) + "." + quote(tbl) + " ORDER BY " + orderBy)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,6 +103,7 @@ func Database(t testing.TB, name string) *sql.DB {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	SeqTables(t, admin, name)
 	return Open(t, PrimaryConfig(), name)
 }
 
@@ -119,7 +120,9 @@ func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 // TableNames lists the tables of schema whose names contain substr ("" for all).
 func TableNames(t testing.TB, db *sql.DB, schema, substr string) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME`, schema)
+	// MySQL's stand-ins for MariaDB's sequence tables (SeqTables) are not the test's tables
+	rows, err := db.Query(`SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?
+		AND NOT (TABLE_TYPE = 'VIEW' AND TABLE_NAME LIKE 'seq\_%') ORDER BY TABLE_NAME`, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +149,7 @@ func Checksum(t testing.TB, db *sql.DB, schema, tbl string, columns []string, or
 	for i, c := range columns {
 		exprs[i] = fmt.Sprintf("COALESCE(HEX(CAST(%s AS BINARY)), 'NULL')", quote(c))
 	}
-	q := fmt.Sprintf(`SELECT COUNT(*), COALESCE(MD5(GROUP_CONCAT(MD5(CONCAT_WS('|', %s)) ORDER BY %s SEPARATOR '')), '')
+	q := fmt.Sprintf(`SELECT COUNT(*), COALESCE(LEFT(SHA2(GROUP_CONCAT(LEFT(SHA2(CONCAT_WS('|', %s), 256), 32) ORDER BY %s SEPARATOR ''), 256), 32), '')
 		FROM %s.%s`, strings.Join(exprs, ", "), orderBy, quote(schema), quote(tbl))
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
@@ -171,12 +174,16 @@ func WaitReplica(t testing.TB) {
 	defer primary.Close()
 	replica := Open(t, ReplicaConfig(), "")
 	defer replica.Close()
+	posSQL, waitSQL := "SELECT @@gtid_binlog_pos", "SELECT MASTER_GTID_WAIT(?, 30)"
+	if !Flavor(t).MariaDB {
+		posSQL, waitSQL = "SELECT @@gtid_executed", "SELECT WAIT_FOR_EXECUTED_GTID_SET(?, 30)"
+	}
 	var pos string
-	if err := primary.QueryRow("SELECT @@gtid_binlog_pos").Scan(&pos); err != nil {
+	if err := primary.QueryRow(posSQL).Scan(&pos); err != nil {
 		t.Fatal(err)
 	}
 	var res sql.NullInt64
-	if err := replica.QueryRow("SELECT MASTER_GTID_WAIT(?, 30)", pos).Scan(&res); err != nil {
+	if err := replica.QueryRow(waitSQL, pos).Scan(&res); err != nil {
 		t.Fatal(err)
 	}
 	if !res.Valid || res.Int64 != 0 {
@@ -185,3 +192,34 @@ func WaitReplica(t testing.TB) {
 }
 
 func quote(n string) string { return "`" + strings.ReplaceAll(n, "`", "``") + "`" }
+
+// ReplicaStatus is the replica status row of db (SHOW SLAVE STATUS on MariaDB, SHOW REPLICA STATUS
+// on MySQL), column by column; empty when db replicates from nothing.
+func ReplicaStatus(t testing.TB, db *sql.DB) map[string]string {
+	t.Helper()
+	q := Flavor(t).ReplicaStatusSQL()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	st := map[string]string{}
+	if rows.Next() {
+		if st, err = rowMap(rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return st
+}
+
+// ReplicaRunning says whether both replication threads of db run (what MariaDB's Slave_running
+// status shows; MySQL has no such status).
+func ReplicaRunning(t testing.TB, db *sql.DB) bool {
+	t.Helper()
+	sqlCol := Flavor(t).SQLThreadRunningColumn() // Slave_SQL_Running or Replica_SQL_Running
+	st := ReplicaStatus(t, db)
+	return st[sqlCol] == "Yes" && st[strings.Replace(sqlCol, "SQL", "IO", 1)] == "Yes"
+}

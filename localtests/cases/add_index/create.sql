@@ -5,4 +5,4 @@ CREATE TABLE gl_test (
   t TEXT NULL,
   v INT NOT NULL DEFAULT 0
 ) ENGINE=InnoDB;
-INSERT INTO gl_test (id, a, b, t) SELECT seq, seq % 13, MD5(seq), REPEAT('t', seq % 300) FROM seq_1_to_2000;
+INSERT INTO gl_test (id, a, b, t) SELECT seq, seq % 13, LEFT(SHA2(seq, 256), 32), REPEAT('t', seq % 300) FROM seq_1_to_2000;

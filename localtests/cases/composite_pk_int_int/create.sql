@@ -5,4 +5,4 @@ CREATE TABLE gl_test (
   v INT NOT NULL DEFAULT 0,
   PRIMARY KEY (a, b)
 ) ENGINE=InnoDB;
-INSERT INTO gl_test (a, b, payload) SELECT seq DIV 50, seq % 50, MD5(seq) FROM seq_1_to_2500;
+INSERT INTO gl_test (a, b, payload) SELECT seq DIV 50, seq % 50, LEFT(SHA2(seq, 256), 32) FROM seq_1_to_2500;

@@ -8,4 +8,4 @@ CREATE TABLE gl_test (
   v INT NOT NULL DEFAULT 0,
   PRIMARY KEY (tenant, n)
 ) ENGINE=InnoDB;
-INSERT INTO gl_test (tenant, n, val, s) SELECT ELT(1 + seq % 6, 'alpha', 'Beta', 'gamma', 'Δelta', 'épsilon', 'zeta'), seq DIV 6, seq * 7, MD5(seq) FROM seq_1_to_6000;
+INSERT INTO gl_test (tenant, n, val, s) SELECT ELT(1 + seq % 6, 'alpha', 'Beta', 'gamma', 'Δelta', 'épsilon', 'zeta'), seq DIV 6, seq * 7, LEFT(SHA2(seq, 256), 32) FROM seq_1_to_6000;

@@ -4,4 +4,4 @@ CREATE TABLE gl_test (
   s VARCHAR(32) NOT NULL,
   v INT NOT NULL DEFAULT 0
 ) ENGINE=InnoDB;
-INSERT INTO gl_test (id, a, s) SELECT seq, seq, MD5(seq) FROM seq_1_to_3000;
+INSERT INTO gl_test (id, a, s) SELECT seq, seq, LEFT(SHA2(seq, 256), 32) FROM seq_1_to_3000;

@@ -4,4 +4,4 @@ CREATE TABLE gl_test (
   v INT NOT NULL DEFAULT 0,
   UNIQUE KEY uk_uid (uid)
 ) ENGINE=InnoDB;
-INSERT INTO gl_test (uid, a) SELECT UNHEX(MD5(seq)), seq FROM seq_1_to_2000;
+INSERT INTO gl_test (uid, a) SELECT UNHEX(LEFT(SHA2(seq, 256), 32)), seq FROM seq_1_to_2000;

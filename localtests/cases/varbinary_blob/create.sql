@@ -6,5 +6,5 @@ CREATE TABLE gl_test (
   v INT NOT NULL DEFAULT 0
 ) ENGINE=InnoDB;
 INSERT INTO gl_test (id, vb, bl, mb)
-SELECT seq, CONCAT(UNHEX('00'), UNHEX(MD5(seq)), UNHEX('00FF')), IF(seq % 3 = 0, NULL, UNHEX(REPEAT(SHA2(seq, 256), 1 + seq % 10))),
+SELECT seq, CONCAT(UNHEX('00'), UNHEX(LEFT(SHA2(seq, 256), 32)), UNHEX('00FF')), IF(seq % 3 = 0, NULL, UNHEX(REPEAT(SHA2(seq, 256), 1 + seq % 10))),
   IF(seq % 50 = 0, REPEAT(UNHEX('00FE7F80'), 5000), UNHEX('')) FROM seq_1_to_2000;

@@ -5,4 +5,4 @@ CREATE TABLE gl_test (
   v INT NOT NULL DEFAULT 0,
   KEY ix_s (s)
 ) ENGINE=InnoDB;
-INSERT INTO gl_test (id, s, s2) SELECT seq, LEFT(MD5(seq), 10), IF(seq % 4 = 0, NULL, '😀😀😀😀😀😀😀😀😀😀') FROM seq_1_to_2000;
+INSERT INTO gl_test (id, s, s2) SELECT seq, LEFT(LEFT(SHA2(seq, 256), 32), 10), IF(seq % 4 = 0, NULL, '😀😀😀😀😀😀😀😀😀😀') FROM seq_1_to_2000;

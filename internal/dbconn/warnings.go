@@ -1,0 +1,27 @@
+package dbconn
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Warning is one row of SHOW WARNINGS.
+type Warning struct {
+	Level   string // Note, Warning or Error
+	Code    int
+	Message string
+}
+
+// String is gh-ost's spelling of a warning: "Warning: Duplicate entry 'John' for key 'name' (1062)".
+func (w Warning) String() string { return fmt.Sprintf("%s: %s (%d)", w.Level, w.Message, w.Code) }
+
+// WarningsDetected is gh-ost's words for warnings that stop a migration (--panic-on-warnings),
+// which scripts grep for: "warnings detected in statement 1 of 2: [Warning: ... (1062)]".
+// stmt counts from 1 among the of statements sent together.
+func WarningsDetected(stmt, of int, ws []Warning) string {
+	s := make([]string, len(ws))
+	for i, w := range ws {
+		s[i] = w.String()
+	}
+	return fmt.Sprintf("warnings detected in statement %d of %d: [%s]", stmt, of, strings.Join(s, ", "))
+}

@@ -1,0 +1,68 @@
+package table
+
+import "testing"
+
+func TestBitBytes(t *testing.T) {
+	for typ, want := range map[string]int{"bit(1)": 1, "bit(8)": 1, "bit(9)": 2, "bit(64)": 8, "bit": 1} {
+		if got := BitBytes(&Column{DataType: "bit", ColumnType: typ}); got != want {
+			t.Errorf("BitBytes(%s) = %d, want %d", typ, got, want)
+		}
+	}
+}
+
+// The conversions are chosen by type family on both sides; the matrix (localtests) checks their
+// results against the server.
+func TestConvertExprChoice(t *testing.T) {
+	col := func(dt string) *Column { return &Column{DataType: dt, ColumnType: dt} }
+	cases := []struct {
+		from, to, want string
+	}{
+		{"float", "varchar", "CAST(v AS CHAR)"},
+		{"double", "blob", "CAST(v AS CHAR)"},
+		{"float", "int", "v"},
+		{"year", "char", "LPAD(v, 4, '0')"},
+		{"year", "int", "v"},
+		{"int", "varchar", "v"},
+		{"decimal", "enum", "CAST(ROUND(v) AS SIGNED)"},
+		{"decimal", "set", "CAST(ROUND(v) AS SIGNED)"},
+	}
+	for _, c := range cases {
+		if got := ConvertExpr(col(c.from), col(c.to), "v"); got != c.want {
+			t.Errorf("ConvertExpr(%s -> %s) = %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+	if !BindsByNumber(col("enum"), col("decimal")) || BindsByNumber(col("enum"), col("varchar")) || BindsByNumber(col("int"), col("int")) {
+		t.Error("BindsByNumber: ENUM/SET into numbers only")
+	}
+	if !BindsBitAsBytes(col("bit"), col("blob")) || BindsBitAsBytes(col("bit"), col("varchar")) {
+		t.Error("BindsBitAsBytes: BIT into TEXT/BLOB only")
+	}
+	if got := BindAsOriginal(col("double"), col("int")); got != "CAST(? AS DOUBLE)" {
+		t.Errorf("BindAsOriginal(double -> int) = %q", got)
+	}
+	if got := BindAsOriginal(col("double"), col("double")); got != "?" {
+		t.Errorf("BindAsOriginal(double -> double) = %q", got)
+	}
+}
+
+func TestImplicitDefault(t *testing.T) {
+	for dt, want := range map[string]string{"int": "0", "varchar": "''", "enum": "1", "set": "''", "date": "'0000-00-00'",
+		"time": "'00:00:00'", "year": "0", "bit": "0", "json": "''"} {
+		if got, ok := ImplicitDefault(&Column{DataType: dt}); !ok || got != want {
+			t.Errorf("ImplicitDefault(%s) = %q, %v; want %q", dt, got, ok, want)
+		}
+	}
+	if got, _ := ImplicitDefault(&Column{DataType: "datetime", FracDigits: 3}); got != "'0000-00-00 00:00:00.000'" {
+		t.Errorf("ImplicitDefault(datetime(3)) = %q", got)
+	}
+	if _, ok := ImplicitDefault(&Column{DataType: "point"}); ok {
+		t.Error("ImplicitDefault(point): want none")
+	}
+}
+
+func TestBindDecimalTyped(t *testing.T) {
+	o := &Column{DataType: "decimal", ColumnType: "decimal(12,3) unsigned"}
+	if got := BindAsOriginal(o, &Column{DataType: "year", ColumnType: "year(4)"}); got != "CAST(? AS decimal(12,3))" {
+		t.Errorf("BindAsOriginal(decimal -> year) = %q", got)
+	}
+}

@@ -1,0 +1,77 @@
+package localtests
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// runWrapper runs scripts/gh-ost-wrapper.sh (a wrapper as gh-ost's users write them) with the
+// binary as its GHOST, on table t of database db, and returns its exit code and output.
+func runWrapper(t *testing.T, db string, serverID int, alter string) (int, string) {
+	t.Helper()
+	c := testenv.PrimaryConfig()
+	cmd := exec.Command("scripts/gh-ost-wrapper.sh",
+		"--host="+c.Host, fmt.Sprintf("--port=%d", c.Port), "--user="+c.User, "--password="+c.Password,
+		"--database="+db, "--table=t", "--alter="+alter, "--allow-on-master", "--chunk-size=100",
+		fmt.Sprintf("--replica-server-id=%d", serverID), "--serve-socket-file="+filepath.Join(t.TempDir(), "s.sock"),
+		"--checkpoint-interval-millis=300") // --checkpoint-seconds is 10 at least
+	cmd.Env = append(os.Environ(), "GHOST="+binary, "TIMEOUT=60")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, string(out)
+	case errors.As(err, &ee):
+		return ee.ExitCode(), string(out)
+	}
+	t.Fatalf("run the wrapper: %v\n%s", err, out)
+	return -1, ""
+}
+
+// A wrapper written for gh-ost drives a migration to its end: it sees "Row copy complete" while
+// the cut-over is postponed (not only at the cut-over), then a "checkpoint success at coords="
+// line, then "Done migrating <db>.<table>"; and on a failure it finds the one FATAL line.
+func TestGhostWrapperScript(t *testing.T) {
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	const dbName = "glt_wrapper"
+	db := testenv.Database(t, dbName)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20) NOT NULL)",
+		"INSERT INTO t SELECT seq, CONCAT('v', seq) FROM seq_1_to_5000")
+
+	code, out := runWrapper(t, dbName, 71990, "ADD COLUMN c INT NOT NULL DEFAULT 7")
+	if code != 0 {
+		t.Fatalf("wrapper exited %d, want 0:\n%s", code, out)
+	}
+	want := regexp.MustCompile(`(?m)^row copy complete; cut-over postponed\n` +
+		`checkpointed: checkpoint success at coords=[^ :]+:[0-9]+\n` +
+		`Done migrating ` + dbName + `\.t\n\z`)
+	if !want.MatchString(out) {
+		t.Errorf("wrapper output does not match %s:\n%s", want, out)
+	}
+	if !testenv.HasColumn(t, db, dbName, "t", "c") || testenv.CountRows(t, db, dbName, "t") != 5000 {
+		t.Errorf("t is not migrated: columns %v, %d rows", testenv.Columns(t, db, dbName, "t"), testenv.CountRows(t, db, dbName, "t"))
+	}
+
+	// The server refuses the ALTER on the ghost: the wrapper finds the FATAL line.
+	testenv.Exec(t, db, "DROP TABLE t", "DROP TABLE IF EXISTS _t_del, _t_ghk",
+		"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20) NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_100")
+	code, out = runWrapper(t, dbName, 71991, "ADD COLUMN dt DATETIME NOT NULL DEFAULT 'nope'")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "migration failed: FATAL ") ||
+		!strings.Contains(lines[0], "Error 1067 (42000): Invalid default value for 'dt'") {
+		t.Errorf("wrapper exited %d, want 1 with one \"migration failed: FATAL ... Error 1067 (42000): Invalid default value for 'dt'\" line:\n%s", code, out)
+	}
+	if left := testenv.TableNames(t, db, dbName, "_t_"); len(left) != 0 {
+		t.Errorf("helper tables left behind: %v", left)
+	}
+}

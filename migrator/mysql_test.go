@@ -1,0 +1,29 @@
+package migrator
+
+import (
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+)
+
+// MySQL's table features the copy and the applier must carry: invisible columns (SELECT * leaves
+// them out), a functional index, and a server with sql_require_primary_key=ON (every helper table
+// the run creates must have a primary key). The migrated table is what the server's own ALTER
+// makes of the same rows, invisible values included.
+func TestMySQLInvisibleColumnsUnderRequiredPrimaryKey(t *testing.T) {
+	testenv.OnlyMySQL(t, "invisible columns, functional indexes and sql_require_primary_key are MySQL's")
+	alter := "ADD COLUMN c INT NULL DEFAULT 3 INVISIBLE, ADD KEY kh (h)"
+	db, cfg, postpone := sameResultSetup(t, 77391,
+		"CREATE TABLE t (id INT PRIMARY KEY, h INT INVISIBLE DEFAULT 5, v INT, KEY kf ((v + 1)))", alter,
+		"INSERT INTO t (id, h, v) SELECT seq, seq * 2, seq FROM seq_1_to_500")
+	testenv.Exec(t, db, "SET GLOBAL sql_require_primary_key = ON")
+	t.Cleanup(func() { testenv.Exec(t, db, "SET GLOBAL sql_require_primary_key = OFF") })
+	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want (id, h, v) SELECT id, h, v FROM t")
+	done := runToPostponed(t, db, cfg)
+	for _, tbl := range []string{"t", "want"} {
+		testenv.Exec(t, db, "INSERT INTO "+tbl+" (id, h, v) VALUES (1001, 77, 1)", "INSERT INTO "+tbl+" (id, v) VALUES (1002, 2)",
+			"UPDATE "+tbl+" SET h = h + 1, v = v + 1 WHERE id <= 20", "DELETE FROM "+tbl+" WHERE id BETWEEN 30 AND 40")
+	}
+	finishRun(t, postpone, done)
+	assertSameAsServerAlter(t, db, "want", alter)
+}
