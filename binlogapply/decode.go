@@ -61,37 +61,9 @@ func newPlan(cfg *Config) (*plan, error) {
 		if c.Generated || gc.Generated {
 			return nil, fmt.Errorf("column map: generated column %s cannot be written", c.Name)
 		}
-		expr, err := placeholderExpr(c)
+		expr, err := valueExpr(cfg, c, gc)
 		if err != nil {
 			return nil, err
-		}
-		shift, err := table.ZoneShiftOf(c, gc)
-		if err != nil {
-			return nil, fmt.Errorf("column map: %w", err)
-		}
-		if shift != table.ZoneNone {
-			zone := cfg.TimeZone
-			if zone == "" {
-				zone = "+00:00"
-			}
-			expr = table.ZoneValueExpr(shift, zone)
-		} else if fe := table.FloatTextValueExpr(c, gc); fe != "?" {
-			expr = fe // FLOAT/DOUBLE to text: typed as the original's column, as the copy casts it
-		} else {
-			if table.BindsByNumber(c, gc) {
-				expr = "?" // the ENUM's index, the SET's bitmask (decodeWrite)
-			}
-			if expr == "?" {
-				expr = table.BindAsOriginal(c, gc)
-			}
-			expr = table.ConvertExpr(c, gc, expr)
-		}
-		if cfg.PadChar {
-			pad, err := table.PadCharOf(c, gc)
-			if err != nil {
-				return nil, fmt.Errorf("column map: %w", err)
-			}
-			expr = pad.Expr(expr)
 		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
 			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc), bitBytes: table.BindsBitAsBytes(c, gc)}
@@ -124,6 +96,45 @@ func newPlan(cfg *Config) (*plan, error) {
 	p.columnList = table.QuoteIdents(names)
 	p.rowExpr = "(" + strings.Join(exprs, ", ") + ")"
 	return p, nil
+}
+
+// valueExpr is the SQL expression that writes a binlog value of original column c into ghost
+// column gc: its placeholder, shifted between time zones, cast as the server's ALTER converts it,
+// padded where the server pads CHAR values.
+func valueExpr(cfg *Config, c, gc *table.Column) (string, error) {
+	expr, err := placeholderExpr(c)
+	if err != nil {
+		return "", err
+	}
+	shift, err := table.ZoneShiftOf(c, gc)
+	if err != nil {
+		return "", fmt.Errorf("column map: %w", err)
+	}
+	if shift != table.ZoneNone {
+		zone := cfg.TimeZone
+		if zone == "" {
+			zone = "+00:00"
+		}
+		expr = table.ZoneValueExpr(shift, zone)
+	} else if fe := table.FloatTextValueExpr(c, gc); fe != "?" {
+		expr = fe // FLOAT/DOUBLE to text: typed as the original's column, as the copy casts it
+	} else {
+		if table.BindsByNumber(c, gc) {
+			expr = "?" // the ENUM's index, the SET's bitmask (decodeWrite)
+		}
+		if expr == "?" {
+			expr = table.BindAsOriginal(c, gc)
+		}
+		expr = table.ConvertExpr(c, gc, expr)
+	}
+	if cfg.PadChar {
+		pad, err := table.PadCharOf(c, gc)
+		if err != nil {
+			return "", fmt.Errorf("column map: %w", err)
+		}
+		expr = pad.Expr(expr)
+	}
+	return expr, nil
 }
 
 func lookupMap(m map[string]string, name string) (string, bool) {

@@ -9,21 +9,32 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
-// Flavor is the flavor of the sandbox primary (MariaDB or MySQL, and its version).
+// flavors caches Flavor by server address: a test process talks to one sandbox, and every
+// Database, WaitReplica and flavor limit asks.
+var flavors sync.Map // address -> dbconn.Flavor
+
+// Flavor is the flavor of the sandbox primary (MariaDB or MySQL, and its version), read from the
+// server once per test process.
 func Flavor(t testing.TB) dbconn.Flavor {
 	t.Helper()
-	db := Open(t, PrimaryConfig(), "")
+	c := PrimaryConfig()
+	if f, ok := flavors.Load(c.Addr()); ok {
+		return f.(dbconn.Flavor)
+	}
+	db := Open(t, c, "")
 	defer db.Close()
 	f, err := dbconn.DetectFlavor(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
+	flavors.Store(c.Addr(), f)
 	return f
 }
 
