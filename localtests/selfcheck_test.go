@@ -95,10 +95,13 @@ func TestCompareCatchesDifferences(t *testing.T) {
 	testenv.Exec(t, admin, "DROP DATABASE IF EXISTS glt_selfcheck")
 }
 
-// TestLoadRandomRowInSubqueryIsIdle: a load statement whose WHERE compares the key with a
-// subquery on RAND() almost never changes a row (the server evaluates RAND() again per row); the
-// load reports it as idle, and the derived-table form used by the cases is not.
-func TestLoadRandomRowInSubqueryIsIdle(t *testing.T) {
+// TestLoadReportsIdleStatements: a load statement that never changes a row (here a key that no
+// row has) is reported as idle, and the derived-table form of a random row used by the cases is
+// not. (The subquery form `WHERE id = (SELECT FLOOR(1 + RAND() * N))` is why the cases use the
+// derived table: whether the server evaluates that RAND() once per statement (MySQL) or once per
+// row (MariaDB, where a statement changes 0, 1 or several rows) differs by flavor and version, so
+// it is not a statement a test can predict.)
+func TestLoadReportsIdleStatements(t *testing.T) {
 	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
 	r := &runner{t: t, c: &testCase{Create: []string{
 		"CREATE TABLE gl_test (id INT PRIMARY KEY, v INT NOT NULL DEFAULT 0)",
@@ -110,13 +113,10 @@ func TestLoadRandomRowInSubqueryIsIdle(t *testing.T) {
 		name, stmt string
 		idle       bool
 	}{
-		{"rand in a subquery", "UPDATE gl_test SET v = v + 1 WHERE id = (SELECT FLOOR(1 + RAND() * 2000))", true},
+		{"a key no row has", "UPDATE gl_test SET v = v + 1 WHERE id = 2001 + FLOOR(RAND() * 10)", true},
 		{"rand in a derived table", "UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * 2000) AS r1) x ON gl_test.id = x.r1 SET v = v + 1", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.idle {
-				testenv.OnlyMariaDB(t, "MySQL evaluates the uncorrelated subquery's RAND() once per statement: it finds its row")
-			}
 			l := startLoad(r.db, []string{tc.stmt})
 			ran := l.waitMore(idleRuns+10, 30*time.Second)
 			l.Stop()
