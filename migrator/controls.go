@@ -54,10 +54,8 @@ type levers struct {
 
 	chunkSize    *copier.Knobs
 	dmlBatchSize atomic.Int64
-	userThrottle throttle.Switch
-	signals      *throttleSignals // the throttle's settings and readings (throttle.go)
-	throttler    *throttle.Throttler
-	postponed    atomic.Bool // a commanded postponement (the flag file is checked apart)
+	monitor      *throttle.Monitor // the throttle: its settings, readings and rules (throttle.go)
+	postponed    atomic.Bool       // a commanded postponement (the flag file is checked apart)
 
 	panicOnce sync.Once
 	panicked  chan struct{} // closed by Panic
@@ -68,15 +66,7 @@ type levers struct {
 func (m *Migrator) newLevers() *levers {
 	l := &levers{knobs: map[string]knob{}, chunkSize: copier.NewKnobs(m.cfg.ChunkSize), panicked: make(chan struct{})}
 	l.dmlBatchSize.Store(int64(m.cfg.DMLBatchSize))
-	backlog := func() int {
-		if a := m.applier(); a != nil {
-			return a.Stats().Backlog
-		}
-		return 0
-	}
-	l.signals = newThrottleSignals(m.cfg)
-	l.throttler = throttle.New(l.signals.rules(m.cfg, &l.userThrottle, throttle.Backlog(throttle.BacklogLimit, backlog))...)
-	l.registerThrottleKnobs(l.signals)
+	l.monitor = m.newThrottleMonitor(l)
 	l.register("chunk-size", intKnob(10, 100000, l.chunkSize.ChunkSize, l.chunkSize.FixChunkSize))
 	l.register("dml-batch-size", intKnob(1, 100, func() int { return int(l.dmlBatchSize.Load()) }, func(n int) {
 		l.dmlBatchSize.Store(int64(n))
@@ -155,9 +145,9 @@ func (m *Migrator) Set(name, value string) error {
 
 // Throttle implements Controls.
 func (m *Migrator) Throttle(on bool) {
-	m.levers.userThrottle.Set(on, "commanded by user")
+	m.levers.monitor.Command(on)
 	if ph, _ := m.phases.Current(); ph == PhaseCopy { // the reply's status reflects the command
-		m.levers.throttler.Refresh(context.Background())
+		m.levers.monitor.Refresh(context.Background())
 	}
 	m.log.Info().Bool("throttle", on).Msg("throttle set by the operator")
 }

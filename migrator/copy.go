@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/copier"
-	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
 // newCopier sets up the row copy of s's plan. The copy waits while the applier has a backlog
@@ -28,11 +27,7 @@ func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.App
 		cfg.Adaptive = &copier.Adaptive{Target: m.cfg.ChunkTime, Min: 10, Max: 100000}
 	}
 	// --nice-ratio's rest, then the throttle's rules (throttle.go).
-	cfg.Throttler = &copyGate{
-		nice:      throttle.Nice{Ratio: m.levers.signals.nice},
-		throttler: m.levers.throttler,
-		log:       m.log,
-	}
+	cfg.Throttler = m.levers.monitor.CopyGate()
 	cfg.CatchUp = copier.CatchUpFunc(sent.awaitApplied)
 	cfg.Logger = m.cfg.Logger
 	cfg.Test = copier.TestHooks{BeforeChunk: m.cfg.copyTest.beforeChunk, MaxErrorCount: m.cfg.copyTest.maxErrorCount}

@@ -88,7 +88,7 @@ func (m *Migrator) heartbeat(ctx context.Context, s *session) error {
 		case <-ctx.Done():
 			return nil
 		case now := <-t.C:
-			if m.levers.signals.critical.Hibernating() {
+			if m.levers.monitor.Hibernating() {
 				continue // a critical-load hibernation writes nothing (throttle.go)
 			}
 			if err := m.writeHeartbeat(ctx, s, now); err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 
@@ -153,25 +152,6 @@ func firstOf(row map[string]string, names ...string) string {
 	return ""
 }
 
-// parseHostPort reads host[:port]; the port defaults to defPort.
-func parseHostPort(s string, defPort int) (string, int, error) {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil {
-		if strings.Count(s, ":") > 1 && !strings.HasPrefix(s, "[") {
-			return s, defPort, nil // a bare IPv6 address
-		}
-		if strings.Contains(s, ":") || s == "" {
-			return "", 0, fmt.Errorf("%q is not host[:port]", s)
-		}
-		return s, defPort, nil
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p <= 0 || p > 65535 {
-		return "", 0, fmt.Errorf("%q is not host[:port]: bad port", s)
-	}
-	return host, p, nil
-}
-
 // resolvePrimary decides where tables are created and written. rs is the inspected server's
 // replication source (nil when it does not replicate). It returns the primary's settings and
 // whether the inspected server is a replica of it.
@@ -185,7 +165,7 @@ func resolvePrimary(cfg Config, rs *replicaStatus) (dbconn.Config, bool, error) 
 	}
 	switch {
 	case cfg.AssumeMasterHost != "":
-		host, port, err := parseHostPort(cfg.AssumeMasterHost, cfg.Conn.Port)
+		host, port, err := dbconn.ParseHostPort(cfg.AssumeMasterHost, cfg.Conn.Port)
 		if err != nil {
 			return dbconn.Config{}, false, fmt.Errorf("--assume-master-host: %w", err)
 		}

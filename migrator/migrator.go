@@ -34,6 +34,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -151,7 +152,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --master-user and --master-password need --assume-master-host (the primary they log in to)", ErrUsage)
 	}
 	if c.AssumeMasterHost != "" {
-		if _, _, err := parseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
+		if _, _, err := dbconn.ParseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
 			return fmt.Errorf("%w: --assume-master-host: %v", ErrUsage, err)
 		}
 	}

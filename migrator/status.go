@@ -175,12 +175,12 @@ func (m *Migrator) Status() Status {
 	st := Status{Database: m.cfg.Database, Table: m.cfg.Table, HeartbeatLag: -1, Lag: -1,
 		ChunkSize: m.levers.chunkSize.ChunkSize(), DMLBatchSize: int(m.levers.dmlBatchSize.Load())}
 	st.Phase, st.PhaseSince = m.phases.Current()
-	ts := m.levers.throttler.State()
+	ts := m.levers.monitor.State()
 	st.Throttled, st.ThrottleReason = ts.Throttled, ts.Reason
 	st.Postponed = m.postponing()
 	st.Instant = m.instant.Load()
-	if l, ok := m.levers.signals.inspectedLag.Load(); ok && l.Err == nil {
-		st.Lag = l.Lag
+	if lag, ok := m.levers.monitor.InspectedLag(); ok {
+		st.Lag = lag
 	}
 	if p := m.prepared.Load(); p != nil {
 		st.GhostTable, st.OldTable = p.GhostTable, p.OldTable

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,8 +20,8 @@ import (
 
 const throttleDB = "gl_throttle"
 
-// TestThrottleKnobs: the throttle's settings are knobs by gh-ost's names, parsed and bounded as
-// gh-ost parses them; a refused value leaves the setting as it was.
+// TestThrottleKnobs: the throttle's settings are among the levers, read from the configuration
+// (throttle.TestMonitorKnobs checks how they parse).
 func TestThrottleKnobs(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
@@ -36,27 +35,6 @@ func TestThrottleKnobs(t *testing.T) {
 			t.Errorf("Get(%s) = %q, %v; want %q (from the configuration)", name, got, err, want)
 		}
 	}
-	assertKnobSets(t, m, []knobSet{
-		{"max-lag-millis", "2500", "2500", true},
-		{"max-lag-millis", "50", "100", true}, // gh-ost's floor
-		{"max-lag-millis", "1.5s", "100", false},
-		{"max-load", "Threads_running=30,Threads_connected=800", "Threads_running=30,Threads_connected=800", true},
-		{"max-load", "Threads_running", "Threads_running=30,Threads_connected=800", false},
-		{"max-load", "", "", true},
-		{"critical-load", "Threads_running=1000", "Threads_running=1000", true},
-		{"critical-load", "Threads_running=x", "Threads_running=1000", false},
-		{"nice-ratio", "0.5", "0.5", true},
-		{"nice-ratio", "250", "100", true}, // gh-ost's ceiling
-		{"nice-ratio", "-1", "0", true},
-		{"nice-ratio", "lots", "0", false},
-		{"throttle-query", "SELECT COUNT(*) > 10 FROM information_schema.processlist", "SELECT COUNT(*) > 10 FROM information_schema.processlist", true},
-		{"throttle-http", "http://freno:9777/check/gh-ost/mysql/main", "http://freno:9777/check/gh-ost/mysql/main", true},
-		{"throttle-http", "freno:9777/check", "http://freno:9777/check/gh-ost/mysql/main", false},
-		{"throttle-http", "", "", true},
-		{"throttle-control-replicas", "r1, r2:3307,[::1]:3308", "r1:3306,r2:3307,[::1]:3308", true},
-		{"throttle-control-replicas", "r1:x", "r1:3306,r2:3307,[::1]:3308", false},
-		{"throttle-control-replicas", "", "", true},
-	})
 }
 
 func TestThrottleFlagsValidate(t *testing.T) {
@@ -176,7 +154,7 @@ func TestThrottleSignalsOnARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.WaitFor(t, 10*time.Second, 10*time.Millisecond, "the throttle query read", func() (bool, error) {
-		v, _ := m.levers.signals.queryResult.Load()
+		v, _ := m.levers.monitor.QueryVerdict()
 		return v.Throttled, nil
 	})
 	if err := m.Set("max-load", ""); err != nil {
@@ -288,78 +266,6 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	}
 	if st := m.Status(); st.Phase != PhaseFailed {
 		t.Errorf("phase after the abort: %s", st.Phase)
-	}
-}
-
-// TestCopyGateRestsByTheNiceRatio: the copy's gate rests nice-ratio × the asking session's last
-// chunk time (the knob's current value) before it asks the throttler; with several copy sessions
-// each rests in proportion to its own chunk.
-func TestCopyGateRestsByTheNiceRatio(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-	m := mustNew(t, cfg)
-	gate := &copyGate{
-		nice:      throttle.Nice{Ratio: m.levers.signals.nice},
-		throttler: m.levers.throttler,
-		log:       m.log,
-	}
-	timed := func(lastChunk time.Duration) time.Duration {
-		began := time.Now()
-		if err := gate.Wait(context.Background(), lastChunk); err != nil {
-			t.Error(err)
-		}
-		return time.Since(began)
-	}
-	if d := timed(100 * time.Millisecond); d >= 50*time.Millisecond {
-		t.Errorf("nice-ratio 0: the gate took %s", d)
-	}
-	if err := m.Set("nice-ratio", "1.5"); err != nil {
-		t.Fatal(err)
-	}
-	if d := timed(100 * time.Millisecond); d < 150*time.Millisecond {
-		t.Errorf("nice-ratio 1.5 after a 100ms chunk: the gate took %s, want 150ms at least", d)
-	}
-	// Three sessions at once, after chunks of 40, 80 and 160ms.
-	var wg sync.WaitGroup
-	took := make([]time.Duration, 3)
-	for i := range took {
-		wg.Go(func() { took[i] = timed(time.Duration(40<<i) * time.Millisecond) })
-	}
-	wg.Wait()
-	for i, d := range took {
-		want := time.Duration(60<<i) * time.Millisecond
-		if d < want || d > want+200*time.Millisecond {
-			t.Errorf("session %d, nice-ratio 1.5 after a %dms chunk: the gate took %s, want about %s", i, 40<<i, d, want)
-		}
-	}
-}
-
-// TestCopyGateLogsOnceForAllSessions: sessions held by one throttle reason log it once, and the
-// release once.
-func TestCopyGateLogsOnceForAllSessions(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-	var logs testenv.LogBuffer
-	cfg.Logger = testenv.Logger(t, &logs)
-	m := mustNew(t, cfg)
-	gate := &copyGate{nice: throttle.Nice{Ratio: m.levers.signals.nice}, throttler: m.levers.throttler, log: m.log}
-	m.Throttle(true)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			if err := gate.Wait(context.Background(), 0); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	testenv.WaitFor(t, 5*time.Second, time.Millisecond, "four sessions held", func() (bool, error) { return gate.held.Load() == 4, nil })
-	m.Throttle(false)
-	wg.Wait()
-	if n := strings.Count(logs.String(), "copy throttled"); n != 1 {
-		t.Errorf("%d 'copy throttled' lines for four sessions held at once, want 1:\n%s", n, logs.String())
-	}
-	if n := strings.Count(logs.String(), "copy no longer throttled"); n != 1 {
-		t.Errorf("%d 'copy no longer throttled' lines, want 1:\n%s", n, logs.String())
 	}
 }
 

@@ -2,9 +2,12 @@ package throttle
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 )
 
@@ -70,4 +73,79 @@ func LagCheckInterval(limit, heartbeat time.Duration) time.Duration {
 		return heartbeat
 	}
 	return time.Second
+}
+
+// lagReader reads the migration's heartbeat on the inspected server and on the control replicas
+// (each on a pool of its own, opened when first listed, closed when the run ends).
+type lagReader struct {
+	m     *Monitor
+	r     Readers
+	pools map[string]*sql.DB // by host:port; used by the replicas loop only
+}
+
+func (lr *lagReader) close() {
+	for _, db := range lr.pools {
+		db.Close()
+	}
+}
+
+// inspected is the inspected server's lag.
+func (lr *lagReader) inspected(ctx context.Context) Lag {
+	addr := lr.r.InspectedAddr
+	if lr.r.InspectedLag == nil {
+		return lr.heartbeat(ctx, lr.r.Inspected, addr)
+	}
+	ctx, cancel := context.WithTimeout(ctx, lr.m.cfg.LagReadTimeout)
+	defer cancel()
+	lag, err := lr.r.InspectedLag(ctx)
+	return Lag{Host: addr, Lag: lag, Err: err}
+}
+
+// replicas are the control replicas' lags, read in parallel.
+func (lr *lagReader) replicas(ctx context.Context) []Lag {
+	addrs := *lr.m.replicas.Load()
+	lags := make([]Lag, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		db, err := lr.pool(ctx, addr)
+		if err != nil {
+			lags[i] = Lag{Host: addr, Err: err}
+			continue
+		}
+		wg.Go(func() { lags[i] = lr.heartbeat(ctx, db, addr) })
+	}
+	wg.Wait()
+	return lags
+}
+
+// pool is the pool on the control replica addr, opened with the migration's login.
+func (lr *lagReader) pool(ctx context.Context, addr string) (*sql.DB, error) {
+	if db, ok := lr.pools[addr]; ok {
+		return db, nil
+	}
+	host, port, err := dbconn.ParseHostPort(addr, ControlReplicaPort)
+	if err != nil {
+		return nil, err
+	}
+	c := lr.r.Login
+	c.Host, c.Port, c.MultiStatements = host, port, false
+	db, err := dbconn.Open(ctx, c, "")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	lr.pools[addr] = db
+	return db, nil
+}
+
+// heartbeat reads the heartbeat on db and compares it with now (the writer's clock is ours).
+func (lr *lagReader) heartbeat(ctx context.Context, db *sql.DB, addr string) Lag {
+	ctx, cancel := context.WithTimeout(ctx, lr.m.cfg.LagReadTimeout)
+	defer cancel()
+	written, err := lr.r.Heartbeat(ctx, db)
+	if err != nil {
+		return Lag{Host: addr, Err: err}
+	}
+	lag, err := HeartbeatLag(written, time.Now())
+	return Lag{Host: addr, Lag: lag, Err: err}
 }

@@ -7,14 +7,18 @@
 //
 // Readings that need a query or a request are kept in a Sample that a background loop refreshes
 // (Poll); the rules decide from the last reading and the current settings, so they can be tested
-// with fake readings and a fake Clock.
+// with fake readings and a fake Clock. A Monitor is one migration's throttle: its settings (knobs
+// an operator may change), its readings and their loops (Run, which the caller runs in its own
+// error group), its rules in gh-ost's order and the copy's gate (CopyGate). What the migration's
+// heartbeat is, and where it lives, it is told (Readers.Heartbeat).
 //
 // Invariants:
 //   - a throttle only delays work, it never skips it;
 //   - it holds back the row copy only: it never stops the binlog applier, which is what drains
 //     the backlog a throttle waits on;
 //   - rules are cheap and never block: a rule that needs a query reads a value refreshed
-//     elsewhere, since Wait asks every rule every Interval while it waits.
+//     elsewhere, since Wait asks every rule every Interval while it waits;
+//   - every goroutine a Monitor starts runs under its Run and has ended when Run returns.
 package throttle
 
 import (
