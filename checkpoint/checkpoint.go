@@ -1,7 +1,8 @@
 // Package checkpoint keeps a migration's checkpoints in the checkpoint table _<tbl>_ghk: where a
-// resumed run may start again. It holds the mechanics only (the table, writing and reading a
-// record, whether the binary logs a record needs are still there); what a resume means is the
-// migrator's to decide.
+// resumed run may start again. It holds the table and its records (this file), the Writer a run
+// runs beside its phases (writer.go), the record of the ALTER (alter.go) and the preconditions of
+// a --resume, the scratch ghost's comparison included (resume.go). It knows nothing of the
+// copier, the applier or the cut-over: what it reads of them comes in as small functions.
 //
 // Invariants:
 //   - a record is one consistent point: every binlog event before Position is applied to the

@@ -8,13 +8,14 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
-// Checkpoints (--checkpoint, doc/resume.md). A goroutine of the background group writes, every
-// CheckpointInterval while the run is in the copy or the postponed phase, the applier's applied
-// position (the end of the last transaction committed to the ghost, so everything before it is
-// applied) and the copier's CompleteUpTo to the checkpoint table. The two are read in that order;
-// any order would do, since a resumed run replays from the position on (resume.go).
+// Checkpoints and --resume (doc/resume.md): the call sites of package checkpoint. A goroutine of
+// the background group runs a checkpoint.Writer, which writes every CheckpointInterval while the
+// run is in the copy or the postponed phase; a --resume checks the stopped run's checkpoint and
+// ghost (checkpoint.Resume) before anything is changed, then streams from the checkpoint's
+// position and copies the keys above its key.
 
 // checkpointing tells whether this run writes checkpoints.
 func (c *Config) checkpointing() bool { return c.Checkpoint || c.Resume }
@@ -69,19 +70,12 @@ func (r *run) streamStart(ctx context.Context) (binlogapply.Position, error) {
 		return binlogapply.Position{}, err
 	}
 	rec := s.resume
-	if rec.Key != nil && hasOtherUniqueKey(s.plan.Ghost, s.plan.GhostKey) {
-		// Rows the applier had moved aside (binlogapply/displaced.go) lived in its session's
-		// temporary table, lost with the process: one under the checkpoint's key would be lost.
-		// The copy walks every key again (INSERT IGNORE keeps the ghost's rows, the proof finds
-		// the missing ones).
+	if checkpoint.Rewalk(*rec, s.plan.Ghost, s.plan.GhostKey.Name) {
 		m.log.Info().Msgf("the ghost has a unique key besides %s: rows the stopped run had moved aside may be missing, so the copy walks every key again", s.plan.GhostKey.Name)
 		rec.Key = nil
 	}
-	pos := binlogapply.Position{File: rec.File, Pos: rec.Pos, GTID: rec.GTID}
-	if m.cfg.UseGTID && pos.GTID == "" {
-		return pos, fmt.Errorf("--resume --gtid: the checkpoint has no GTID set: resume without --gtid")
-	}
-	return pos, nil
+	pos, err := rec.StreamFrom(m.cfg.UseGTID)
+	return binlogapply.Position(pos), err
 }
 
 // resumeKey is the key the copy starts above (nil: from the smallest).
@@ -92,57 +86,106 @@ func (s *session) resumeKey() []sql.RawBytes {
 	return s.resume.Key
 }
 
-// writeCheckpoints writes a checkpoint every interval while the run copies or is postponed, until
-// ctx ends. A failed write is logged, not fatal: the last checkpoint is only older.
-func (r *run) writeCheckpoints(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if ph, _ := r.phases.Current(); ph != PhaseCopy && ph != PhasePostponed {
-			continue
-		}
-		if err := r.writeCheckpoint(ctx); err != nil && ctx.Err() == nil {
-			r.m.log.Warn().Err(err).Msg("checkpoint not written")
-		}
-	}
-}
-
-// writeCheckpoint records the applied position, then how far the copy is complete.
-func (r *run) writeCheckpoint(ctx context.Context) error {
+// newCheckpointWriter is the run's checkpoint writer (run once the stream is positioned: a resume
+// may have dropped its key by then).
+func (r *run) newCheckpointWriter() *checkpoint.Writer {
 	p := r.s.plan
-	st := r.applier.Stats()
-	rec := checkpoint.Record{File: st.Applied.File, Pos: st.Applied.Pos, GTID: st.Applied.GTID, EventsApplied: st.EventsApplied, Key: r.s.resumeKey(),
-		Alter: r.s.alterRecord()} // resume.go
-	if c := r.copier.Load(); c != nil {
-		rec.Key, rec.RowsCopied = c.CompleteUpTo(), c.Copied()
+	return &checkpoint.Writer{
+		DB: r.s.primary, Schema: p.Original.Schema, Table: p.CheckpointTable,
+		Interval: r.m.cfg.CheckpointInterval,
+		Due: func() bool {
+			ph, _ := r.phases.Current()
+			return ph == PhaseCopy || ph == PhasePostponed
+		},
+		Applied: func() (checkpoint.Position, int64) {
+			st := r.applier.Stats()
+			return checkpoint.Position(st.Applied), st.EventsApplied
+		},
+		Copy: func() checkpoint.Copy {
+			if c := r.copier.Load(); c != nil {
+				return c
+			}
+			return nil
+		},
+		From:  r.s.resumeKey(),
+		Alter: r.s.alterRecord(),
+		Log:   r.m.log,
 	}
-	if err := checkpoint.Write(ctx, r.s.primary, p.Original.Schema, p.CheckpointTable, rec); err != nil {
-		return err
-	}
-	r.checkpointed.Store(true)
-	// gh-ost's words, which wrappers wait for; no key values (they are row data).
-	coords := fmt.Sprintf("%s:%d", rec.File, rec.Pos)
-	if rec.GTID != "" {
-		coords += " gtid=" + rec.GTID
-	}
-	r.m.log.Info().Str("checkpoint", rec.String()).
-		Msgf("checkpoint success at coords=%s rows_copied=%d events_applied=%d iteration=%d", coords, rec.RowsCopied, rec.EventsApplied, r.checkpoints.Add(1))
-	return nil
 }
 
 // keepForResume tells, after a failure, whether the helper tables stay for a --resume: the run
 // checkpoints and a checkpoint exists.
 func (r *run) keepForResume() bool {
-	if !r.m.cfg.checkpointing() || r.s.revert != nil || (!r.checkpointed.Load() && r.s.resume == nil) {
+	written := r.checkpoints != nil && r.checkpoints.Written()
+	if !r.m.cfg.checkpointing() || r.s.revert != nil || (!written && r.s.resume == nil) {
 		return false
 	}
 	p := r.s.plan
 	r.m.log.Warn().Msgf("the migration stopped; %s, %s and %s are kept in the original's schema: run again with --resume to continue from the last checkpoint, or drop them",
 		p.GhostTable, p.ChangelogTable, p.CheckpointTable)
 	return true
+}
+
+// checkResume runs the checks of a --resume (checkpoint.Resume) and adopts the stopped run's ghost.
+func (m *Migrator) checkResume(ctx context.Context, s *session, spec *alterSpec) error {
+	cfg, p := m.cfg, s.plan
+	rc := checkpoint.Resume{Primary: s.primary, Source: s.inspected, SourceAddr: p.Inspected.Addr(), Tables: helperTables(p),
+		Alter: s.alter, Log: m.log}
+	rec, err := rc.Checkpoint(ctx)
+	if err != nil {
+		return err
+	}
+	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	if err != nil {
+		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
+	}
+	s.ddl = ddl
+	p.TimeZone = ddl.TimeZone
+	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
+	err = rc.CompareGhost(ctx, func(ctx context.Context, scratch string) (bool, error) {
+		created, err := createGhost(ctx, s.primary, ddl, cfg.Database, cfg.Table, scratch, spec, cfg.DiscardForeignKeys)
+		if err != nil {
+			return created, fmt.Errorf("--resume: %w", err)
+		}
+		return created, nil
+	})
+	if err != nil {
+		return err
+	}
+	if p.Ghost, err = table.Inspect(ctx, s.primary, cfg.Database, p.GhostTable); err != nil {
+		return fmt.Errorf("--resume: inspect the ghost table: %w", err)
+	}
+	if err := rc.Adopt(ctx); err != nil { // an older version's table
+		return err
+	}
+	s.resume = &rec
+	s.own(ctx, p.GhostTable, p.GhostTable)
+	m.log.Info().Str("checkpoint", rec.String()).Int64("rows_copied", rec.RowsCopied).Str("written", rec.At.Format(time.RFC3339)).
+		Msg("resuming from the last checkpoint")
+	return nil
+}
+
+// checkResumeColumns refuses a --resume whose copy would fill a ghost column from another original
+// column than the stopped run did (checkpoint.SameCopy).
+func checkResumeColumns(s *session) error {
+	if s.resume == nil {
+		return nil
+	}
+	return checkpoint.SameCopy(helperTables(s.plan), s.resume.Alter, s.alterRecord())
+}
+
+// alterRecord is what a checkpoint records of the run's ALTER: normalized, and the original
+// column each ghost column is copied from.
+func (s *session) alterRecord() *checkpoint.Alter {
+	from := make(map[string]string, len(s.plan.Columns))
+	for _, c := range s.plan.Columns {
+		from[c.Ghost] = c.Original
+	}
+	return checkpoint.AlterOf(s.alter, from)
+}
+
+// helperTables names the migration's tables for package checkpoint.
+func helperTables(p *Plan) checkpoint.Tables {
+	return checkpoint.Tables{Schema: p.Original.Schema, Original: p.Original.Name,
+		Ghost: p.GhostTable, Changelog: p.ChangelogTable, Checkpoint: p.CheckpointTable}
 }

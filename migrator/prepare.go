@@ -52,9 +52,9 @@ type session struct {
 	triggers []triggerDef
 	// ddl is the server's global settings the ghost's CREATE and ALTER ran with.
 	ddl ddlSettings
-	// resume is the checkpoint a --resume run continues from (resume.go); nil otherwise.
+	// resume is the checkpoint a --resume run continues from (checkpoint.go); nil otherwise.
 	resume *checkpoint.Record
-	// alter is the ALTER normalized (resume.go): each checkpoint records it, a --resume compares it.
+	// alter is the ALTER normalized (checkpoint.NormalizeAlter): each checkpoint records it, a --resume compares it.
 	alter string
 	// revert is the cut-over checkpoint a --revert run streams from (revert.go); nil otherwise.
 	revert *checkpoint.Record
@@ -128,7 +128,7 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	if err := m.planCopy(ctx, s, spec); err != nil { // 10-12
 		return nil, err
 	}
-	if err := checkResumeColumns(s); err != nil { // resume.go
+	if err := checkResumeColumns(s); err != nil { // checkpoint.go
 		return nil, err
 	}
 	if err := s.recordGhost(ctx); err != nil { // proven again before the swap (ghostproof.go)
@@ -262,7 +262,7 @@ func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, erro
 	if err := renameRefusal(spec.Renames, cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns); err != nil {
 		return nil, err
 	}
-	if s.alter, err = normalizeAlter(spec.Body); err != nil { // resume.go
+	if s.alter, err = checkpoint.NormalizeAlter(spec.Body); err != nil { // what a checkpoint records
 		return nil, err
 	}
 	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), table.ChangelogName(cfg.Table)
@@ -282,7 +282,7 @@ func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, erro
 func (m *Migrator) buildGhost(ctx context.Context, s *session, spec *alterSpec) (created bool, err error) {
 	cfg, p := m.cfg, s.plan
 	if cfg.Resume {
-		return false, m.checkResume(ctx, s, spec) // the ghost is the earlier run's (resume.go)
+		return false, m.checkResume(ctx, s, spec) // the ghost is the earlier run's (checkpoint.go)
 	}
 	if cfg.Revert {
 		return false, m.adoptOldTable(ctx, s) // revert.go
@@ -425,7 +425,7 @@ func (m *Migrator) checkHelperTables(ctx context.Context, s *session) error {
 		{name: p.OldTable, drop: cfg.InitiallyDropOldTable, flag: "--initially-drop-old-table"},
 	}
 	switch {
-	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (resume.go)
+	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (checkpoint.go)
 		helpers = helpers[2:]
 	case cfg.Revert: // the ghost is the old table; the checkpoint table is the migration's (revert.go)
 		helpers = helpers[1:]

@@ -220,17 +220,7 @@ func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context
 		if err != nil {
 			return fmt.Errorf("cut-over checkpoint: %w", err)
 		}
-		rec := checkpoint.Record{File: pos.File, Pos: pos.Pos, GTID: pos.GTID, CutOver: true,
-			EventsApplied: r.applier.Stats().EventsApplied, RowsCopied: r.rowsCopied(),
-			Swap: &checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)}, Alter: r.s.alterRecord()}
-		if c := r.copier.Load(); c != nil {
-			rec.Key = c.CompleteUpTo()
-		}
-		if err := checkpoint.Write(ctx, r.s.primary, p.Original.Schema, p.CheckpointTable, rec); err != nil {
-			return fmt.Errorf("cut-over checkpoint: %w", err)
-		}
-		r.m.log.Info().Str("checkpoint", rec.String()).Msg("cut-over checkpoint written (for --revert)")
-		return nil
+		return r.checkpoints.WriteCutOver(ctx, checkpoint.Position(pos), checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
@@ -33,8 +34,7 @@ type run struct {
 	rate                  copyRate     // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
-	checkpointed atomic.Bool  // a checkpoint was written (checkpoint.go)
-	checkpoints  atomic.Int64 // how many were written, for the log line
+	checkpoints *checkpoint.Writer // set once the stream is positioned (checkpoint.go)
 	// unchecked is what the checksum did not compare ("column: why", or the whole table when it
 	// could not run): the summary line names it (checksum.go).
 	unchecked []string
@@ -94,8 +94,10 @@ func (r *run) start(ctx context.Context) error {
 	}
 	r.bg.Go(func(ctx context.Context) error { return m.heartbeat(ctx, s) })
 	m.startThrottleReadings(r.bg, s) // throttle.go
+	// The checkpoint writer (checkpoint.go), also used by the cut-over for its checkpoint.
+	r.checkpoints = r.newCheckpointWriter()
 	if m.cfg.checkpointing() && s.revert == nil {
-		r.bg.Go(func(ctx context.Context) error { r.writeCheckpoints(ctx, m.cfg.CheckpointInterval); return nil })
+		r.bg.Go(r.checkpoints.Run)
 	}
 
 	r.sent = &sentinel{db: s.primary, plan: p, applier: r.applier, mutex: s.checkMutex}
