@@ -67,7 +67,7 @@ var migrationTopic = flagTopic{"Migration", []flagSpec{
 	{name: "force-table-names", ghost: ghostIgnored, note: "the ghost, changelog and old tables are always named _<table>_gho, _ghc and _del: the crash recovery and the concurrent-run checks find them by these names", own: discardString},
 	{name: "checkpoint", ghost: ghostDiffers, note: "also written while the cut-over is postponed; see `doc/resume.md`", to: "Checkpoint",
 		help: "write a checkpoint to _<table>_ghk every --checkpoint-seconds, so that a migration that stopped can go on with --resume (the helper tables are kept after a failure); a successful cut-over keeps the checkpoint and old tables for --revert"},
-	{name: "checkpoint-seconds", to: "CheckpointInterval", unit: seconds, rng: span(10, 86_400).below("must be at least 10"),
+	{name: "checkpoint-seconds", ghost: ghostSame, to: "CheckpointInterval", unit: seconds, rng: span(10, 86_400).below("must be at least 10"),
 		help: "seconds between two checkpoints (10 at least)"},
 	{name: "resume", ghost: ghostDiffers, note: "refuses, one line each, when the ghost does not match the ALTER, the checkpoint is missing or its binary log is gone (`doc/resume.md`)", to: "Resume",
 		help: "continue the migration of the same table and ALTER from the last checkpoint of a --checkpoint run: reuse its ghost table, stream the binlog from the checkpoint, copy the rows above it (another ALTER, even one giving the same table, is refused)"},

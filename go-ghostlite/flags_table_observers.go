@@ -10,7 +10,7 @@ import (
 // The flag table (flagtable.go): what watches the run: interactive commands, hooks, logs and metrics.
 
 var controlTopic = flagTopic{"Control (interactive commands, panic)", []flagSpec{
-	{name: "serve-socket-file", ghost: ghostSame, own: func(v *flagValues) any { return &v.control.socketFile },
+	{name: "serve-socket-file", ghost: ghostSame, own: func(v *flagValues) any { return &v.control.socketFile }, docDefault: "/tmp/gh-ost.<database>.<table>.sock",
 		help: "unix socket serving interactive commands (default /tmp/gh-ost.<database>.<table>.sock; see doc/interactive-commands.md)"},
 	{name: "serve-tcp-port", ghost: ghostDiffers, note: "listens on 127.0.0.1 only", own: func(v *flagValues) any { return &v.control.tcpPort }, rng: span(0, 65535),
 		help: "also serve interactive commands on this TCP port of 127.0.0.1 (0: not at all)"},
