@@ -64,7 +64,8 @@ func (e *checkFlagError) Error() string { return "--check-flag: " + e.err.Error(
 func (e *checkFlagError) Unwrap() error { return e.err }
 
 // warnIgnoredFlags logs one warning line for each flag given that is accepted and ignored (the
-// table's ghostIgnored flags with no value of their own), saying why, in name order.
+// table's ghostIgnored flags whose value goes nowhere), saying why, in name order. The migrator
+// warns about --replication-lag-query itself (a Config field).
 func warnIgnoredFlags(fs *pflag.FlagSet, logger zerolog.Logger) {
 	var given []*flagSpec
 	eachFlag(func(s *flagSpec) {
