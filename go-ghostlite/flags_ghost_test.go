@@ -136,3 +136,29 @@ func TestHelpNamesEveryGhostFlag(t *testing.T) {
 		}
 	}
 }
+
+// The flag table marks exactly gh-ost's flags as gh-ost's (as in gh-ost, with a difference, or
+// accepted and ignored), with a note for each difference and each ignored flag; the others are ours.
+func TestFlagTableKnowsGhostFlags(t *testing.T) {
+	isGhost := map[string]bool{}
+	for _, f := range ghostFlags {
+		isGhost[f.name] = true
+	}
+	inTable := map[string]bool{}
+	eachFlag(func(s *flagSpec) {
+		inTable[s.name] = true
+		switch {
+		case isGhost[s.name] && s.ghost == ours:
+			t.Errorf("--%s is gh-ost's: the flag table says it is ours", s.name)
+		case !isGhost[s.name] && s.ghost != ours:
+			t.Errorf("--%s is not gh-ost's: the flag table maps it to gh-ost's", s.name)
+		case (s.ghost == ghostDiffers || s.ghost == ghostIgnored) && s.note == "":
+			t.Errorf("--%s: the flag table says neither what differs from gh-ost nor why it is ignored", s.name)
+		}
+	})
+	for name := range isGhost {
+		if !inTable[name] {
+			t.Errorf("gh-ost's --%s is not in the flag table", name)
+		}
+	}
+}

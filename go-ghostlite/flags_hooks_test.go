@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
@@ -36,7 +37,7 @@ func TestObserverFlagsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := hooksFlags{path: dir, hint: "h", hintOwner: "o", hintToken: "k", statusIntervalSeconds: 5}
+	want := hooksFlags{path: dir, hint: "h", hintOwner: "o", hintToken: "k", statusInterval: 5 * time.Second}
 	if inv.Hooks != want || inv.Metrics.addr != "127.0.0.1:9100" {
 		t.Fatalf("parsed %+v %+v", inv.Hooks, inv.Metrics)
 	}

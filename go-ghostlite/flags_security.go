@@ -27,18 +27,6 @@ type securityFlags struct {
 	askPass                bool
 }
 
-// addSecurityFlags registers --ssl*, --ask-pass, --master-user and --master-password.
-func addSecurityFlags(fs *pflag.FlagSet, cfg *migrator.Config, f *securityFlags) {
-	fs.BoolVar(&f.ssl, "ssl", false, "connect to every server over TLS, verified against the system CA pool or --ssl-ca")
-	fs.StringVar(&f.sslCA, "ssl-ca", "", "PEM file of the CA(s) that signed the servers' certificates (needs --ssl)")
-	fs.StringVar(&f.sslCert, "ssl-cert", "", "PEM file of the client certificate, with --ssl-key (needs --ssl)")
-	fs.StringVar(&f.sslKey, "ssl-key", "", "PEM file of the client certificate's private key (needs --ssl)")
-	fs.BoolVar(&f.sslAllowInsecure, "ssl-allow-insecure", false, "with --ssl, do not verify the server's certificate chain and host name (encrypted, not authenticated)")
-	fs.BoolVar(&f.askPass, "ask-pass", false, "read the password from the terminal (not echoed) instead of --password, --conf or "+passwordEnv)
-	fs.StringVar(&cfg.MasterUser, "master-user", "", "user on the primary, when it differs from --user (needs --assume-master-host)")
-	fs.StringVar(&cfg.MasterPassword, "master-password", "", "password on the primary, when it differs (needs --assume-master-host; or "+masterPasswordEnv+")")
-}
-
 // apply resolves the password (--password, then --ask-pass, then the environment, then --conf,
 // already in cfg) and the TLS setting into cfg. stdin is where --ask-pass reads.
 func (f *securityFlags) apply(fs *pflag.FlagSet, cfg *migrator.Config, stdin io.Reader, prompt io.Writer) error {

@@ -31,7 +31,7 @@ var supportedFlags = []string{
 	"cut-over-exponential-backoff", "exponential-backoff-max-interval", "recover-cut-over",
 	"migrate-on-replica", "test-on-replica", "test-on-replica-skip-replica-stop",
 	"skip-metadata-lock-check", "allow-setup-metadata-lock-instruments",
-	// throttling (flags_throttle.go)
+	// throttling (flags_table_throttle.go)
 	"max-load", "critical-load", "critical-load-interval-millis", "critical-load-hibernate-seconds",
 	"max-lag-millis", "throttle-control-replicas", "throttle-query", "throttle-http",
 	"throttle-flag-file", "throttle-additional-flag-file", "nice-ratio", "replication-lag-query",
@@ -39,10 +39,10 @@ var supportedFlags = []string{
 	"hooks-path", "hooks-hint", "hooks-hint-owner", "hooks-hint-token", "hooks-status-interval", "metrics-addr",
 	"serve-socket-file", "serve-tcp-port", "force-named-cut-over", "force-named-panic", "concurrent-rowcount",
 	"checksum",
-	"checkpoint", "checkpoint-seconds", "resume", // flags_checkpoint.go
-	// security (flags_security.go)
+	"checkpoint", "checkpoint-seconds", "resume", // flags_table_migration.go
+	// security (flags_table_connection.go)
 	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure", "ask-pass", "master-user", "master-password",
-	// speed (flags_speed.go)
+	// speed (flags_table_migration.go)
 	"attempt-instant-ddl", "analyze-ghost-table-before-cutover", "chunk-time", "copy-threads",
 }
 

@@ -8,6 +8,15 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
+// metricsFlags configure package metrics, an observer of the run: the Prometheus endpoint, and
+// gh-ost's StatsD push (--statsd-addr, --statsd-tags, --runtime-metrics-interval).
+type metricsFlags struct {
+	addr            string
+	statsdAddr      string
+	statsdTags      []string
+	runtimeInterval time.Duration // --runtime-metrics-interval, in seconds (0: never)
+}
+
 // observers are what watches the run from outside: the hooks, the metrics endpoint and StatsD.
 type observers struct {
 	hooks   *hooks.Hooks     // nil without --hooks-path
@@ -21,7 +30,7 @@ func attachObservers(inv invocation, m *migrator.Migrator) (*observers, error) {
 	cfg, o := inv.Config, &observers{}
 	if f := inv.Hooks; f.path != "" {
 		o.hooks = hooks.New(hooks.Config{Path: f.path, Hint: f.hint, HintOwner: f.hintOwner, HintToken: f.hintToken,
-			StatusInterval: time.Duration(f.statusIntervalSeconds) * time.Second,
+			StatusInterval: f.statusInterval,
 			Alter:          cfg.Alter, DryRun: !cfg.Execute, Revert: cfg.Revert, Logger: cfg.Logger}, m)
 		m.Observe(o.hooks)
 		m.GateStep(o.hooks.Step)
@@ -34,7 +43,7 @@ func attachObservers(inv invocation, m *migrator.Migrator) (*observers, error) {
 		}
 	}
 	if f := inv.Metrics; f.statsdAddr != "" {
-		s, err := metrics.NewStatsD(f.statsdAddr, f.statsdTags, m.Status, time.Second, time.Duration(f.runtimeIntervalSeconds)*time.Second, cfg.Logger)
+		s, err := metrics.NewStatsD(f.statsdAddr, f.statsdTags, m.Status, time.Second, f.runtimeInterval, cfg.Logger)
 		if err != nil {
 			o.close()
 			return nil, err

@@ -130,8 +130,10 @@ func (c *Config) Validate() error {
 	if c.TimestampOldTable && table.TooLong(table.OldName(c.Table, "20060102150405")) {
 		return fmt.Errorf("%w: table name %q is too long for a timestamped old table name (64 characters at most): drop --timestamp-old-table", ErrUsage, c.Table)
 	}
-	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
-		return fmt.Errorf("%w: --storage-engine=%q is not supported; use innodb", ErrUsage, c.StorageEngine)
+	if c.StorageEngine != "" {
+		if err := CheckStorageEngine(c.StorageEngine); err != nil {
+			return fmt.Errorf("%w: %v", ErrUsage, err)
+		}
 	}
 	if err := c.validateTriggerFlags(); err != nil {
 		return err
@@ -155,6 +157,15 @@ func (c *Config) Validate() error {
 		if _, _, err := dbconn.ParseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
 			return fmt.Errorf("%w: --assume-master-host: %v", ErrUsage, err)
 		}
+	}
+	return nil
+}
+
+// CheckStorageEngine refuses a --storage-engine other than innodb (in any case): the one rule,
+// for the command line and for Validate.
+func CheckStorageEngine(engine string) error {
+	if !strings.EqualFold(engine, "innodb") {
+		return fmt.Errorf("--storage-engine=%s is not supported; only innodb is", engine)
 	}
 	return nil
 }
