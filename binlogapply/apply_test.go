@@ -1,6 +1,7 @@
 package binlogapply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -165,7 +167,7 @@ func TestReadFromReplica(t *testing.T) {
 		`INSERT INTO {T} VALUES (2, 'two', 2)`,
 		`DELETE FROM {T} WHERE id = 2`)
 	hb := time.Date(2026, 1, 2, 3, 4, 5, 600000000, time.UTC)
-	if _, err := f.db.Exec(table.ChangelogUpsert(testSchema, f.changelog), table.HintHeartbeat, hb.Format(time.RFC3339Nano)); err != nil {
+	if err := changelog.Of(testSchema, f.orig).Heartbeat(context.Background(), f.db, hb, func(err error) { t.Fatal(err) }); err != nil {
 		t.Fatal(err)
 	}
 	f.sentinel(30 * time.Second)
@@ -183,7 +185,7 @@ func TestReadFromReplica(t *testing.T) {
 func TestLateExpectSentinel(t *testing.T) {
 	f := newFixture(t, "late", `CREATE TABLE %s (id INT PRIMARY KEY)`, fixtureOpts{serverID: 71021})
 	f.exec(`INSERT INTO {T} VALUES (1)`)
-	if _, err := f.db.Exec(table.ChangelogUpsert(testSchema, f.changelog), table.HintSentinel, "early"); err != nil {
+	if err := changelog.Of(testSchema, f.orig).WriteSentinel(context.Background(), f.db, "early"); err != nil {
 		t.Fatal(err)
 	}
 	f.sentinel(20 * time.Second) // a later sentinel: "early" has been applied too

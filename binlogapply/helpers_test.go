@@ -11,6 +11,7 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -51,7 +52,7 @@ type fixtureOpts struct {
 func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
 	t.Helper()
 	db := testenv.Database(t, testSchema)
-	f := &fixture{t: t, db: db, orig: name, ghost: table.GhostName(name), changelog: table.ChangelogName(name)}
+	f := &fixture{t: t, db: db, orig: name, ghost: table.GhostName(name), changelog: changelog.Name(name)}
 	ctx := context.Background()
 	var err error
 	if f.flavor, err = dbconn.DetectFlavor(ctx, db); err != nil {
@@ -63,8 +64,10 @@ func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
 	}
 	testenv.Exec(t, db,
 		fmt.Sprintf(origDDL, table.Qualify(testSchema, f.orig)),
-		fmt.Sprintf(ghostDDL, table.Qualify(testSchema, f.ghost)),
-		table.ChangelogDDL(testSchema, f.changelog))
+		fmt.Sprintf(ghostDDL, table.Qualify(testSchema, f.ghost)))
+	if err := changelog.Of(testSchema, name).Create(ctx, db); err != nil {
+		t.Fatal(err)
+	}
 	orig, err := table.Inspect(ctx, db, testSchema, f.orig)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +188,7 @@ func (f *fixture) sentinel(timeout time.Duration) {
 	f.t.Helper()
 	value := fmt.Sprintf("sentinel-%d", time.Now().UnixNano())
 	ch := f.app.ExpectSentinel(value)
-	if _, err := f.db.Exec(table.ChangelogUpsert(testSchema, f.changelog), table.HintSentinel, value); err != nil {
+	if err := changelog.Of(testSchema, f.orig).WriteSentinel(context.Background(), f.db, value); err != nil {
 		f.t.Fatal(err)
 	}
 	select {

@@ -3,11 +3,10 @@ package binlogapply
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/go-mysql-org/go-mysql/replication"
 
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 )
 
 type changeKind int
@@ -102,44 +101,32 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 
 // changelogRows turns inserted/updated changelog rows into heartbeat and sentinel items.
 func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]any, step int) error {
-	hintIdx, valueIdx := table.ChangelogHintColumn-1, table.ChangelogValueColumn-1
 	for i := 0; i < len(rows); i += step {
 		if kind == chDelete {
 			continue
 		}
-		img := rows[i+step-1] // the after image
-		if len(img) <= valueIdx {
-			return fatal{fmt.Errorf("changelog %s has %d columns, expected at least %d", r.a.cfg.Changelog, len(img), valueIdx+1)}
+		row, err := changelog.ParseImage(r.a.cfg.Changelog, rows[i+step-1]) // the after image
+		if err != nil {
+			return fatal{err}
 		}
-		hint, value := asString(img[hintIdx]), asString(img[valueIdx])
-		switch hint {
-		case table.HintSentinel:
-			r.a.settleHelpers(value) // stmtwatch.go
-			if err := r.hold(ctx, item{kind: itemSentinel, value: value}); err != nil {
+		switch row.Hint {
+		case changelog.HintSentinel:
+			r.a.settleHelpers(row.Value) // stmtwatch.go
+			if err := r.hold(ctx, item{kind: itemSentinel, value: row.Value}); err != nil {
 				return err
 			}
-		case table.HintHeartbeat:
-			t, err := time.Parse(time.RFC3339Nano, value)
+		case changelog.HintHeartbeat:
+			t, err := changelog.ParseHeartbeat(row.Value)
 			if err != nil {
-				r.a.log.Warn().Str("hint", hint).Msg("changelog heartbeat with an unreadable time; ignored")
+				r.a.log.Warn().Str("hint", row.Hint).Msg("changelog heartbeat with an unreadable time; ignored")
 				continue
 			}
-			if err := r.hold(ctx, item{kind: itemHeartbeat, hb: t.UTC()}); err != nil {
+			if err := r.hold(ctx, item{kind: itemHeartbeat, hb: t}); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func asString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return string([]byte(x)) // copy: go-mysql's string may alias its buffer
-	case []byte:
-		return string(x)
-	}
-	return ""
 }
 
 // makeChange decodes the images of one row change.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -198,7 +199,7 @@ func runTrial(admin *sql.DB, tr trial, logs *testenv.LogBuffer) (res trialResult
 	old, ghost := table.OldName(tbl, ""), table.GhostName(tbl)
 	q := table.Qualify(trialsDB, tbl)
 	for _, stmt := range []string{
-		"DROP TABLE IF EXISTS " + q + ", " + table.Qualify(trialsDB, old) + ", " + table.Qualify(trialsDB, ghost) + ", " + table.Qualify(trialsDB, table.ChangelogName(tbl)),
+		"DROP TABLE IF EXISTS " + q + ", " + table.Qualify(trialsDB, old) + ", " + table.Qualify(trialsDB, ghost) + ", " + table.Qualify(trialsDB, changelog.Name(tbl)),
 		"CREATE TABLE " + q + " (id BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL, pad VARCHAR(32) NOT NULL DEFAULT 'x') ENGINE=InnoDB",
 		fmt.Sprintf("INSERT INTO %s (id, v) WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < %d) SELECT n, 0 FROM s", q, seedRows),
 	} {

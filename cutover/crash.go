@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -40,9 +41,9 @@ import (
 //
 // A --revert's cut-over (the migrator's revert.go) swaps other names: its "ghost" is the old
 // table the migration left, its "old" name is _tbl_rev_del (or _tbl_del when reverting a revert).
-// The migrator reads them from the revert's changelog and passes them as RevertNames; the same
-// layouts are then decided on those names, with one difference: renamed away, only the changelog
-// is dropped after the live table's name is restored, since the revert's ghost is the old table
+// The migrator reads them from the revert's changelog (changelog.ReadRevert) and passes them as
+// CrashConfig.Revert; the same layouts are then decided on those names, with one difference:
+// renamed away, only the changelog is dropped after the live table's name is restored, since the revert's ghost is the old table
 // the migration kept (the revert can run again from its checkpoint).
 
 // CrashConfig is what recovering after a crashed run needs.
@@ -54,14 +55,7 @@ type CrashConfig struct {
 	LockTimeout time.Duration
 	Logger      zerolog.Logger
 	// Revert, when set, says the run that died was a --revert, with its names (see above).
-	Revert *RevertNames
-}
-
-// RevertNames are the names of a --revert's cut-over: Ghost is the old table the revert swaps
-// back into place, Old the name the live table takes.
-type RevertNames struct {
-	Ghost string `json:"ghost"`
-	Old   string `json:"old"`
+	Revert *changelog.RevertNames
 }
 
 // leftovers is what runs of one table may have left, read in one query: the state of the three
@@ -72,7 +66,7 @@ type leftovers struct {
 	state     state
 	changelog bool
 	olds      []string // _tbl_del and _tbl_<timestamp>_del that exist, sorted (a revert's old name)
-	revert    bool     // the names are a revert's (RevertNames)
+	revert    bool     // the names are a revert's (changelog.RevertNames)
 }
 
 // timestampedOld matches a --timestamp-old-table name of tbl: _<tbl>_<yyyymmddhhmmss>_del.
@@ -88,13 +82,13 @@ func likePrefilter(tbl string) string {
 
 // readLeftovers reads, in one query, which of the names runs of schema.tbl use exist: a
 // migration's (with every timestamped old table), or a revert's when rev is set.
-func readLeftovers(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames) (leftovers, error) {
-	ghost, changelog, old, like := table.GhostName(tbl), table.ChangelogName(tbl), table.OldName(tbl, ""), likePrefilter(tbl)
+func readLeftovers(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *changelog.RevertNames) (leftovers, error) {
+	ghost, changes, old, like := table.GhostName(tbl), changelog.Name(tbl), table.OldName(tbl, ""), likePrefilter(tbl)
 	if rev != nil {
 		ghost, old, like = rev.Ghost, rev.Old, ""
 	}
 	lo := leftovers{tables: Tables{Schema: schema, Original: tbl, Ghost: ghost, Old: old}, revert: rev != nil}
-	found, err := existingTables(ctx, q, schema, tbl, []string{tbl, ghost, changelog, old}, like)
+	found, err := existingTables(ctx, q, schema, tbl, []string{tbl, ghost, changes, old}, like)
 	if err != nil {
 		return lo, err
 	}
@@ -105,7 +99,7 @@ func readLeftovers(ctx context.Context, q dbconn.Querier, schema, tbl string, re
 			lo.state.original.exists = true
 		case name == ghost:
 			lo.state.ghost.exists = true
-		case name == changelog:
+		case name == changes:
 			lo.changelog = true
 		case name == old || (rev == nil && stamped.MatchString(name)):
 			lo.olds = append(lo.olds, name)
@@ -142,13 +136,13 @@ func (lo leftovers) describe() string {
 	}
 	t := lo.tables
 	return fmt.Sprintf("%s %s, %s %s, %s %s, old table(s): %s", t.Original, presence(lo.state.original.exists),
-		t.Ghost, presence(lo.state.ghost.exists), table.ChangelogName(t.Original), presence(lo.changelog), olds)
+		t.Ghost, presence(lo.state.ghost.exists), changelog.Name(t.Original), presence(lo.changelog), olds)
 }
 
 // CheckCrashed returns the refusal for a missing original left by a run that died during its
 // cut-over, or nil when the state is anything else (the usual checks then apply). rev is set when
 // the table's changelog names a revert's tables.
-func CheckCrashed(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames) error {
+func CheckCrashed(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *changelog.RevertNames) error {
 	lo, err := readLeftovers(ctx, q, schema, tbl, rev)
 	if err != nil {
 		return err
@@ -216,7 +210,7 @@ func restoreCrashed(ctx context.Context, c CrashConfig, lo leftovers, log zerolo
 		return fmt.Errorf("restore %s.%s (%s): %w; nothing else was changed", schema, tbl, stmt, err)
 	}
 	log.Warn().Str("took", logfmt.Duration(time.Since(start))).Msgf("restored: %s.%s is in place again", schema, tbl)
-	drop, next := []string{t.Ghost, table.ChangelogName(tbl)}, "a new migration can start"
+	drop, next := []string{t.Ghost, changelog.Name(tbl)}, "a new migration can start"
 	if lo.revert {
 		drop = drop[1:]
 		next = fmt.Sprintf("%s (the old table) and the checkpoint are kept: the revert can run again", t.Ghost)
@@ -236,7 +230,7 @@ func restoreCrashed(ctx context.Context, c CrashConfig, lo leftovers, log zerolo
 // waitQueuedRenames waits up to timeout until no other session runs a RENAME TABLE that names
 // tbl, its ghost or an old table of it (or a revert's names), and fails naming them if some
 // remain. It kills nothing: those sessions are not ours.
-func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames, timeout time.Duration) error {
+func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *changelog.RevertNames, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		found, err := queuedRenames(ctx, q, schema, tbl, rev)
@@ -258,7 +252,7 @@ func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string
 
 // queuedRenames lists "connection <id>: <statement>" for sessions running a RENAME TABLE
 // naming one of our tables.
-func queuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *RevertNames) ([]string, error) {
+func queuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *changelog.RevertNames) ([]string, error) {
 	rows, err := q.QueryContext(ctx, `SELECT ID, INFO FROM information_schema.PROCESSLIST
 		WHERE ID <> CONNECTION_ID() AND INFO LIKE 'RENAME%'`)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -157,12 +158,12 @@ func TestRecoverCrashedRevert(t *testing.T) {
 	db := testenv.Database(t, testDB)
 	for _, c := range []struct {
 		tbl string
-		rev RevertNames
+		rev changelog.RevertNames
 	}{
-		{"t10", RevertNames{Ghost: "_t10_del", Old: "_t10_rev_del"}}, // a revert
-		{"t11", RevertNames{Ghost: "_t11_rev_del", Old: "_t11_del"}}, // the revert of a revert
+		{"t10", changelog.RevertNames{Ghost: "_t10_del", Old: "_t10_rev_del"}}, // a revert
+		{"t11", changelog.RevertNames{Ghost: "_t11_rev_del", Old: "_t11_del"}}, // the revert of a revert
 	} {
-		crashed(t, db, c.rev.Ghost, c.rev.Old, table.ChangelogName(c.tbl))
+		crashed(t, db, c.rev.Ghost, c.rev.Old, changelog.Name(c.tbl))
 		before := tablesOf(t, db, c.tbl)
 		if err := CheckCrashed(context.Background(), db, testDB, c.tbl, nil); err != nil {
 			t.Errorf("%s: check without the revert's names refused: %v", c.tbl, err)

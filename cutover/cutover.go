@@ -8,7 +8,7 @@
 //	Run(ctx, name, Config, Sentinel) error       // the algorithm named by --cut-over ("" = three-step)
 //	ThreeStep, Atomic, TwoStep(ctx, Config, Sentinel) error
 //	Validate(name) error; Algorithms() []string; Choices() string  // the registry, for flags
-//	CheckCrashed(ctx, Querier, schema, tbl, *RevertNames) error // did a run die during its cut-over? (refusal)
+//	CheckCrashed(ctx, Querier, schema, tbl, *changelog.RevertNames) error // did a run die during its cut-over? (refusal)
 //	RecoverCrashed(ctx, CrashConfig) error         // --recover-cut-over; the caller holds the mutex
 //	Config.Seams (TestSeams{BeforeStep}, StepInfo)  // test seams, never set by the command line
 //	Config.BeforeAttempt, Config.AfterAttempt      // a gate before each attempt; each attempt's outcome

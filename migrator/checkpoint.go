@@ -28,7 +28,7 @@ func (r *run) prepareHelpers(ctx context.Context) error {
 	if exists, err := tableExists(ctx, s.primary, schema, p.ChangelogTable); err != nil {
 		return err
 	} else if !exists || s.resume == nil {
-		if err := m.createChangelog(ctx, s); err != nil {
+		if err := changelogOf(p).Create(ctx, s.primary); err != nil {
 			return err
 		}
 	}
@@ -48,7 +48,7 @@ func (r *run) prepareHelpers(ctx context.Context) error {
 		s.own(ctx, p.CheckpointTable, p.CheckpointTable)
 	}
 	if s.revert != nil {
-		return m.recordRevertNames(ctx, s) // recover.go
+		return m.recordRevertNames(ctx, s) // changelog.go
 	}
 	return nil
 }

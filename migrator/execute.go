@@ -3,11 +3,8 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -59,61 +56,6 @@ func columnMap(cols []ColumnPair) map[string]string {
 		out[c.Original] = c.Ghost
 	}
 	return out
-}
-
-func (m *Migrator) createChangelog(ctx context.Context, s *session) error {
-	p := s.plan
-	if _, err := s.primary.ExecContext(ctx, table.ChangelogDDL(p.Original.Schema, p.ChangelogTable)); err != nil {
-		return fmt.Errorf("create changelog table %s: %w", p.ChangelogTable, err)
-	}
-	return nil
-}
-
-// writeState records the migration's state in the changelog (best effort: it is informative).
-func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
-	p := s.plan
-	if _, err := s.primary.ExecContext(ctx, table.ChangelogUpsert(p.Original.Schema, p.ChangelogTable), table.HintState, state); err != nil {
-		m.log.Warn().Err(err).Str("state", state).Msg("could not record state in the changelog")
-	}
-}
-
-// heartbeat writes the changelog heartbeat every HeartbeatInterval until ctx ends. It fails (and so
-// stops the run) when the changelog table is gone: no retry brings it back, and without heartbeats
-// the copy would stay throttled on an unknown lag for ever.
-func (m *Migrator) heartbeat(ctx context.Context, s *session) error {
-	t := time.NewTicker(m.cfg.HeartbeatInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case now := <-t.C:
-			if m.levers.monitor.Hibernating() {
-				continue // a critical-load hibernation writes nothing (throttle.go)
-			}
-			if err := m.writeHeartbeat(ctx, s, now); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// writeHeartbeat writes the changelog's heartbeat row with the time now (best effort: a failure
-// is logged; the lag it measures then grows, which throttles). It returns an error only when the
-// changelog table does not exist (ErrHelperChanged).
-func (m *Migrator) writeHeartbeat(ctx context.Context, s *session, now time.Time) error {
-	p := s.plan
-	q := table.ChangelogUpsert(p.Original.Schema, p.ChangelogTable)
-	_, err := s.primary.ExecContext(ctx, q, table.HintHeartbeat, now.UTC().Format(time.RFC3339Nano))
-	if err == nil || ctx.Err() != nil {
-		return nil
-	}
-	var me *mysql.MySQLError
-	if errors.As(err, &me) && me.Number == 1146 { // ER_NO_SUCH_TABLE
-		return fmt.Errorf("%w: the changelog table %s.%s no longer exists (heartbeat: %v)", binlogapply.ErrHelperChanged, p.Original.Schema, p.ChangelogTable, me.Message)
-	}
-	m.log.Warn().Err(err).Msg("heartbeat write failed")
-	return nil
 }
 
 // finish drops the changelog and, with --ok-to-drop-table, the old table, each only while this

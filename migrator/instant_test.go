@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -25,7 +26,7 @@ func instantRun(t *testing.T, serverID uint32, alter string) *testenv.LogBuffer 
 		t.Fatalf("migration: %v", err)
 	}
 	assertSameAsServerAlter(t, db, "o", alter)
-	for _, name := range []string{table.GhostName("t"), table.ChangelogName("t"), table.OldName("t", "")} {
+	for _, name := range []string{table.GhostName("t"), changelog.Name("t"), table.OldName("t", "")} {
 		var n int
 		if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
 			sameResultDB, name).Scan(&n); err != nil || n != 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -51,7 +52,7 @@ func innodbID(t *testing.T, db *sql.DB, name string) int64 {
 // waitPostponedOwn waits until the changelog says "postponed" and is not the table notID.
 func waitPostponedOwn(t *testing.T, db *sql.DB, done <-chan error, notID int64) {
 	t.Helper()
-	waitPostponed(t, db, done, func() bool { return innodbID(t, db, table.ChangelogName("t")) != notID })
+	waitPostponed(t, db, done, func() bool { return innodbID(t, db, changelog.Name("t")) != notID })
 }
 
 // A migration whose mutex connection is killed (an idle-connection killer) loses its lock; a
@@ -69,7 +70,7 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ghost, changelog := table.GhostName("t"), table.ChangelogName("t")
+	ghost, changelog := table.GhostName("t"), changelog.Name("t")
 
 	doneA := mutexRun(t, postponeA, 78001, false)
 	waitPostponedOwn(t, db, doneA, 0)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -265,7 +266,7 @@ func (m *Migrator) checkAlter(ctx context.Context, s *session) (*alterSpec, erro
 	if s.alter, err = checkpoint.NormalizeAlter(spec.Body); err != nil { // what a checkpoint records
 		return nil, err
 	}
-	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), table.ChangelogName(cfg.Table)
+	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), changelog.Name(cfg.Table)
 	p.OldTable = table.OldName(cfg.Table, "")
 	p.CheckpointTable = table.CheckpointName(cfg.Table)
 	if cfg.TimestampOldTable {
@@ -344,7 +345,7 @@ func (m *Migrator) checkTable(ctx context.Context, s *session) error {
 	schema, tbl := cfg.Database, cfg.Table
 	primaryAddr := p.Primary.Addr()
 	// A run that died between its two renames left tbl missing: say so before "does not exist".
-	rev, err := revertNames(ctx, s.primary, schema, tbl) // a revert's changelog names its tables (recover.go)
+	rev, err := changelog.ReadRevert(ctx, s.primary, schema, tbl) // a revert's changelog names its tables
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -33,7 +34,7 @@ import (
 // columns the live one lacks get their defaults, a value the old definition cannot hold fails the
 // run. Every refusal comes before anything is created; a failure before the swap drops only the
 // revert's changelog, so the old table and the checkpoint stay for another try. The revert's
-// changelog names its tables (hintRevert), so --recover-cut-over can put them back after a revert
+// changelog names its tables (changelog.HintRevert), so --recover-cut-over can put them back after a revert
 // died between its renames (recover.go).
 
 // revertedName is the name the live table takes when a revert swaps it away (gh-ost's); the
@@ -55,7 +56,7 @@ func (c *Config) validateRevert() error {
 		return fmt.Errorf("%w: --revert cannot be used with --resume", ErrUsage)
 	case !c.Execute:
 		return fmt.Errorf("%w: --revert swaps tables: it needs --execute", ErrUsage)
-	case slices.ContainsFunc([]string{c.Table, table.ChangelogName(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
+	case slices.ContainsFunc([]string{c.Table, changelog.Name(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
 		func(n string) bool { return strings.EqualFold(n, c.OldTableName) }):
 		return fmt.Errorf("%w: --old-table=%s names the table itself or one of its helper tables: give the old table the migration left (%s)", ErrUsage, c.OldTableName, table.OldName(c.Table, ""))
 	case table.TooLong(revertedName(c.Table)):
@@ -69,7 +70,7 @@ func (c *Config) validateRevert() error {
 func (m *Migrator) checkRevert(ctx context.Context, s *session) (*alterSpec, error) {
 	cfg, p := m.cfg, s.plan
 	schema, tbl := cfg.Database, cfg.Table
-	p.GhostTable, p.ChangelogTable = cfg.OldTableName, table.ChangelogName(tbl)
+	p.GhostTable, p.ChangelogTable = cfg.OldTableName, changelog.Name(tbl)
 	p.OldTable, p.CheckpointTable = revertedName(tbl), table.CheckpointName(tbl)
 	if strings.EqualFold(p.OldTable, p.GhostTable) { // reverting a revert: the first old name is free
 		p.OldTable = table.OldName(tbl, "")

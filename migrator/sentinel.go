@@ -2,19 +2,16 @@ package migrator
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // sentinel implements cutover.Sentinel: it writes a unique token to the changelog and waits until
-// the applier has applied every event before it.
+// the applier has applied every event before it (changelog.Table.AwaitSentinel).
 type sentinel struct {
 	db      *sql.DB
 	plan    *Plan
@@ -46,21 +43,7 @@ func (s *sentinel) Await(ctx context.Context) error {
 
 // awaitApplied writes a sentinel and waits until the applier has applied every event before it.
 func (s *sentinel) awaitApplied(ctx context.Context) error {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
-	}
-	token := hex.EncodeToString(b[:])
-	seen := s.applier.ExpectSentinel(token)
-	if _, err := s.db.ExecContext(ctx, table.ChangelogUpsert(s.plan.Original.Schema, s.plan.ChangelogTable), table.HintSentinel, token); err != nil {
-		return fmt.Errorf("write sentinel: %w", err)
-	}
-	select {
-	case <-seen:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("sentinel %s not applied: %w", token, ctx.Err())
-	}
+	return changelogOf(s.plan).AwaitSentinel(ctx, s.db, s.applier.ExpectSentinel)
 }
 
 // awaitWithin is awaitApplied bounded by d. It ignores displaced rows: the copy uses it to let the

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -86,7 +87,7 @@ func waitFailed(t *testing.T, done <-chan error, wrong string) error {
 // "postponed" and also (when given) holds; the run ending first fails the test.
 func waitPostponed(t *testing.T, db *sql.DB, done <-chan error, also ...func() bool) {
 	t.Helper()
-	q := "SELECT value FROM " + table.QuoteIdent(table.ChangelogName("t")) + " WHERE hint = ?"
+	q := "SELECT value FROM " + table.QuoteIdent(changelog.Name("t")) + " WHERE hint = ?"
 	testenv.WaitFor(t, 60*time.Second, 20*time.Millisecond, "the cut-over postponed", func() (bool, error) {
 		select {
 		case err := <-done:
@@ -94,7 +95,7 @@ func waitPostponed(t *testing.T, db *sql.DB, done <-chan error, also ...func() b
 		default:
 		}
 		var state string
-		err := db.QueryRow(q, table.HintState).Scan(&state)
+		err := db.QueryRow(q, changelog.HintState).Scan(&state)
 		switch {
 		case errors.Is(err, sql.ErrNoRows), loadgen.Errno(err) == 1146: // not written yet
 			return false, nil

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -70,20 +69,10 @@ func (m *Migrator) startThrottleReadings(bg *background, s *session) {
 	bg.Go(func(ctx context.Context) error { return m.levers.monitor.Run(ctx, r) })
 }
 
-// errNoHeartbeat is a server whose changelog holds no heartbeat yet.
-var errNoHeartbeat = errors.New("no heartbeat yet")
-
 // heartbeatReader reads the heartbeat the migration writes in p's changelog, on any server.
-func heartbeatReader(p *Plan) func(context.Context, *sql.DB) (string, error) {
-	q := "SELECT value FROM " + table.Qualify(p.Original.Schema, p.ChangelogTable) + " WHERE hint = '" + table.HintHeartbeat + "'"
-	return func(ctx context.Context, db *sql.DB) (string, error) {
-		var written string
-		err := db.QueryRowContext(ctx, q).Scan(&written)
-		if errors.Is(err, sql.ErrNoRows) {
-			err = errNoHeartbeat
-		}
-		return written, err
-	}
+func heartbeatReader(p *Plan) func(context.Context, *sql.DB) (time.Time, error) {
+	cl := changelogOf(p)
+	return func(ctx context.Context, db *sql.DB) (time.Time, error) { return cl.ReadHeartbeat(ctx, db) }
 }
 
 // secondsBehind is the inspected replica's lag as its replication status gives it (whole seconds).

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
@@ -261,7 +262,7 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	if n := testenv.CountRows(t, db, throttleDB, "k"); n != 500 {
 		t.Errorf("%d rows in the original after the abort, want 500", n)
 	}
-	if left := testenv.Existing(t, db, throttleDB, table.GhostName("k"), table.ChangelogName("k")); left[table.GhostName("k")] || left[table.ChangelogName("k")] {
+	if left := testenv.Existing(t, db, throttleDB, table.GhostName("k"), changelog.Name("k")); left[table.GhostName("k")] || left[changelog.Name("k")] {
 		t.Errorf("helper tables left after the abort: %v", left)
 	}
 	if st := m.Status(); st.Phase != PhaseFailed {

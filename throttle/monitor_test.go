@@ -1,6 +1,8 @@
 package throttle
 
 import (
+	"github.com/go-ghostlite/go-ghostlite/changelog"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -152,7 +154,13 @@ func runMonitor(t *testing.T, m *Monitor, heartbeat func(db *sql.DB) (string, er
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	r := Readers{Primary: primary, Inspected: primary, InspectedAddr: testenv.PrimaryConfig().Addr(), Login: testenv.PrimaryConfig(),
-		Heartbeat: func(_ context.Context, db *sql.DB) (string, error) { return heartbeat(db) }}
+		Heartbeat: func(_ context.Context, db *sql.DB) (time.Time, error) {
+			v, err := heartbeat(db)
+			if err != nil {
+				return time.Time{}, err
+			}
+			return changelog.ParseHeartbeat(v)
+		}}
 	go func() { done <- m.Run(ctx, r) }()
 	t.Cleanup(func() {
 		cancel()
@@ -241,8 +249,8 @@ func TestMonitorRunInspectedLag(t *testing.T) {
 				defer mu.Unlock()
 				return 2 * time.Second, readErr
 			},
-			Heartbeat: func(context.Context, *sql.DB) (string, error) {
-				return "", errors.New("the heartbeat must not be read")
+			Heartbeat: func(context.Context, *sql.DB) (time.Time, error) {
+				return time.Time{}, errors.New("the heartbeat must not be read")
 			}})
 	}()
 	waitReason(t, m, "throttled by the inspected lag", func(r string) bool { return r == "lag=2s" })
@@ -263,7 +271,7 @@ func TestMonitorRunEndsOnACriticalLoad(t *testing.T) {
 	cfg.CriticalLoad, cfg.CriticalLoadInterval, cfg.CheckInterval = "Threads_connected=1", 10*time.Millisecond, 10*time.Millisecond
 	primary := testenv.Open(t, testenv.PrimaryConfig(), "")
 	err := NewMonitor(cfg).Run(context.Background(), Readers{Primary: primary, Inspected: primary,
-		Heartbeat: func(context.Context, *sql.DB) (string, error) { return time.Now().UTC().Format(time.RFC3339Nano), nil }})
+		Heartbeat: func(context.Context, *sql.DB) (time.Time, error) { return time.Now(), nil }})
 	if !errors.Is(err, ErrCriticalLoad) || !strings.Contains(err.Error(), "critical-load met again after 10ms: Threads_connected=") {
 		t.Fatalf("Run = %v, want the critical load met again after 10ms", err)
 	}

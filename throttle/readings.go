@@ -21,9 +21,9 @@ type Readers struct {
 	// InspectedLag, when set, is the inspected server's lag instead of its heartbeat's (the replica
 	// modes, where the heartbeat is written on the inspected server itself).
 	InspectedLag func(ctx context.Context) (time.Duration, error)
-	// Heartbeat reads the migration's heartbeat on db: its value as written (UTC RFC3339Nano, by
-	// the migration's clock), or why there is none.
-	Heartbeat func(ctx context.Context, db *sql.DB) (string, error)
+	// Heartbeat reads the migration's heartbeat on db: when it was written (by the migration's
+	// clock), or why there is none.
+	Heartbeat func(ctx context.Context, db *sql.DB) (time.Time, error)
 	// Login is how the control replicas are logged in to (host and port replaced by each one's).
 	Login dbconn.Config
 }

@@ -106,15 +106,12 @@ func TestMaxLoadRule(t *testing.T) {
 
 func TestHeartbeatLag(t *testing.T) {
 	now := time.Date(2024, 5, 1, 12, 0, 1, 500_000_000, time.UTC)
-	lag, err := HeartbeatLag("2024-05-01T12:00:00Z", now)
-	if err != nil || lag != 1500*time.Millisecond {
-		t.Errorf("HeartbeatLag = %v, %v; want 1.5s", lag, err)
+	// (a value that is not a time is refused where it is read: changelog.TestParseHeartbeat)
+	if lag := HeartbeatLag(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), now); lag != 1500*time.Millisecond {
+		t.Errorf("HeartbeatLag = %v; want 1.5s", lag)
 	}
-	if lag, _ := HeartbeatLag(now.Add(time.Second).Format(time.RFC3339Nano), now); lag != 0 {
+	if lag := HeartbeatLag(now.Add(time.Second), now); lag != 0 {
 		t.Errorf("a heartbeat from the future lags %v, want 0", lag)
-	}
-	if _, err := HeartbeatLag("yesterday", now); err == nil {
-		t.Error("HeartbeatLag accepted a value that is not a time")
 	}
 	for d, want := range map[time.Duration]string{
 		1500 * time.Millisecond: "1.5s", 2483 * time.Millisecond: "2.48s", 3 * time.Second: "3s", 120 * time.Millisecond: "120ms",

@@ -21,7 +21,7 @@ func TestQuoteIdent(t *testing.T) {
 }
 
 func TestHelperTableNames(t *testing.T) {
-	if GhostName("t") != "_t_gho" || ChangelogName("t") != "_t_ghc" || OldName("t", "") != "_t_del" {
+	if GhostName("t") != "_t_gho" || OldName("t", "") != "_t_del" {
 		t.Fatal("helper table names differ from gh-ost's")
 	}
 	if got := OldName("t", "20261121180501"); got != "_t_20261121180501_del" {
