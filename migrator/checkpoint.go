@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // Checkpoints (--checkpoint, doc/resume.md). A goroutine of the background group writes, every
@@ -24,7 +26,7 @@ func (c *Config) checkpointing() bool { return c.Checkpoint || c.Resume }
 func (r *run) prepareHelpers(ctx context.Context) error {
 	m, s, p := r.m, r.s, r.s.plan
 	schema := p.Original.Schema
-	if exists, err := tableExists(ctx, s.primary, schema, p.ChangelogTable); err != nil {
+	if exists, err := dbconn.TableExists(ctx, s.primary, schema, p.ChangelogTable); err != nil {
 		return err
 	} else if !exists || s.resume == nil {
 		if err := m.createChangelog(ctx, s); err != nil {
@@ -65,7 +67,7 @@ func (r *run) streamStart(ctx context.Context) (binlogapply.Position, error) {
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
 		return binlogapply.Position{}, err
 	}
-	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
 		return binlogapply.Position{}, err
 	}
 	rec := s.resume

@@ -34,7 +34,9 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // ErrUsage marks a configuration that is wrong before any server is asked (a missing or
@@ -51,7 +53,7 @@ type Migrator struct {
 	levers *levers             // what Controls changes (controls.go)
 	cur    atomic.Pointer[run] // the executing run, for Status and the levers; nil before it
 	// prepared is the plan once preparation passed, for Status (what is heard after it reads it).
-	prepared atomic.Pointer[Plan]
+	prepared atomic.Pointer[preflight.Plan]
 	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).
@@ -132,8 +134,8 @@ func (c *Config) Validate() error {
 	if c.StorageEngine != "" && !strings.EqualFold(c.StorageEngine, "innodb") {
 		return fmt.Errorf("%w: --storage-engine=%q is not supported; use innodb", ErrUsage, c.StorageEngine)
 	}
-	if err := c.validateTriggerFlags(); err != nil {
-		return err
+	if err := c.preflightOptions().ValidateTriggerFlags(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if err := c.validateThrottle(); err != nil {
 		return err
@@ -151,7 +153,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --master-user and --master-password need --assume-master-host (the primary they log in to)", ErrUsage)
 	}
 	if c.AssumeMasterHost != "" {
-		if _, _, err := parseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
+		if _, _, err := dbconn.ParseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
 			return fmt.Errorf("%w: --assume-master-host: %v", ErrUsage, err)
 		}
 	}

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-ghostlite/go-ghostlite/cutover"
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // recoverCutOver is Run with --recover-cut-over: after a run died during its cut-over, the
@@ -22,7 +24,7 @@ func (m *Migrator) recoverCutOver(ctx context.Context) error {
 	cfg := m.cfg
 	schema, tbl := cfg.Database, cfg.Table
 	log := m.cfg.Logger.With().Str("component", "recover").Str("schema", schema).Str("table", tbl).Logger()
-	s := &session{plan: &Plan{}, log: log}
+	s := newSession(cfg, log)
 	defer s.close()
 	if err := m.connectPrimary(ctx, s); err != nil {
 		return err
@@ -78,7 +80,7 @@ func (m *Migrator) recordRevertNames(ctx context.Context, s *session) error {
 // changelog, it is not a revert's, or the table under its name is not a changelog at all.
 func revertNames(ctx context.Context, db *sql.DB, schema, tbl string) (*cutover.RevertNames, error) {
 	changelog := table.ChangelogName(tbl)
-	if ok, err := tableExists(ctx, db, schema, changelog); err != nil || !ok {
+	if ok, err := dbconn.TableExists(ctx, db, schema, changelog); err != nil || !ok {
 		return nil, err
 	}
 	var value string

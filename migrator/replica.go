@@ -62,21 +62,6 @@ func (c *Config) validateReplicaModes() error {
 	return nil
 }
 
-// resolveOnReplica is the topology of the replica modes: the --host server must be a replica
-// whose replication runs (the primary's writes must keep reaching its binlog), and every table is
-// created and written on it. It returns the server to write to (the replica itself).
-func resolveOnReplica(cfg Config, rs *replicaStatus) (dbconn.Config, error) {
-	flag, addr := cfg.replicaModeFlag(), cfg.Conn.Addr()
-	if rs == nil {
-		return dbconn.Config{}, fmt.Errorf("%s needs --host to be a replica: %s does not replicate from a primary", flag, addr)
-	}
-	if !strings.EqualFold(rs.IORunning, "Yes") || !strings.EqualFold(rs.SQLRunning, "Yes") {
-		return dbconn.Config{}, fmt.Errorf("%s needs replication running on %s (IO thread: %s, SQL thread: %s): start replication first",
-			flag, addr, rs.IORunning, rs.SQLRunning)
-	}
-	return cfg.Conn, nil
-}
-
 // checkOnReplica checks what only the replica modes need, on the replica: its binlog must carry
 // the primary's writes (log_slave_updates), and on MariaDB the migration's own writes there must
 // not stop replication (checkGTIDDomain).
@@ -85,7 +70,7 @@ func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
 		return nil
 	}
 	addr := m.cfg.Conn.Addr()
-	vars, err := readVariables(ctx, s.inspected, "log_slave_updates", "log_replica_updates", "read_only",
+	vars, err := dbconn.ReadVariables(ctx, s.inspected, "log_slave_updates", "log_replica_updates", "read_only",
 		"gtid_strict_mode", "gtid_domain_id", "gtid_slave_pos", "gtid_binlog_state")
 	if err != nil {
 		return fmt.Errorf("on %s: %w", addr, err)
@@ -97,12 +82,12 @@ func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
 	if !ok {
 		v = vars["log_slave_updates"]
 	}
-	if !isOn(v) {
+	if !dbconn.IsOn(v) {
 		return fmt.Errorf("%s must have log_slave_updates enabled for testing/migrating on replica: without it the primary's changes never reach its binary log and %s cannot see them: enable log_slave_updates (needs a restart)",
 			addr, m.cfg.replicaModeFlag())
 	}
 	if s.plan.Flavor.MariaDB {
-		rs, err := readReplicaStatus(ctx, s.inspected, s.plan.Flavor, addr)
+		rs, err := dbconn.ReadReplicaStatus(ctx, s.inspected, s.plan.Flavor, addr)
 		if err != nil {
 			return err
 		}
@@ -118,7 +103,7 @@ func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
 			m.log.Warn().Str("replica", addr).Msg(warning)
 		}
 	}
-	if isOn(vars["read_only"]) {
+	if dbconn.IsOn(vars["read_only"]) {
 		m.log.Warn().Str("replica", addr).Msg("read_only is ON on the replica: the migration's writes there need SUPER (MariaDB: READ_ONLY ADMIN)")
 	}
 	m.log.Info().Str("replica", addr).Str("mode", m.cfg.replicaModeFlag()).
@@ -165,7 +150,7 @@ func checkGTIDDomain(addr string, vars map[string]string, ioPos string) (warning
 	if !replicated[domain] {
 		return "", nil
 	}
-	if !isOn(vars["gtid_strict_mode"]) {
+	if !dbconn.IsOn(vars["gtid_strict_mode"]) {
 		return fmt.Sprintf("the migration's writes on the replica take GTIDs in gtid_domain_id %d, a domain it replicates from its primary: the primary will lack them (a replica-only gtid_domain_id avoids that)", domain), nil
 	}
 	used := map[uint64]bool{}

@@ -110,24 +110,6 @@ func TestCheckGTIDDomain(t *testing.T) {
 	}
 }
 
-func TestResolvePrimaryOnReplica(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Conn = dbconn.Config{Host: "10.0.0.2", Port: 3307, User: "u"}
-	cfg.MigrateOnReplica = true
-	if _, _, err := resolvePrimary(cfg, nil); err == nil || !strings.Contains(err.Error(), "--migrate-on-replica needs --host to be a replica: 10.0.0.2:3307 does not replicate") {
-		t.Fatalf("not a replica: got %v", err)
-	}
-	stopped := &replicaStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Yes", SQLRunning: "No"}
-	if _, _, err := resolvePrimary(cfg, stopped); err == nil || !strings.Contains(err.Error(), "needs replication running on 10.0.0.2:3307 (IO thread: Yes, SQL thread: No)") {
-		t.Fatalf("stopped replica: got %v", err)
-	}
-	running := &replicaStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Yes", SQLRunning: "Yes"}
-	p, isReplica, err := resolvePrimary(cfg, running)
-	if err != nil || isReplica || p.Addr() != "10.0.0.2:3307" || p.User != "u" {
-		t.Fatalf("replica mode writes to the replica itself: got %+v %v %v", p, isReplica, err)
-	}
-}
-
 // TestReplicaDefaultTopologyEndToEnd: --host is the replica, tables are written and cut over on
 // the primary, the replica follows by replication. The cut-over is postponed until the writer has
 // stopped, so the old table holds the original as of the cut-over.
@@ -387,7 +369,7 @@ func assertHasColumnC(t *testing.T, db *sql.DB, schema, tbl string, want bool) {
 
 func assertReplicationRunning(t *testing.T, replica *sql.DB, want bool) {
 	t.Helper()
-	rs, err := readReplicaStatus(context.Background(), replica, testenv.Flavor(t), "replica")
+	rs, err := dbconn.ReadReplicaStatus(context.Background(), replica, testenv.Flavor(t), "replica")
 	if err != nil || rs == nil {
 		t.Fatalf("replica status: %+v %v", rs, err)
 	}

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
-	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // Resume (--resume, doc/resume.md): a run that continues the migration an earlier run of the same
@@ -41,17 +41,17 @@ import (
 func scratchGhostName(tbl string) string { return "_" + tbl + "_ghr" }
 
 // checkResume runs the resume's checks and adopts the existing ghost (see above).
-func (m *Migrator) checkResume(ctx context.Context, s *session, spec *alterSpec) error {
+func (m *Migrator) checkResume(ctx context.Context, s *session, spec *preflight.AlterSpec) error {
 	cfg, p := m.cfg, s.plan
 	schema := cfg.Database
-	ok, err := tableExists(ctx, s.primary, schema, p.GhostTable)
+	ok, err := dbconn.TableExists(ctx, s.primary, schema, p.GhostTable)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("--resume: the ghost table %s.%s does not exist, so there is nothing to resume: run the migration without --resume", schema, p.GhostTable)
 	}
-	if ok, err = tableExists(ctx, s.primary, schema, p.CheckpointTable); err != nil {
+	if ok, err = dbconn.TableExists(ctx, s.primary, schema, p.CheckpointTable); err != nil {
 		return err
 	}
 	if !ok {
@@ -92,20 +92,20 @@ func (m *Migrator) checkResume(ctx context.Context, s *session, spec *alterSpec)
 
 // checkGhostDefinition compares the ghost's SHOW CREATE TABLE (name and AUTO_INCREMENT aside) with
 // a scratch ghost made now by the same CREATE ... LIKE and ALTER; the scratch table is dropped.
-func (m *Migrator) checkGhostDefinition(ctx context.Context, s *session, spec *alterSpec) error {
+func (m *Migrator) checkGhostDefinition(ctx context.Context, s *session, spec *preflight.AlterSpec) error {
 	cfg, p := m.cfg, s.plan
 	schema, scratch := cfg.Database, scratchGhostName(cfg.Table)
-	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	ddl, err := preflight.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
 		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
-	s.ddl = ddl
+	s.pre.DDL = ddl
 	p.TimeZone = ddl.TimeZone
-	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
+	p.AlterSetsAutoIncrement = preflight.SetsAutoIncrement(spec)
 	if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(schema, scratch)); err != nil {
 		return fmt.Errorf("--resume: drop %s.%s: %w", schema, scratch, err)
 	}
-	created, err := createGhost(ctx, s.primary, ddl, schema, cfg.Table, scratch, spec, cfg.DiscardForeignKeys)
+	created, err := preflight.CreateGhost(ctx, s.primary, ddl, schema, cfg.Table, scratch, spec, cfg.DiscardForeignKeys)
 	if created {
 		defer func() { //nolint:contextcheck // the scratch table goes even when ctx ended
 			dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -142,7 +142,7 @@ func definitionOf(ctx context.Context, s *session, name string) (string, error) 
 	if i := strings.IndexByte(create, '\n'); i >= 0 {
 		create = create[i:]
 	}
-	return autoIncOption.ReplaceAllString(create, ""), nil
+	return preflight.AutoIncOption.ReplaceAllString(create, ""), nil
 }
 
 // hasOtherUniqueKey tells whether t has a unique key other than shared: a replayed row can clash
@@ -156,39 +156,6 @@ func hasOtherUniqueKey(t *table.Table, shared table.Key) bool {
 	return false
 }
 
-// plainWord is an identifier that needs no quotes.
-var plainWord = regexp.MustCompile(`^[A-Z0-9_$]+$`)
-
-// oneLine escapes what would break a line (the normalized ALTER is shown in one-line errors);
-// the backslash first, so that the escaping reads back one way only.
-var oneLine = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
-
-// normalizeAlter is the ALTER's clauses as the server reads them, one way of writing them: words
-// and identifiers (quoted or not) upper-cased (quoted only where they must be), strings quoted
-// one way, tokens separated by one space, comments dropped, line breaks escaped. Two ALTERs
-// differing only in case, spacing, comments or quoting read the same.
-func normalizeAlter(body string) (string, error) {
-	toks, err := tokenize(body)
-	if err != nil {
-		return "", err
-	}
-	parts := make([]string, len(toks))
-	for i, t := range toks {
-		switch t.Kind {
-		case sqltok.Word, sqltok.Ident:
-			parts[i] = strings.ToUpper(t.Text)
-			if !plainWord.MatchString(parts[i]) {
-				parts[i] = oneLine.Replace(table.QuoteIdent(parts[i]))
-			}
-		case sqltok.String:
-			parts[i] = "'" + oneLine.Replace(strings.ReplaceAll(t.Text, "'", "''")) + "'"
-		default:
-			parts[i] = t.Text
-		}
-	}
-	return strings.Join(parts, " "), nil
-}
-
 // alterRecord is what a checkpoint records of the run's ALTER: normalized, and the original
 // column each ghost column is copied from.
 func (s *session) alterRecord() *checkpoint.Alter {
@@ -196,7 +163,7 @@ func (s *session) alterRecord() *checkpoint.Alter {
 	for _, c := range s.plan.Columns {
 		from[strings.ToLower(c.Ghost)] = strings.ToLower(c.Original)
 	}
-	return &checkpoint.Alter{Alter: s.alter, CopiedFrom: from}
+	return &checkpoint.Alter{Alter: s.pre.Alter, CopiedFrom: from}
 }
 
 // checkResumeAlter refuses a checkpoint written for another ALTER than this run's, or by a version
@@ -207,9 +174,9 @@ func checkResumeAlter(s *session, rec checkpoint.Record) error {
 	if rec.Alter == nil {
 		return fmt.Errorf("--resume: the checkpoint in %s does not say which ALTER it is of (written by an older go-ghostlite), so resuming could mix the rows of two ALTERs: %s", p.CheckpointTable, drop)
 	}
-	if rec.Alter.Alter != s.alter {
+	if rec.Alter.Alter != s.pre.Alter {
 		return fmt.Errorf("--resume: the checkpoint in %s is of another ALTER (%s), not this one (%s): resuming would mix the rows of both; resume with the stopped run's --alter, or %s",
-			p.CheckpointTable, rec.Alter.Alter, s.alter, drop)
+			p.CheckpointTable, rec.Alter.Alter, s.pre.Alter, drop)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 const revertDB = "gl_mig_revert"
@@ -119,7 +120,7 @@ func showCreate(t *testing.T, db *sql.DB, tbl string) string {
 	if i := strings.IndexByte(create, '\n'); i >= 0 {
 		create = create[i:]
 	}
-	return autoIncOption.ReplaceAllString(create, "")
+	return preflight.AutoIncOption.ReplaceAllString(create, "")
 }
 
 // A --checkpoint migration under a write load, then its --revert under the same load: the

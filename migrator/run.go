@@ -12,6 +12,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // run is one executing migration: what preparation produced (the session: plan, connections,
@@ -174,7 +175,7 @@ func (r *run) cutOver(ctx context.Context) error {
 		m.log.Info().Msg("the changes since the cut-over are applied to the old table; cutting over")
 	} else {
 		m.log.Info().Msg("cutting over: the ghost is in sync")
-		if err := m.analyzeGhost(ctx, s); err != nil { // instant.go
+		if err := preflight.AnalyzeGhost(ctx, s.pre); err != nil { // instant.go
 			return err
 		}
 	}
@@ -274,24 +275,23 @@ func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 		if err := s.proveGhost(ctx); err != nil { // ghostproof.go
 			return err
 		}
-		if s.nullableKey {
-			if err := recheckNoNullKeys(ctx, s.primary, schema, p.GhostTable, p.GhostKey); err != nil {
-				return err
+		// the nullable key's proof again, on the ghost; the triggers still the original's
+		if err := preflight.Run(ctx, s.pre, preflight.BeforeCutOver); err != nil {
+			if preflight.IsFinal(err) {
+				return fmt.Errorf("%w: %w", cutover.ErrUnsafe, err)
 			}
-		}
-		if len(s.triggers) == 0 {
-			return nil
-		}
-		if err := s.checkTriggersUnchanged(ctx); err != nil {
 			return err
 		}
-		return createTriggers(ctx, s.primary, schema, p.GhostTable, s.triggers)
+		if len(s.pre.Triggers) == 0 {
+			return nil
+		}
+		return preflight.CreateTriggers(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
 	}
-	if len(s.triggers) == 0 {
+	if len(s.pre.Triggers) == 0 {
 		return do, nil
 	}
 	undo = func(ctx context.Context) error {
-		return dropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.triggers)
+		return preflight.DropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
 	}
 	return do, undo
 }

@@ -11,13 +11,14 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // sentinel implements cutover.Sentinel: it writes a unique token to the changelog and waits until
 // the applier has applied every event before it.
 type sentinel struct {
 	db      *sql.DB
-	plan    *Plan
+	plan    *preflight.Plan
 	applier *binlogapply.Applier
 	// mutex checks the run still holds its migration lock (nil: not checked). Await checks it
 	// under every cut-over attempt's lock, before any rename: the tables must still be ours.
@@ -41,7 +42,7 @@ func (s *sentinel) Await(ctx context.Context) error {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
 	// Under the lock: no id can be handed out by the original any more (autoinc.go).
-	return carryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
+	return preflight.CarryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 
 // awaitApplied writes a sentinel and waits until the applier has applied every event before it.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -167,7 +168,7 @@ func parseControlReplicas(s string) ([]string, error) {
 		if part = strings.TrimSpace(part); part == "" {
 			continue
 		}
-		host, port, err := parseHostPort(part, controlReplicaPort)
+		host, port, err := dbconn.ParseHostPort(part, controlReplicaPort)
 		if err != nil {
 			return nil, fmt.Errorf("throttle-control-replicas: %w", err)
 		}

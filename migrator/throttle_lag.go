@@ -73,7 +73,7 @@ func (lr *lagReader) pool(ctx context.Context, addr string) (*sql.DB, error) {
 	if db, ok := lr.pools[addr]; ok {
 		return db, nil
 	}
-	host, port, err := parseHostPort(addr, controlReplicaPort)
+	host, port, err := dbconn.ParseHostPort(addr, controlReplicaPort)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func heartbeatLag(ctx context.Context, db *sql.DB, addr, query string) throttle.
 func secondsBehind(ctx context.Context, db *sql.DB, f dbconn.Flavor, addr string) throttle.Lag {
 	ctx, cancel := context.WithTimeout(ctx, lagReadTimeout)
 	defer cancel()
-	rs, err := readReplicaStatus(ctx, db, f, addr)
+	rs, err := dbconn.ReadReplicaStatus(ctx, db, f, addr)
 	switch {
 	case err != nil:
 		return throttle.Lag{Host: addr, Err: err}
