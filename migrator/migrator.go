@@ -1,8 +1,8 @@
 // Package migrator orchestrates one online schema migration as a run with typed phases
-// (prepare, copy, postponed, checksum, cut-over, done, failed): pre-flight inspection and
-// validation, the ghost and changelog tables, and the order of the phases. It owns the state of
-// the run and announces each phase change to observers (phase.go); the mechanisms live in
-// binlogapply, copier, cutover and throttle, which never import one another.
+// (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
+// preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
+// phases. It owns the state of the run and announces each phase change to observers (phase.go);
+// the mechanisms live in binlogapply, copier, cutover and throttle, which never import one another.
 //
 // Invariants:
 //   - every phase change is announced in order, after it is recorded in the changelog's state row
@@ -17,8 +17,8 @@
 //     warning at all, or a full warning list of duplicate keys only and every row of the chunk
 //     present in the ghost by its shared key (package copier); any other warning fails the run, so
 //     no row is merged, dropped or truncated silently;
-//   - the shared key compares alike in both tables (sharedKeyComparable): same type, charset and
-//     collation, or a widening that keeps distinct keys distinct;
+//   - the shared key compares alike in both tables (preflight's sharedKeyComparable): same type,
+//     charset and collation, or a widening that keeps distinct keys distinct;
 //   - a dry run (no --execute) leaves the server exactly as it found it.
 package migrator
 

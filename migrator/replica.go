@@ -34,12 +34,7 @@ import (
 func (c *Config) onReplica() bool { return c.MigrateOnReplica || c.TestOnReplica }
 
 // replicaModeFlag names the replica mode's flag, for messages.
-func (c *Config) replicaModeFlag() string {
-	if c.TestOnReplica {
-		return "--test-on-replica"
-	}
-	return "--migrate-on-replica"
-}
+func (c *Config) replicaModeFlag() string { return c.preflightOptions().ReplicaModeFlag() }
 
 // validateReplicaModes refuses contradictory replica-mode flags (no server is asked).
 func (c *Config) validateReplicaModes() error {

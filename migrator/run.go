@@ -265,9 +265,10 @@ func (r *run) end(ctx context.Context, err error) error {
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
-// the proof that the ghost is the table this run built (ghostproof.go), the nullable key's proof
-// again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the
-// ghost (triggers.go). The undo is nil without triggers.
+// the proof that the ghost is the table this run built (ghostproof.go), the checks before the
+// cut-over (preflight: the nullable key's proof again, on the ghost, the original being locked;
+// the triggers still the original's), then the triggers created on the ghost
+// (preflight/triggers.go). The undo is nil without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema

@@ -41,7 +41,7 @@ func (s *sentinel) Await(ctx context.Context) error {
 	if err := s.applier.Displaced().Err(); err != nil {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
-	// Under the lock: no id can be handed out by the original any more (autoinc.go).
+	// Under the lock: no id can be handed out by the original any more (preflight/autoinc.go).
 	return preflight.CarryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 

@@ -89,10 +89,10 @@ func (o Options) onReplica() bool { return o.MigrateOnReplica || o.TestOnReplica
 
 // ReplicaModeFlag names the replica mode's flag, for messages.
 func (o Options) ReplicaModeFlag() string {
-	if o.MigrateOnReplica {
-		return "--migrate-on-replica"
+	if o.TestOnReplica {
+		return "--test-on-replica"
 	}
-	return "--test-on-replica"
+	return "--migrate-on-replica"
 }
 
 // State is what the checks found and decided, and the pools they read over; it is built by
