@@ -143,8 +143,8 @@ func (m *Migrator) connect(ctx context.Context, s *session) (err error) {
 	if err := m.connectPrimary(ctx, s); err != nil { // 1-2
 		return err
 	}
-	// Replica modes (replica.go): checks that only the whole-migration-on-the-replica needs.
-	if err := m.checkOnReplica(ctx, s); err != nil {
+	// Replica modes: checks that only the whole-migration-on-the-replica needs.
+	if err := preflight.CheckReplicaMode(ctx, s.pre); err != nil {
 		return err
 	}
 	// 3. The per-table mutex, before anything is created.
