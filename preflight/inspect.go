@@ -68,7 +68,7 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 func resolvePrimary(cfg Options, rs *dbconn.ReplicaStatus) (dbconn.Config, bool, error) {
 	inspected := cfg.Conn.Addr()
 	primary := cfg.Conn
-	// Replica modes (replica.go): everything is created and written on the --host replica.
+	// Replica modes (replicamode.go): everything is created and written on the --host replica.
 	if cfg.onReplica() {
 		onReplica, err := resolveOnReplica(cfg, rs)
 		return onReplica, false, err

@@ -279,9 +279,9 @@ func CheckHelperTables(ctx context.Context, st *State) error {
 		{name: p.OldTable, drop: cfg.InitiallyDropOldTable, flag: "--initially-drop-old-table"},
 	}
 	switch {
-	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (resume.go)
+	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (migrator/resume.go)
 		helpers = helpers[2:]
-	case cfg.Revert: // the ghost is the old table; the checkpoint table is the migration's (revert.go)
+	case cfg.Revert: // the ghost is the old table; the checkpoint table is the migration's (migrator/revert.go)
 		helpers = helpers[1:]
 	case cfg.Checkpoint:
 		helpers = append(helpers, &helper{name: p.CheckpointTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"})
