@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
-	"github.com/rs/zerolog"
 )
 
 // minMaxWriteLockCount is the lowest @@max_write_lock_count we accept: below it, writes queued
@@ -37,7 +38,7 @@ func probe(ctx context.Context, db *sql.DB, log zerolog.Logger) (capabilities, e
 		return c, fmt.Errorf("%w: @@max_write_lock_count is %d (< %d): writes queued behind the lock could run before the renames; raise it to its default",
 			ErrUnsafe, mwlc, minMaxWriteLockCount)
 	}
-	c.mdl, c.mdlWhy = mdlUsable(ctx, db)
+	c.mdl, c.mdlWhy = dbconn.MetadataLocksVisible(ctx, db)
 	c.idSource = dbconn.ReadableTableIDSource(ctx, db)
 	ev := log.Info().Bool("processlist_check", true).Bool("liveness_token", true).
 		Uint64("max_write_lock_count", mwlc).Bool("metadata_locks_check", c.mdl).
@@ -50,51 +51,6 @@ func probe(ctx context.Context, db *sql.DB, log zerolog.Logger) (capabilities, e
 		log.Warn().Msg("performance_schema metadata locks are not visible: only LOCK TABLES on the ghost can be detected (SHOW OPEN TABLES); an idle transaction holding the ghost would leave the original name missing after the first rename")
 	}
 	return c, nil
-}
-
-// MetadataLocksVisible reports whether performance_schema.metadata_locks shows metadata locks on
-// the server of db (the cut-over's checks that a rename waits on the right table need them), and
-// when not, why.
-func MetadataLocksVisible(ctx context.Context, db *sql.DB) (visible bool, why string) {
-	return mdlUsable(ctx, db)
-}
-
-// EnableMetadataLockInstruments turns on the instrument and the consumer that make metadata locks
-// visible (gh-ost's --allow-setup-metadata-lock-instruments). It changes the server until its next
-// restart; it cannot turn performance_schema itself on.
-func EnableMetadataLockInstruments(ctx context.Context, db *sql.DB) error {
-	for _, q := range []string{
-		"UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES' WHERE NAME = 'wait/lock/metadata/sql/mdl'",
-		"UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'global_instrumentation'",
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	return nil
-}
-
-// mdlUsable reports whether performance_schema.metadata_locks shows metadata locks.
-func mdlUsable(ctx context.Context, db *sql.DB) (bool, string) {
-	var on int
-	if err := db.QueryRowContext(ctx, "SELECT @@performance_schema").Scan(&on); err != nil || on != 1 {
-		return false, "performance_schema is off"
-	}
-	var enabled string
-	err := db.QueryRowContext(ctx, "SELECT ENABLED FROM performance_schema.setup_instruments WHERE NAME = 'wait/lock/metadata/sql/mdl'").Scan(&enabled)
-	if err != nil || enabled != "YES" {
-		return false, "instrument wait/lock/metadata/sql/mdl is not enabled"
-	}
-	err = db.QueryRowContext(ctx, "SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'global_instrumentation'").Scan(&enabled)
-	if err != nil || enabled != "YES" {
-		return false, "consumer global_instrumentation is not enabled"
-	}
-	var n int64
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM performance_schema.metadata_locks m
-		JOIN performance_schema.threads t ON t.THREAD_ID = m.OWNER_THREAD_ID`).Scan(&n); err != nil {
-		return false, "performance_schema.metadata_locks is not readable: " + err.Error()
-	}
-	return true, ""
 }
 
 // mdlLock is one metadata lock from performance_schema, with the owner's connection id.

@@ -40,24 +40,6 @@ func TestAutoIncrementCounterCarriedAtCutOver(t *testing.T) {
 	assertSameRows(t, db, "t", "_t_del")
 }
 
-// An ALTER that sets the counter itself (the AUTO_INCREMENT table option) is left to decide it.
-func TestSetsAutoIncrement(t *testing.T) {
-	cases := map[string]bool{
-		"AUTO_INCREMENT = 1000":                         true,
-		"ADD COLUMN c INT, AUTO_INCREMENT 5":            true,
-		"MODIFY id BIGINT NOT NULL AUTO_INCREMENT":      false,
-		"ADD COLUMN c INT COMMENT 'AUTO_INCREMENT = 5'": false,
-		"MODIFY id INT AUTO_INCREMENT, ADD KEY k (c)":   false,
-	}
-	for body, want := range cases {
-		t.Run(body, func(t *testing.T) {
-			if got := setsAutoIncrement(&alterSpec{Body: body}); got != want {
-				t.Errorf("setsAutoIncrement(%q) = %v, want %v", body, got, want)
-			}
-		})
-	}
-}
-
 // An AUTO_INCREMENT column the copy would number is refused before anything is copied (one line,
 // the original untouched, no helper table left); a column made AUTO_INCREMENT that keeps every
 // value migrates to what the server's own ALTER gives.

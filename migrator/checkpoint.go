@@ -9,6 +9,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // Checkpoints and --resume (doc/resume.md): the call sites of package checkpoint. A goroutine of
@@ -25,7 +26,7 @@ func (c *Config) checkpointing() bool { return c.Checkpoint || c.Resume }
 func (r *run) prepareHelpers(ctx context.Context) error {
 	m, s, p := r.m, r.s, r.s.plan
 	schema := p.Original.Schema
-	if exists, err := tableExists(ctx, s.primary, schema, p.ChangelogTable); err != nil {
+	if exists, err := table.Exists(ctx, s.primary, schema, p.ChangelogTable); err != nil {
 		return err
 	} else if !exists || s.resume == nil {
 		if err := changelogOf(p).Create(ctx, s.primary); err != nil {
@@ -66,7 +67,7 @@ func (r *run) streamStart(ctx context.Context) (binlogapply.Position, error) {
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
 		return binlogapply.Position{}, err
 	}
-	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
 		return binlogapply.Position{}, err
 	}
 	rec := s.resume
@@ -127,23 +128,23 @@ func (r *run) keepForResume() bool {
 }
 
 // checkResume runs the checks of a --resume (checkpoint.Resume) and adopts the stopped run's ghost.
-func (m *Migrator) checkResume(ctx context.Context, s *session, spec *alterSpec) error {
+func (m *Migrator) checkResume(ctx context.Context, s *session, spec *preflight.AlterSpec) error {
 	cfg, p := m.cfg, s.plan
 	rc := checkpoint.Resume{Primary: s.primary, Source: s.inspected, SourceAddr: p.Inspected.Addr(), Tables: helperTables(p),
-		Alter: s.alter, Log: m.log}
+		Alter: s.pre.Alter, Log: m.log}
 	rec, err := rc.Checkpoint(ctx)
 	if err != nil {
 		return err
 	}
-	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	ddl, err := preflight.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
 		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
-	s.ddl = ddl
+	s.pre.DDL = ddl
 	p.TimeZone = ddl.TimeZone
-	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
+	p.AlterSetsAutoIncrement = preflight.SetsAutoIncrement(spec)
 	err = rc.CompareGhost(ctx, func(ctx context.Context, scratch string) (bool, error) {
-		created, err := createGhost(ctx, s.primary, ddl, cfg.Database, cfg.Table, scratch, spec, cfg.DiscardForeignKeys)
+		created, err := preflight.CreateGhost(ctx, s.primary, ddl, cfg.Database, cfg.Table, scratch, spec, cfg.DiscardForeignKeys)
 		if err != nil {
 			return created, fmt.Errorf("--resume: %w", err)
 		}
@@ -181,11 +182,11 @@ func (s *session) alterRecord() *checkpoint.Alter {
 	for _, c := range s.plan.Columns {
 		from[c.Ghost] = c.Original
 	}
-	return checkpoint.AlterOf(s.alter, from)
+	return checkpoint.AlterOf(s.pre.Alter, from)
 }
 
 // helperTables names the migration's tables for package checkpoint.
-func helperTables(p *Plan) checkpoint.Tables {
+func helperTables(p *preflight.Plan) checkpoint.Tables {
 	return checkpoint.Tables{Schema: p.Original.Schema, Original: p.Original.Name,
 		Ghost: p.GhostTable, Changelog: p.ChangelogTable, Checkpoint: p.CheckpointTable}
 }

@@ -25,7 +25,7 @@ func (r *run) checksum(ctx context.Context) error {
 	m, p := r.m, r.s.plan
 	pairs := make([]checksum.Pair, len(p.Columns))
 	for i, c := range p.Columns {
-		pairs[i] = checksum.Pair{Original: c.Original, Ghost: c.Ghost, Select: p.selectExpr(c, ""), Converted: c.Shift != table.ZoneNone || c.Pad.Length != 0}
+		pairs[i] = checksum.Pair{Original: c.Original, Ghost: c.Ghost, Select: p.SelectExpr(c, ""), Converted: c.Shift != table.ZoneNone || c.Pad.Length != 0}
 	}
 	cs, err := checksum.New(checksum.Config{
 		Primary:        p.Primary,

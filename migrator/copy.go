@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/copier"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // newCopier sets up the row copy of s's plan. The copy waits while the applier has a backlog
@@ -35,7 +37,7 @@ func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.App
 }
 
 // copierConfig is what the copy takes from the plan: the tables, the shared key and the columns.
-func copierConfig(p *Plan) copier.Config {
+func copierConfig(p *preflight.Plan) copier.Config {
 	return copier.Config{
 		Primary:       p.Primary,
 		Original:      p.Original,
@@ -60,7 +62,7 @@ const maxAutoCopyThreads = 8
 func (m *Migrator) copyThreads(ctx context.Context, s *session) (int, error) {
 	n, why := m.cfg.CopyThreads, "--copy-threads"
 	if n == 0 {
-		vars, err := readVariables(ctx, s.primary, "thread_pool_size")
+		vars, err := dbconn.ReadVariables(ctx, s.primary, "thread_pool_size")
 		if err != nil {
 			return 0, fmt.Errorf("choose the number of copy sessions: %w", err)
 		}

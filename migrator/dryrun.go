@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // The dry run (no --execute) stops after preparation: the ALTER has been proven on the ghost, the
@@ -31,9 +33,9 @@ func planLines(s *session, cfg Config) []string {
 		lines = append(lines, fmt.Sprintf("topology: binlog read and tables written on %s (the primary)", p.Primary.Addr()))
 	}
 	lines = append(lines, "alter: "+cfg.Alter)
-	key := "shared key: " + describeKey(p.OriginalKey)
-	if !sameColumns(p.OriginalKey.Columns, p.GhostKey.Columns) || p.OriginalKey.Name != p.GhostKey.Name {
-		key += " -> " + describeKey(p.GhostKey) + " in the ghost"
+	key := "shared key: " + preflight.DescribeKey(p.OriginalKey)
+	if !preflight.SameColumns(p.OriginalKey.Columns, p.GhostKey.Columns) || p.OriginalKey.Name != p.GhostKey.Name {
+		key += " -> " + preflight.DescribeKey(p.GhostKey) + " in the ghost"
 	}
 	lines = append(lines, key)
 	cols := make([]string, len(p.Columns))
@@ -44,29 +46,29 @@ func planLines(s *session, cfg Config) []string {
 		}
 	}
 	lines = append(lines, fmt.Sprintf("columns copied (%d): %s", len(cols), strings.Join(cols, ", ")))
-	if len(s.columns.Dropped) > 0 {
-		lines = append(lines, "columns dropped (their data is not copied): "+strings.Join(s.columns.Dropped, ", "))
+	if len(s.pre.Columns.Dropped) > 0 {
+		lines = append(lines, "columns dropped (their data is not copied): "+strings.Join(s.pre.Columns.Dropped, ", "))
 	}
-	if len(s.columns.SkippedRenamed) > 0 {
-		lines = append(lines, "renamed columns not copied (--skip-renamed-columns; the new column gets its default): "+strings.Join(s.columns.SkippedRenamed, ", "))
+	if len(s.pre.Columns.SkippedRenamed) > 0 {
+		lines = append(lines, "renamed columns not copied (--skip-renamed-columns; the new column gets its default): "+strings.Join(s.pre.Columns.SkippedRenamed, ", "))
 	}
-	if len(s.columns.Added) > 0 {
-		lines = append(lines, "columns added (filled with their defaults): "+strings.Join(s.columns.Added, ", "))
+	if len(s.pre.Columns.Added) > 0 {
+		lines = append(lines, "columns added (filled with their defaults): "+strings.Join(s.pre.Columns.Added, ", "))
 	}
-	if len(s.columns.Generated) > 0 {
-		lines = append(lines, "generated columns (computed by the server, never copied): "+strings.Join(s.columns.Generated, ", "))
+	if len(s.pre.Columns.Generated) > 0 {
+		lines = append(lines, "generated columns (computed by the server, never copied): "+strings.Join(s.pre.Columns.Generated, ", "))
 	}
-	if len(s.foreignKeys) > 0 {
-		lines = append(lines, "foreign keys of the original NOT carried to the new table: "+strings.Join(s.foreignKeys, ", "))
+	if len(s.pre.ForeignKeys) > 0 {
+		lines = append(lines, "foreign keys of the original NOT carried to the new table: "+strings.Join(s.pre.ForeignKeys, ", "))
 	}
-	if len(s.referencedBy) > 0 {
-		lines = append(lines, "foreign keys referencing the original (they will follow it to "+p.OldTable+"): "+strings.Join(s.referencedBy, ", "))
+	if len(s.pre.ReferencedBy) > 0 {
+		lines = append(lines, "foreign keys referencing the original (they will follow it to "+p.OldTable+"): "+strings.Join(s.pre.ReferencedBy, ", "))
 	}
-	for _, d := range s.triggers {
+	for _, d := range s.pre.Triggers {
 		lines = append(lines, fmt.Sprintf("trigger %s (%s %s) recreated on the new table as %s at the cut-over (--include-triggers)", d.Name, d.Timing, d.Event, d.NewName))
 	}
-	if s.nullableKey {
-		lines = append(lines, "shared key "+describeKey(p.OriginalKey)+" has nullable columns (--allow-nullable-unique-key): no NULL now; checked again at the cut-over")
+	if s.pre.NullableKey {
+		lines = append(lines, "shared key "+preflight.DescribeKey(p.OriginalKey)+" has nullable columns (--allow-nullable-unique-key): no NULL now; checked again at the cut-over")
 	}
 	how := "optimizer estimate; --exact-rowcount counts them"
 	if cfg.ExactRowcount {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // fill100k fills t (id, a, b) with 100,000 rows.
@@ -111,11 +112,11 @@ func TestRenamedColumns(t *testing.T) {
 			if !reflect.DeepEqual(p.Renames, map[string]string{"a": "a_renamed"}) {
 				t.Errorf("approve=%v: renames %v", approve, p.Renames)
 			}
-			want := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "a_renamed"}, {Original: "b", Ghost: "b"}}
+			want := []preflight.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "a_renamed"}, {Original: "b", Ghost: "b"}}
 			if !approve {
-				want = []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "b", Ghost: "b"}}
-				if !reflect.DeepEqual(s.columns.SkippedRenamed, []string{"a -> a_renamed"}) || !reflect.DeepEqual(s.columns.Added, []string{"a_renamed"}) {
-					t.Errorf("skip: skipped %v added %v", s.columns.SkippedRenamed, s.columns.Added)
+				want = []preflight.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "b", Ghost: "b"}}
+				if !reflect.DeepEqual(s.pre.Columns.SkippedRenamed, []string{"a -> a_renamed"}) || !reflect.DeepEqual(s.pre.Columns.Added, []string{"a_renamed"}) {
+					t.Errorf("skip: skipped %v added %v", s.pre.Columns.SkippedRenamed, s.pre.Columns.Added)
 				}
 			}
 			if !reflect.DeepEqual(p.Columns, want) {
@@ -169,7 +170,7 @@ func TestPreparePlanDetails(t *testing.T) {
 	if p.OriginalKey.Name != "uk_code" || p.GhostKey.Name != "uk_code" {
 		t.Errorf("shared key %v / %v, want uk_code", p.OriginalKey, p.GhostKey)
 	}
-	if want := []ColumnPair{{Original: "id", Ghost: "id"}, {Original: "code", Ghost: "code"}, {Original: "pid", Ghost: "pid"}}; !reflect.DeepEqual(p.Columns, want) {
+	if want := []preflight.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "code", Ghost: "code"}, {Original: "pid", Ghost: "pid"}}; !reflect.DeepEqual(p.Columns, want) {
 		t.Errorf("columns %v, want %v (generated g is never copied)", p.Columns, want)
 	}
 	if p.EstimatedRows != 2 {

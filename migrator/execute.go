@@ -9,6 +9,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // execute runs a prepared migration, phase by phase. On failure before the swap the ghost and
@@ -50,7 +51,7 @@ func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (err err
 	return nil
 }
 
-func columnMap(cols []ColumnPair) map[string]string {
+func columnMap(cols []preflight.ColumnPair) map[string]string {
 	out := make(map[string]string, len(cols))
 	for _, c := range cols {
 		out[c.Original] = c.Ghost
@@ -131,7 +132,7 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
 		return binlogapply.Position{}, err
 	}
-	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
 		return binlogapply.Position{}, err
 	}
 	return pos, nil
@@ -165,7 +166,7 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
 		Checkpoint:   checkpointWatched(m.cfg, s),
-		OwnTriggers:  ownTriggerNames(s.triggers),
+		OwnTriggers:  ownTriggerNames(s.pre.Triggers),
 		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
@@ -187,7 +188,7 @@ func checkpointWatched(cfg Config, s *session) string {
 	return ""
 }
 
-func ownTriggerNames(defs []triggerDef) []string {
+func ownTriggerNames(defs []preflight.Trigger) []string {
 	names := make([]string, len(defs))
 	for i, d := range defs {
 		names[i] = d.NewName

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // Before the swap the run proves that the table under the ghost's name is the one it prepared:
@@ -18,7 +19,7 @@ import (
 
 // recordGhost records the ghost's definition and triggers as preparation leaves them.
 func (s *session) recordGhost(ctx context.Context) error {
-	snap, err := readOriginalSnapshot(ctx, s.primary, s.plan.Original.Schema, s.plan.GhostTable)
+	snap, err := preflight.ReadSnapshot(ctx, s.primary, s.plan.Original.Schema, s.plan.GhostTable)
 	if err != nil {
 		return fmt.Errorf("record the ghost table: %w", err)
 	}
@@ -44,15 +45,15 @@ func (s *session) proveGhost(ctx context.Context) error {
 			return unsafe(fmt.Sprintf("was replaced by another table (%s, this run's was %s)", got, want))
 		}
 	}
-	now, err := readOriginalSnapshot(ctx, s.primary, schema, ghost)
+	now, err := preflight.ReadSnapshot(ctx, s.primary, schema, ghost)
 	if err != nil {
 		return fmt.Errorf("before the swap: %w", err)
 	}
-	if now.create != s.ghost.create {
+	if now.Create != s.ghost.Create {
 		return unsafe("changed its definition (SHOW CREATE TABLE)")
 	}
-	if !slices.Equal(now.triggers, s.ghost.triggers) {
-		return unsafe(fmt.Sprintf("changed its triggers (now %v)", now.triggers))
+	if !slices.Equal(now.Triggers, s.ghost.Triggers) {
+		return unsafe(fmt.Sprintf("changed its triggers (now %v)", now.Triggers))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -25,7 +26,7 @@ func setMDLInstrument(t *testing.T, on bool) {
 func mdlVisible(t *testing.T) bool {
 	t.Helper()
 	db := testenv.Open(t, testenv.PrimaryConfig(), "")
-	ok, _ := cutover.MetadataLocksVisible(context.Background(), db)
+	ok, _ := dbconn.MetadataLocksVisible(context.Background(), db)
 	return ok
 }
 

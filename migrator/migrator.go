@@ -1,8 +1,8 @@
 // Package migrator orchestrates one online schema migration as a run with typed phases
-// (prepare, copy, postponed, checksum, cut-over, done, failed): pre-flight inspection and
-// validation, the ghost and changelog tables, and the order of the phases. It owns the state of
-// the run and announces each phase change to observers (phase.go); the mechanisms live in
-// binlogapply, copier, cutover and throttle, which never import one another.
+// (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
+// preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
+// phases. It owns the state of the run and announces each phase change to observers (phase.go);
+// the mechanisms live in binlogapply, copier, cutover and throttle, which never import one another.
 //
 // Invariants:
 //   - every phase change is announced in order, after it is recorded in the changelog's state row
@@ -17,8 +17,8 @@
 //     warning at all, or a full warning list of duplicate keys only and every row of the chunk
 //     present in the ghost by its shared key (package copier); any other warning fails the run, so
 //     no row is merged, dropped or truncated silently;
-//   - the shared key compares alike in both tables (sharedKeyComparable): same type, charset and
-//     collation, or a widening that keeps distinct keys distinct;
+//   - the shared key compares alike in both tables (preflight's sharedKeyComparable): same type,
+//     charset and collation, or a widening that keeps distinct keys distinct;
 //   - a dry run (no --execute) leaves the server exactly as it found it.
 package migrator
 
@@ -36,6 +36,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // ErrUsage marks a configuration that is wrong before any server is asked (a missing or
@@ -52,7 +53,7 @@ type Migrator struct {
 	levers *levers             // what Controls changes (controls.go)
 	cur    atomic.Pointer[run] // the executing run, for Status and the levers; nil before it
 	// prepared is the plan once preparation passed, for Status (what is heard after it reads it).
-	prepared atomic.Pointer[Plan]
+	prepared atomic.Pointer[preflight.Plan]
 	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).
@@ -135,8 +136,8 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 	}
-	if err := c.validateTriggerFlags(); err != nil {
-		return err
+	if err := c.preflightOptions().ValidateTriggerFlags(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if err := c.validateThrottle(); err != nil {
 		return err

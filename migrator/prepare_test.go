@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -191,54 +190,5 @@ func TestSecondPrepareWaitsForFirst(t *testing.T) {
 	assertLockFree(t, db, "t")
 	if names := testenv.TableNames(t, db, prepareDB, "_t_"); len(names) != 0 {
 		t.Fatalf("helper tables left: %v", names)
-	}
-}
-
-// TestSandboxPassesServerChecks reads the real settings of both sandbox servers through the same
-// functions preparation uses: the sandbox is what a supported setup looks like.
-func TestSandboxPassesServerChecks(t *testing.T) {
-	for _, c := range []struct {
-		name      string
-		onReplica bool
-		conn      func() dbconn.Config
-	}{
-		{"primary", false, testenv.PrimaryConfig},
-		{"replica", true, testenv.ReplicaConfig},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			db := testenv.Open(t, c.conn(), "")
-			ctx := context.Background()
-			vars, err := readVariables(ctx, db, binlogVariables...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if vars["binlog_format"] == "" || vars["log_bin"] == "" {
-				t.Fatalf("%s: variables not read: %v", c.name, vars)
-			}
-			if err := checkBinlog(c.conn().Addr(), vars, c.onReplica, false); err != nil {
-				t.Errorf("%s: %v", c.name, err)
-			}
-			plugins, err := readPlugins(ctx, db)
-			if err != nil || len(plugins) == 0 {
-				t.Fatalf("%s: plugins %v (%v)", c.name, plugins, err)
-			}
-			if err := checkLockBypassingPlugins(c.conn().Addr(), plugins, false); err != nil {
-				t.Errorf("%s: %v", c.name, err)
-			}
-			flavor, err := dbconn.DetectFlavor(ctx, db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rs, err := readReplicaStatus(ctx, db, flavor, c.conn().Addr())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (rs != nil) != c.onReplica {
-				t.Errorf("%s: replica status %+v", c.name, rs)
-			}
-			if rs != nil && (rs.SourcePort != testenv.PrimaryConfig().Port || rs.IORunning != "Yes" || rs.SQLRunning != "Yes") {
-				t.Errorf("%s: replica status %+v", c.name, rs)
-			}
-		})
 	}
 }

@@ -9,21 +9,6 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
-// privilegesDB is the database of the privilege tests.
-const privilegesDB = "gl_privileges"
-
-// minimalGrants is doc/requirements.md's grant set for a primary of flavor f, the database named.
-func minimalGrants(f dbconn.Flavor) []string {
-	replication := "GRANT REPLICATION SLAVE, BINLOG MONITOR, SLAVE MONITOR ON *.* TO gl_restricted@'%'"
-	if !f.MariaDB {
-		replication = "GRANT REPLICATION SLAVE, REPLICATION CLIENT, XA_RECOVER_ADMIN ON *.* TO gl_restricted@'%'"
-	}
-	return []string{replication,
-		"GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, LOCK TABLES ON `gl\\_privileges`.* TO gl_restricted@'%'",
-		"GRANT SELECT ON performance_schema.* TO gl_restricted@'%'",
-	}
-}
-
 // A restricted account: with the documented grant set a migration runs to the end; with fewer
 // privileges the run is refused before anything is created, naming each missing privilege in
 // the one line of its error, with the GRANT that fixes it. The privileges are granted directly:
@@ -85,33 +70,29 @@ func TestRestrictedUser(t *testing.T) {
 	}
 }
 
-func TestMissingPrivileges(t *testing.T) {
-	need := []privilege{{[]string{"BINLOG MONITOR", "SUPER"}, "status"}, {[]string{"LOCK TABLES"}, "cut-over"}, {[]string{"DROP"}, "renames"}}
-	names, grant := missingPrivileges(need, map[string]bool{"SUPER": true}, map[string]bool{"DROP": true}, "`d`.*", "'u'@'%'")
-	if len(names) != 1 || names[0] != "LOCK TABLES (cut-over)" || grant != "GRANT LOCK TABLES ON `d`.* TO 'u'@'%'" {
-		t.Errorf("got %q, %q", names, grant)
-	}
-	if names, grant := missingPrivileges(need, map[string]bool{"SUPER": true, "LOCK TABLES": true, "DROP": true}, nil, "*.*", "u"); names != nil || grant != "" {
-		t.Errorf("all held: %q %q", names, grant)
-	}
-}
-
-// --master-user and --master-password log in to the --assume-master-host primary; --host keeps
-// its own account.
-func TestMasterCredentials(t *testing.T) {
+// --master-user and --master-password need --assume-master-host (preflight's
+// TestMasterCredentials checks the accounts each server is reached with).
+func TestMasterCredentialsNeedAssumeMasterHost(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Conn.Host, cfg.Conn.User, cfg.Conn.Password = "replica1", "ro", "ropw"
 	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-	cfg.AssumeMasterHost, cfg.MasterUser, cfg.MasterPassword = "primary1:3307", "rw", "rwpw"
-	primary, isReplica, err := resolvePrimary(cfg, nil)
-	if err != nil || !isReplica || primary.Addr() != "primary1:3307" || primary.User != "rw" || primary.Password != "rwpw" {
-		t.Fatalf("primary %+v, replica %v, err %v", primary, isReplica, err)
-	}
-	if cfg.Conn.User != "ro" || cfg.Conn.Password != "ropw" {
-		t.Fatalf("--host's account changed: %+v", cfg.Conn)
-	}
-	cfg.AssumeMasterHost = ""
+	cfg.MasterUser, cfg.MasterPassword = "rw", "rwpw"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "need --assume-master-host") {
 		t.Fatalf("--master-user without --assume-master-host: %v", err)
+	}
+}
+
+// privilegesDB is the database of the privilege tests.
+const privilegesDB = "gl_privileges"
+
+// minimalGrants is doc/requirements.md's grant set for a primary of flavor f, the database named.
+func minimalGrants(f dbconn.Flavor) []string {
+	replication := "GRANT REPLICATION SLAVE, BINLOG MONITOR, SLAVE MONITOR ON *.* TO gl_restricted@'%'"
+	if !f.MariaDB {
+		replication = "GRANT REPLICATION SLAVE, REPLICATION CLIENT, XA_RECOVER_ADMIN ON *.* TO gl_restricted@'%'"
+	}
+	return []string{replication,
+		"GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, LOCK TABLES ON `gl\\_privileges`.* TO gl_restricted@'%'",
+		"GRANT SELECT ON performance_schema.* TO gl_restricted@'%'",
 	}
 }

@@ -57,7 +57,4 @@ func TestSwitchToRBR(t *testing.T) {
 	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "--switch-to-rbr and --assume-rbr contradict") {
 		t.Errorf("--switch-to-rbr --assume-rbr: %v", err)
 	}
-	if err := checkBinlog("r:1", map[string]string{"log_bin": "ON", "binlog_format": "ROW", "binlog_row_image": "FULL", "log_slave_updates": "OFF"}, false, false); err != nil {
-		t.Errorf("log_slave_updates waived (--tungsten, or not a replica): %v", err)
-	}
 }

@@ -18,7 +18,7 @@ func (m *Migrator) recoverCutOver(ctx context.Context) error {
 	cfg := m.cfg
 	schema, tbl := cfg.Database, cfg.Table
 	log := m.cfg.Logger.With().Str("component", "recover").Str("schema", schema).Str("table", tbl).Logger()
-	s := &session{plan: &Plan{}, log: log}
+	s := newSession(cfg, log)
 	defer s.close()
 	if err := m.connectPrimary(ctx, s); err != nil {
 		return err

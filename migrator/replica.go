@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,12 +33,7 @@ import (
 func (c *Config) onReplica() bool { return c.MigrateOnReplica || c.TestOnReplica }
 
 // replicaModeFlag names the replica mode's flag, for messages.
-func (c *Config) replicaModeFlag() string {
-	if c.TestOnReplica {
-		return "--test-on-replica"
-	}
-	return "--migrate-on-replica"
-}
+func (c *Config) replicaModeFlag() string { return c.preflightOptions().ReplicaModeFlag() }
 
 // validateReplicaModes refuses contradictory replica-mode flags (no server is asked).
 func (c *Config) validateReplicaModes() error {
@@ -60,125 +54,6 @@ func (c *Config) validateReplicaModes() error {
 		return fmt.Errorf("%w: --recover-cut-over does not support %s", ErrUsage, c.replicaModeFlag())
 	}
 	return nil
-}
-
-// resolveOnReplica is the topology of the replica modes: the --host server must be a replica
-// whose replication runs (the primary's writes must keep reaching its binlog), and every table is
-// created and written on it. It returns the server to write to (the replica itself).
-func resolveOnReplica(cfg Config, rs *replicaStatus) (dbconn.Config, error) {
-	flag, addr := cfg.replicaModeFlag(), cfg.Conn.Addr()
-	if rs == nil {
-		return dbconn.Config{}, fmt.Errorf("%s needs --host to be a replica: %s does not replicate from a primary", flag, addr)
-	}
-	if !strings.EqualFold(rs.IORunning, "Yes") || !strings.EqualFold(rs.SQLRunning, "Yes") {
-		return dbconn.Config{}, fmt.Errorf("%s needs replication running on %s (IO thread: %s, SQL thread: %s): start replication first",
-			flag, addr, rs.IORunning, rs.SQLRunning)
-	}
-	return cfg.Conn, nil
-}
-
-// checkOnReplica checks what only the replica modes need, on the replica: its binlog must carry
-// the primary's writes (log_slave_updates), and on MariaDB the migration's own writes there must
-// not stop replication (checkGTIDDomain).
-func (m *Migrator) checkOnReplica(ctx context.Context, s *session) error {
-	if !m.cfg.onReplica() {
-		return nil
-	}
-	addr := m.cfg.Conn.Addr()
-	vars, err := readVariables(ctx, s.inspected, "log_slave_updates", "log_replica_updates", "read_only",
-		"gtid_strict_mode", "gtid_domain_id", "gtid_slave_pos", "gtid_binlog_state")
-	if err != nil {
-		return fmt.Errorf("on %s: %w", addr, err)
-	}
-	if m.cfg.AssumeMasterHost != "" {
-		m.log.Info().Str("replica", addr).Msg("--assume-master-host has nothing to do with --test-on-replica (the primary is not connected to): ignored")
-	}
-	v, ok := vars["log_replica_updates"]
-	if !ok {
-		v = vars["log_slave_updates"]
-	}
-	if !isOn(v) {
-		return fmt.Errorf("%s must have log_slave_updates enabled for testing/migrating on replica: without it the primary's changes never reach its binary log and %s cannot see them: enable log_slave_updates (needs a restart)",
-			addr, m.cfg.replicaModeFlag())
-	}
-	if s.plan.Flavor.MariaDB {
-		rs, err := readReplicaStatus(ctx, s.inspected, s.plan.Flavor, addr)
-		if err != nil {
-			return err
-		}
-		var ioPos string
-		if rs != nil {
-			ioPos = rs.GtidIOPos
-		}
-		warning, err := checkGTIDDomain(addr, vars, ioPos)
-		if err != nil {
-			return err
-		}
-		if warning != "" {
-			m.log.Warn().Str("replica", addr).Msg(warning)
-		}
-	}
-	if isOn(vars["read_only"]) {
-		m.log.Warn().Str("replica", addr).Msg("read_only is ON on the replica: the migration's writes there need SUPER (MariaDB: READ_ONLY ADMIN)")
-	}
-	m.log.Info().Str("replica", addr).Str("mode", m.cfg.replicaModeFlag()).
-		Msg("the whole migration runs on the replica: binlog read, tables created, copied and cut over there; the primary is not touched")
-	return nil
-}
-
-// gtidDomains adds the domain ids of a MariaDB GTID list ("0-1-592,9-2-11") to set.
-func gtidDomains(set map[uint64]bool, list string) error {
-	for _, g := range strings.Split(list, ",") {
-		if g = strings.TrimSpace(g); g == "" {
-			continue
-		}
-		d, _, ok := strings.Cut(g, "-")
-		id, err := strconv.ParseUint(d, 10, 32)
-		if !ok || err != nil {
-			return fmt.Errorf("%q is not a MariaDB GTID", g)
-		}
-		set[id] = true
-	}
-	return nil
-}
-
-// checkGTIDDomain decides whether the replica modes' writes can go on a MariaDB replica without
-// breaking its replication. Those writes take GTIDs in the replica's gtid_domain_id (the tool's
-// sessions keep the global value). A domain the replica receives from its primary shows in
-// gtid_slave_pos (applied) or Gtid_IO_Pos (received, ioPos). Writing in such a domain with
-// gtid_strict_mode=ON makes the primary's next GTIDs there out of order, and replication stops:
-// refused. With the replica's own domain (as MariaDB recommends for replicas that take local
-// writes) strict mode is fine. Without strict mode a replicated domain works but leaves GTIDs the
-// primary lacks: returned as a warning. vars holds gtid_strict_mode, gtid_domain_id,
-// gtid_slave_pos and gtid_binlog_state.
-func checkGTIDDomain(addr string, vars map[string]string, ioPos string) (warning string, err error) {
-	domain, err := strconv.ParseUint(vars["gtid_domain_id"], 10, 32)
-	if err != nil {
-		return "", fmt.Errorf("read gtid_domain_id on %s: %q", addr, vars["gtid_domain_id"])
-	}
-	replicated := map[uint64]bool{}
-	for _, list := range []string{vars["gtid_slave_pos"], ioPos} {
-		if err := gtidDomains(replicated, list); err != nil {
-			return "", fmt.Errorf("read the replicated GTID domains of %s: %w", addr, err)
-		}
-	}
-	if !replicated[domain] {
-		return "", nil
-	}
-	if !isOn(vars["gtid_strict_mode"]) {
-		return fmt.Sprintf("the migration's writes on the replica take GTIDs in gtid_domain_id %d, a domain it replicates from its primary: the primary will lack them (a replica-only gtid_domain_id avoids that)", domain), nil
-	}
-	used := map[uint64]bool{}
-	for k := range replicated {
-		used[k] = true
-	}
-	_ = gtidDomains(used, vars["gtid_binlog_state"]) // only to suggest a free domain
-	free := uint64(1)
-	for used[free] {
-		free++
-	}
-	return "", fmt.Errorf("gtid_strict_mode is ON on replica %s and its gtid_domain_id %d is a domain it replicates from its primary (gtid_slave_pos %s): the migration's writes there would take GTIDs that make the primary's next transactions in that domain fail as out of order and stop replication: give the replica a domain of its own for local writes (for example SET GLOBAL gtid_domain_id=%d), or SET GLOBAL gtid_strict_mode=OFF for the migration",
-		addr, domain, vars["gtid_slave_pos"], free)
 }
 
 // replicaStopTimeout bounds STOP SLAVE / START SLAVE and the swap back.

@@ -11,6 +11,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // Revert (--revert --old-table, doc/revert.md): swap a completed --checkpoint migration back.
@@ -67,7 +68,7 @@ func (c *Config) validateRevert() error {
 
 // checkRevert names the revert's tables and checks, before anything is changed, that the old
 // table, the cut-over checkpoint and its binary log exist and that no helper table is in the way.
-func (m *Migrator) checkRevert(ctx context.Context, s *session) (*alterSpec, error) {
+func (m *Migrator) checkRevert(ctx context.Context, s *session) (*preflight.AlterSpec, error) {
 	cfg, p := m.cfg, s.plan
 	schema, tbl := cfg.Database, cfg.Table
 	p.GhostTable, p.ChangelogTable = cfg.OldTableName, changelog.Name(tbl)
@@ -75,12 +76,12 @@ func (m *Migrator) checkRevert(ctx context.Context, s *session) (*alterSpec, err
 	if strings.EqualFold(p.OldTable, p.GhostTable) { // reverting a revert: the first old name is free
 		p.OldTable = table.OldName(tbl, "")
 	}
-	if ok, err := tableExists(ctx, s.primary, schema, p.GhostTable); err != nil {
+	if ok, err := table.Exists(ctx, s.primary, schema, p.GhostTable); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, fmt.Errorf("--revert: the old table %s.%s does not exist: name the table the migration left with --old-table (%s unless --timestamp-old-table)", schema, p.GhostTable, table.OldName(tbl, ""))
 	}
-	if ok, err := tableExists(ctx, s.primary, schema, p.CheckpointTable); err != nil {
+	if ok, err := table.Exists(ctx, s.primary, schema, p.CheckpointTable); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, fmt.Errorf("--revert: the checkpoint table %s.%s does not exist (the migration ran without --checkpoint, or with --ok-to-drop-table): it cannot be reverted", schema, p.CheckpointTable)
@@ -110,34 +111,34 @@ func (m *Migrator) checkRevert(ctx context.Context, s *session) (*alterSpec, err
 		return nil, err
 	}
 	s.revert = &rec
-	return &alterSpec{Renames: renames}, m.checkHelperTables(ctx, s)
+	return &preflight.AlterSpec{Renames: renames}, preflight.CheckHelperTables(ctx, s.pre)
 }
 
 // revertRenames derives from the cut-over checkpoint's swap the renames that take the live
 // table's columns (p.Original) to the old table's (p.Ghost), and refuses when they cannot be
 // derived safely: a checkpoint without a swap (an older version's), a swap of other tables, or
 // a renamed column one of the tables no longer has.
-func revertRenames(rec checkpoint.Record, p *Plan, schema string) ([]columnRename, error) {
+func revertRenames(rec checkpoint.Record, p *preflight.Plan, schema string) ([]preflight.ColumnRename, error) {
 	sw, ckpt := rec.Swap, schema+"."+p.CheckpointTable
 	if sw == nil {
 		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s was written by an older go-ghostlite, which did not record the swapped tables and renamed columns, so the revert cannot map the columns back safely: swap back by hand, or migrate again with the reverse --alter", ckpt)
 	}
-	var renames []columnRename
+	var renames []preflight.ColumnRename
 	switch {
 	case strings.EqualFold(sw.Old, p.GhostTable): // the swap put the old table away: live columns are the ghost's
 		for from, to := range sw.Renames {
-			renames = append(renames, columnRename{From: to, To: from})
+			renames = append(renames, preflight.ColumnRename{From: to, To: from})
 		}
 	case strings.EqualFold(sw.Old, p.OldTable) && strings.EqualFold(sw.Ghost, p.GhostTable):
 		// An earlier attempt of this revert (--checkpoint) wrote it and did not swap: the live
 		// table was its original.
 		for from, to := range sw.Renames {
-			renames = append(renames, columnRename{From: from, To: to})
+			renames = append(renames, preflight.ColumnRename{From: from, To: to})
 		}
 	default:
 		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s is of the swap that renamed the replaced table to %s, not to %s: give --old-table=%s", ckpt, sw.Old, p.GhostTable, sw.Old)
 	}
-	slices.SortFunc(renames, func(a, b columnRename) int { return strings.Compare(a.From, b.From) })
+	slices.SortFunc(renames, func(a, b preflight.ColumnRename) int { return strings.Compare(a.From, b.From) })
 	for _, r := range renames {
 		_, inLive := p.Original.Column(r.From)
 		_, inOld := p.Ghost.Column(r.To)
@@ -150,7 +151,7 @@ func revertRenames(rec checkpoint.Record, p *Plan, schema string) ([]columnRenam
 }
 
 // missingColumns says which column of a rename is missing, for revertRenames' refusal.
-func missingColumns(r columnRename, inLive, inOld bool, p *Plan) string {
+func missingColumns(r preflight.ColumnRename, inLive, inOld bool, p *preflight.Plan) string {
 	var parts []string
 	if !inLive {
 		parts = append(parts, fmt.Sprintf("%s has no column %s", p.Original.Name, r.From))
@@ -162,7 +163,7 @@ func missingColumns(r columnRename, inLive, inOld bool, p *Plan) string {
 }
 
 // renamedPairs are the pairs of a column mapping copied under another name: original -> ghost.
-func renamedPairs(pairs []ColumnPair) map[string]string {
+func renamedPairs(pairs []preflight.ColumnPair) map[string]string {
 	out := map[string]string{}
 	for _, c := range pairs {
 		if !strings.EqualFold(c.Original, c.Ghost) {
@@ -175,11 +176,11 @@ func renamedPairs(pairs []ColumnPair) map[string]string {
 // adoptOldTable takes the old table as the revert's ghost: nothing is created.
 func (m *Migrator) adoptOldTable(ctx context.Context, s *session) error {
 	cfg, p := m.cfg, s.plan
-	ddl, err := readDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	ddl, err := preflight.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
 		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
-	s.ddl = ddl
+	s.pre.DDL = ddl
 	p.TimeZone = ddl.TimeZone                        // p.Ghost, the old table, was inspected by checkRevert
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
 	m.log.Info().Str("checkpoint", s.revert.String()).Msgf("reverting %s.%s to %s: replaying the changes since the cut-over", cfg.Database, cfg.Table, p.GhostTable)
@@ -193,7 +194,7 @@ func (r *run) revertStart(ctx context.Context) (binlogapply.Position, error) {
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
 		return binlogapply.Position{}, err
 	}
-	if err := checkNoPreparedXAAnywhere(ctx, s); err != nil {
+	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
 		return binlogapply.Position{}, err
 	}
 	rec := s.revert

@@ -16,6 +16,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -119,7 +120,7 @@ func showCreate(t *testing.T, db *sql.DB, tbl string) string {
 	if i := strings.IndexByte(create, '\n'); i >= 0 {
 		create = create[i:]
 	}
-	return autoIncOption.ReplaceAllString(create, "")
+	return table.WithoutAutoIncrement(create)
 }
 
 // A --checkpoint migration under a write load, then its --revert under the same load: the

@@ -13,6 +13,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // run is one executing migration: what preparation produced (the session: plan, connections,
@@ -176,7 +177,7 @@ func (r *run) cutOver(ctx context.Context) error {
 		m.log.Info().Msg("the changes since the cut-over are applied to the old table; cutting over")
 	} else {
 		m.log.Info().Msg("cutting over: the ghost is in sync")
-		if err := m.analyzeGhost(ctx, s); err != nil { // instant.go
+		if err := preflight.AnalyzeGhost(ctx, s.pre); err != nil { // instant.go
 			return err
 		}
 	}
@@ -266,9 +267,10 @@ func (r *run) end(ctx context.Context, err error) error {
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
-// the proof that the ghost is the table this run built (ghostproof.go), the nullable key's proof
-// again, on the ghost (nullablekey.go; the original is locked), then the triggers created on the
-// ghost (triggers.go). The undo is nil without triggers.
+// the proof that the ghost is the table this run built (ghostproof.go), the checks before the
+// cut-over (preflight: the nullable key's proof again, on the ghost, the original being locked;
+// the triggers still the original's), then the triggers created on the ghost
+// (preflight/triggers.go). The undo is nil without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema
@@ -276,24 +278,23 @@ func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 		if err := s.proveGhost(ctx); err != nil { // ghostproof.go
 			return err
 		}
-		if s.nullableKey {
-			if err := recheckNoNullKeys(ctx, s.primary, schema, p.GhostTable, p.GhostKey); err != nil {
-				return err
+		// the nullable key's proof again, on the ghost; the triggers still the original's
+		if err := preflight.Run(ctx, s.pre, preflight.BeforeCutOver); err != nil {
+			if preflight.IsFinal(err) {
+				return fmt.Errorf("%w: %w", cutover.ErrUnsafe, err)
 			}
-		}
-		if len(s.triggers) == 0 {
-			return nil
-		}
-		if err := s.checkTriggersUnchanged(ctx); err != nil {
 			return err
 		}
-		return createTriggers(ctx, s.primary, schema, p.GhostTable, s.triggers)
+		if len(s.pre.Triggers) == 0 {
+			return nil
+		}
+		return preflight.CreateTriggers(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
 	}
-	if len(s.triggers) == 0 {
+	if len(s.pre.Triggers) == 0 {
 		return do, nil
 	}
 	undo = func(ctx context.Context) error {
-		return dropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.triggers)
+		return preflight.DropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
 	}
 	return do, undo
 }

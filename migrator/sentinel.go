@@ -8,13 +8,14 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // sentinel implements cutover.Sentinel: it writes a unique token to the changelog and waits until
 // the applier has applied every event before it (changelog.Table.AwaitSentinel).
 type sentinel struct {
 	db      *sql.DB
-	plan    *Plan
+	plan    *preflight.Plan
 	applier *binlogapply.Applier
 	// mutex checks the run still holds its migration lock (nil: not checked). Await checks it
 	// under every cut-over attempt's lock, before any rename: the tables must still be ours.
@@ -37,8 +38,8 @@ func (s *sentinel) Await(ctx context.Context) error {
 	if err := s.applier.Displaced().Err(); err != nil {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
-	// Under the lock: no id can be handed out by the original any more (autoinc.go).
-	return carryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
+	// Under the lock: no id can be handed out by the original any more (preflight/autoinc.go).
+	return preflight.CarryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 
 // awaitApplied writes a sentinel and waits until the applier has applied every event before it.

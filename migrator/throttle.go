@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -70,14 +72,14 @@ func (m *Migrator) startThrottleReadings(bg *background, s *session) {
 }
 
 // heartbeatReader reads the heartbeat the migration writes in p's changelog, on any server.
-func heartbeatReader(p *Plan) func(context.Context, *sql.DB) (time.Time, error) {
+func heartbeatReader(p *preflight.Plan) func(context.Context, *sql.DB) (time.Time, error) {
 	cl := changelogOf(p)
 	return func(ctx context.Context, db *sql.DB) (time.Time, error) { return cl.ReadHeartbeat(ctx, db) }
 }
 
 // secondsBehind is the inspected replica's lag as its replication status gives it (whole seconds).
 func secondsBehind(ctx context.Context, s *session, addr string) (time.Duration, error) {
-	rs, err := readReplicaStatus(ctx, s.inspected, s.plan.Flavor, addr)
+	rs, err := dbconn.ReadReplicaStatus(ctx, s.inspected, s.plan.Flavor, addr)
 	switch {
 	case err != nil:
 		return 0, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -147,7 +148,7 @@ func includeTriggersUnderLoad(t *testing.T, algorithm string, failAt cutover.Ste
 // assertTriggers checks the names of the triggers on tbl (any order).
 func assertTriggers(t *testing.T, db *sql.DB, tbl, names string) {
 	t.Helper()
-	got, err := queryStrings(context.Background(), db, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
+	got, err := dbconn.QueryStrings(context.Background(), db, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
 		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY TRIGGER_NAME`, triggersDB, tbl)
 	if err != nil {
 		t.Fatal(err)

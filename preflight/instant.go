@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"context"
@@ -25,52 +25,49 @@ import (
 // the same bounded stall as a cut-over. A lock wait timeout is tried again, after 5 s × attempt,
 // up to --default-retries times; any other refusal falls back to the full migration.
 
-// instantAttemptPause is the pause before the next attempt after a lock wait timeout (times the
+// InstantAttemptPause is the pause before the next attempt after a lock wait timeout (times the
 // attempt); a variable for the tests.
-var instantAttemptPause = 5 * time.Second
+var InstantAttemptPause = 5 * time.Second
 
-// attemptInstantDDL reports whether the ALTER was done instantly on the original. Then the ghost
-// is dropped and nothing else is left to do.
-func (m *Migrator) attemptInstantDDL(ctx context.Context, s *session) bool {
-	if !m.cfg.AttemptInstantDDL {
+// AttemptInstantDDL reports whether the ALTER was done instantly on the original. Then the ghost
+// is to be dropped and nothing else is left to do.
+func AttemptInstantDDL(ctx context.Context, st *State) bool {
+	if !st.Options.AttemptInstantDDL {
 		return false
 	}
-	spec, err := parseAlter(m.cfg.Alter, m.cfg.Database, m.cfg.Table) // parsed by prepare already
+	spec, err := ParseAlter(st.Options.Alter, st.Options.Database, st.Options.Table) // parsed by prepare already
 	if err != nil {
 		return false
 	}
-	if why := instantRefusal(m.cfg); why != "" {
-		m.log.Info().Str("reason", why).Msg("--attempt-instant-ddl: not attempted; running the full migration")
+	if why := instantRefusal(st.Options); why != "" {
+		st.Log.Info().Str("reason", why).Msg("--attempt-instant-ddl: not attempted; running the full migration")
 		return false
 	}
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
-		err := m.instantAlter(ctx, s, spec.Body)
+		err := instantAlter(ctx, st, spec.Body)
 		if err == nil {
 			break
 		}
-		if ctx.Err() != nil || !isLockWaitTimeout(err) || attempt >= m.cfg.DefaultRetries {
-			m.log.Info().Str("error", strings.Join(strings.Fields(err.Error()), " ")).
+		if ctx.Err() != nil || !isLockWaitTimeout(err) || attempt >= st.Options.DefaultRetries {
+			st.Log.Info().Str("error", strings.Join(strings.Fields(err.Error()), " ")).
 				Msg("--attempt-instant-ddl: the server cannot do this ALTER instantly; running the full migration")
 			return false
 		}
-		m.log.Info().Int("attempt", attempt).Msg("--attempt-instant-ddl: lock wait timeout on the table; trying again")
+		st.Log.Info().Int("attempt", attempt).Msg("--attempt-instant-ddl: lock wait timeout on the table; trying again")
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(time.Duration(attempt) * instantAttemptPause):
+		case <-time.After(time.Duration(attempt) * InstantAttemptPause):
 		}
 	}
-	m.log.Info().Str("took", logfmt.Duration(time.Since(start))).
-		Msgf("--attempt-instant-ddl: %s altered instantly (ALGORITHM=INSTANT); no copy needed", s.plan.Original.Name)
-	if err := m.dropGhost(ctx, s); err != nil {
-		m.log.Warn().Err(err).Msg("the instant ALTER is done, but the ghost table could not be dropped; drop it by hand")
-	}
+	st.Log.Info().Str("took", logfmt.Duration(time.Since(start))).
+		Msgf("--attempt-instant-ddl: %s altered instantly (ALGORITHM=INSTANT); no copy needed", st.Plan.Original.Name)
 	return true
 }
 
 // instantRefusal names why an instant ALTER must not be tried in this run ("" when it may).
-func instantRefusal(cfg Config) string {
+func instantRefusal(cfg Options) string {
 	switch {
 	case cfg.TestOnReplica || cfg.MigrateOnReplica:
 		return "--test-on-replica and --migrate-on-replica change the replica only"
@@ -83,19 +80,19 @@ func instantRefusal(cfg Config) string {
 // instantAlter runs the ALTER with ALGORITHM=INSTANT on the original, under the server's global
 // time_zone and sql_mode (as the ghost's ALTER ran) and a lock_wait_timeout of twice the
 // cut-over's.
-func (m *Migrator) instantAlter(ctx context.Context, s *session, body string) error {
-	conn, err := s.primary.Conn(ctx)
+func instantAlter(ctx context.Context, st *State, body string) error {
+	conn, err := st.Primary.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
 	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
-	wait := max(int(2*m.cfg.CutOverLockTimeout/time.Second), 1)
-	if err := s.ddl.apply(ctx, conn, fmt.Sprintf(", SESSION lock_wait_timeout = %d", wait)); err != nil {
+	wait := max(int(2*st.Options.CutOverLockTimeout/time.Second), 1)
+	if err := st.DDL.apply(ctx, conn, fmt.Sprintf(", SESSION lock_wait_timeout = %d", wait)); err != nil {
 		return err
 	}
-	p := s.plan
+	p := st.Plan
 	_, err = conn.ExecContext(ctx, "ALTER TABLE "+table.Qualify(p.Original.Schema, p.Original.Name)+" "+body+", ALGORITHM=INSTANT")
 	return err
 }
@@ -105,16 +102,16 @@ func isLockWaitTimeout(err error) bool {
 	return errors.As(err, &me) && me.Number == 1205
 }
 
-// analyzeGhost runs ANALYZE TABLE on the ghost (--analyze-ghost-table-before-cutover), so the
+// AnalyzeGhost runs ANALYZE TABLE on the ghost (--analyze-ghost-table-before-cutover), so the
 // table that takes the original's name has fresh index statistics. As in gh-ost a failure fails
 // the run, before the cut-over.
-func (m *Migrator) analyzeGhost(ctx context.Context, s *session) error {
-	if !m.cfg.AnalyzeGhostTable {
+func AnalyzeGhost(ctx context.Context, st *State) error {
+	if !st.Options.AnalyzeGhostTable {
 		return nil
 	}
-	p := s.plan
+	p := st.Plan
 	start := time.Now()
-	rows, err := s.primary.QueryContext(ctx, "ANALYZE TABLE "+table.Qualify(p.Original.Schema, p.GhostTable))
+	rows, err := st.Primary.QueryContext(ctx, "ANALYZE TABLE "+table.Qualify(p.Original.Schema, p.GhostTable))
 	if err != nil {
 		return fmt.Errorf("--analyze-ghost-table-before-cutover: %w", err)
 	}
@@ -131,6 +128,6 @@ func (m *Migrator) analyzeGhost(ctx context.Context, s *session) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("--analyze-ghost-table-before-cutover: %w", err)
 	}
-	m.log.Info().Str("took", logfmt.Duration(time.Since(start))).Msgf("ghost table %s analyzed", p.GhostTable)
+	st.Log.Info().Str("took", logfmt.Duration(time.Since(start))).Msgf("ghost table %s analyzed", p.GhostTable)
 	return nil
 }

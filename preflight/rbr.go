@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 // not expect), never switched back. A dry run only says it would switch.
 
 // switchToRBR switches the inspected replica to ROW when asked and needed, and updates vars.
-func (m *Migrator) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Flavor, onReplica bool, vars map[string]string) error {
-	cfg := m.cfg
+func (st *State) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Flavor, onReplica bool, vars map[string]string) error {
+	cfg := st.Options
 	addr := cfg.Conn.Addr()
 	format := vars["binlog_format"]
 	if !cfg.SwitchToRBR || strings.EqualFold(format, "ROW") {
@@ -34,7 +34,7 @@ func (m *Migrator) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Fl
 		return fmt.Errorf("%s has %s binlog_format, but I'm too scared to change it to ROW because it has replicas. Bailing out: %s has %d replicas of its own; switch its format by hand, or point --host at a replica without replicas", addr, format, addr, replicas)
 	}
 	if !cfg.Execute {
-		m.log.Warn().Str("server", addr).Str("binlog_format", format).Msg("dry run: --switch-to-rbr would set binlog_format=ROW and restart replication here")
+		st.Log.Warn().Str("server", addr).Str("binlog_format", format).Msg("dry run: --switch-to-rbr would set binlog_format=ROW and restart replication here")
 		vars["binlog_format"] = "ROW"
 		return nil
 	}
@@ -50,7 +50,7 @@ func (m *Migrator) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Fl
 	if setErr != nil {
 		return fmt.Errorf("--switch-to-rbr on %s: SET GLOBAL binlog_format = 'ROW': %w", addr, setErr)
 	}
-	m.log.Warn().Str("server", addr).Str("was", format).Msg("--switch-to-rbr: binlog_format is now ROW and replication restarted (it is not switched back)")
+	st.Log.Warn().Str("server", addr).Str("was", format).Msg("--switch-to-rbr: binlog_format is now ROW and replication restarted (it is not switched back)")
 	vars["binlog_format"] = "ROW"
 	return nil
 }

@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"context"
@@ -129,16 +129,16 @@ type privilegeScope struct {
 
 // replicationScope is what the inspected server (--host) needs: it is checked before its
 // replication status is read (which needs one of them).
-func (m *Migrator) replicationScope(s *session) privilegeScope {
-	return privilegeScope{s.inspected, s.plan.Inspected.Addr(), "", "*.*", replicationPrivileges(s.plan.Flavor)}
+func (st *State) replicationScope() privilegeScope {
+	return privilegeScope{st.Inspected, st.Plan.Inspected.Addr(), "", "*.*", replicationPrivileges(st.Plan.Flavor)}
 }
 
 // tableScopes are what the primary needs: the table privileges on the database, and
 // performance_schema, read by the cut-over's checks.
-func (m *Migrator) tableScopes(db *sql.DB, addr string) []privilegeScope {
-	quoted := "`" + strings.ReplaceAll(m.cfg.Database, "`", "``") + "`.*"
-	scopes := []privilegeScope{{db, addr, m.cfg.Database, quoted, schemaPrivileges}}
-	if !m.cfg.SkipMetadataLockCheck {
+func (st *State) tableScopes(db *sql.DB, addr string) []privilegeScope {
+	quoted := "`" + strings.ReplaceAll(st.Options.Database, "`", "``") + "`.*"
+	scopes := []privilegeScope{{db, addr, st.Options.Database, quoted, schemaPrivileges}}
+	if !st.Options.SkipMetadataLockCheck {
 		scopes = append(scopes, privilegeScope{db, addr, "performance_schema", "performance_schema.*",
 			[]privilege{{[]string{"SELECT"}, "the cut-over's metadata lock checks"}}})
 	}
@@ -147,7 +147,7 @@ func (m *Migrator) tableScopes(db *sql.DB, addr string) []privilegeScope {
 
 // checkPrivileges refuses, before anything is created, an account that lacks a privilege of
 // scopes, naming every missing one in one line with the GRANTs that fix them.
-func (m *Migrator) checkPrivileges(ctx context.Context, scopes []privilegeScope) error {
+func (st *State) checkPrivileges(ctx context.Context, scopes []privilegeScope) error {
 	var missing, fixes []string
 	for _, sc := range scopes {
 		g, ok, err := readGrants(ctx, sc.db, sc.schema)
@@ -155,12 +155,12 @@ func (m *Migrator) checkPrivileges(ctx context.Context, scopes []privilegeScope)
 			return fmt.Errorf("on %s: %w", sc.addr, err)
 		}
 		if !ok {
-			m.log.Warn().Str("server", sc.addr).Msg("privileges granted through a role cannot be checked before the run; skipping the privilege pre-flight")
+			st.Log.Warn().Str("server", sc.addr).Msg("privileges granted through a role cannot be checked before the run; skipping the privilege pre-flight")
 			continue
 		}
 		names, grant := missingPrivileges(sc.need, g.global, g.onSchema, sc.target, g.account)
 		for _, n := range names {
-			m.log.Error().Str("server", sc.addr).Str("account", g.account).Msgf("missing privilege %s on %s", n, sc.target)
+			st.Log.Error().Str("server", sc.addr).Str("account", g.account).Msgf("missing privilege %s on %s", n, sc.target)
 			missing = append(missing, n+" on "+sc.target+" of "+sc.addr)
 		}
 		if grant != "" {

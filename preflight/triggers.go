@@ -1,13 +1,13 @@
-package migrator
+package preflight
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -23,8 +23,8 @@ import (
 // them. Each keeps its timing, event, body, order among its peers, sql_mode and character set;
 // its name gets --trigger-suffix (or loses it: --remove-trigger-suffix-if-exists).
 
-// triggerDef is one trigger of the original, as information_schema.TRIGGERS shows it.
-type triggerDef struct {
+// Trigger is one trigger of the original, as information_schema.TRIGGERS shows it.
+type Trigger struct {
 	Name, NewName           string
 	Timing, Event           string // BEFORE/AFTER, INSERT/UPDATE/DELETE
 	Statement               string // the body
@@ -34,21 +34,21 @@ type triggerDef struct {
 
 var triggerSuffixPattern = regexp.MustCompile(`^[0-9a-zA-Z_]+$`)
 
-// validateTriggerFlags checks the trigger flags alone (usage errors, gh-ost's wording first).
-func (c Config) validateTriggerFlags() error {
+// ValidateTriggerFlags checks the trigger flags alone (usage errors, gh-ost's wording first).
+func (c Options) ValidateTriggerFlags() error {
 	switch {
 	case c.TriggerSuffix != "" && !triggerSuffixPattern.MatchString(c.TriggerSuffix):
-		return fmt.Errorf("%w: --trigger-suffix must contain only alpha numeric characters and underscore (0-9,a-z,A-Z,_) (got %q)", ErrUsage, c.TriggerSuffix)
+		return fmt.Errorf("--trigger-suffix must contain only alpha numeric characters and underscore (0-9,a-z,A-Z,_) (got %q)", c.TriggerSuffix)
 	case c.IncludeTriggers && c.TriggerSuffix == "":
-		return fmt.Errorf("%w: --include-triggers needs --trigger-suffix (the triggers on the new table need names of their own, e.g. --trigger-suffix=_new)", ErrUsage)
+		return errors.New("--include-triggers needs --trigger-suffix (the triggers on the new table need names of their own, e.g. --trigger-suffix=_new)")
 	case !c.IncludeTriggers && (c.TriggerSuffix != "" || c.RemoveTriggerSuffix):
-		return fmt.Errorf("%w: --trigger-suffix and --remove-trigger-suffix-if-exists only apply with --include-triggers: add it or drop them", ErrUsage)
+		return errors.New("--trigger-suffix and --remove-trigger-suffix-if-exists only apply with --include-triggers: add it or drop them")
 	}
 	return nil
 }
 
 // newTriggerName is name with the suffix appended, or removed when asked and present.
-func (c Config) newTriggerName(name string) string {
+func (c Options) newTriggerName(name string) string {
 	if c.RemoveTriggerSuffix && strings.HasSuffix(name, c.TriggerSuffix) && len(name) > len(c.TriggerSuffix) {
 		return strings.TrimSuffix(name, c.TriggerSuffix)
 	}
@@ -57,17 +57,17 @@ func (c Config) newTriggerName(name string) string {
 
 // readTriggers reads the original's triggers in the order they fire, and refuses as gh-ost does:
 // a table with triggers without --include-triggers, a new name too long or already taken.
-func (c Config) readTriggers(ctx context.Context, db *sql.DB, schema, tbl string) ([]triggerDef, error) {
+func (c Options) readTriggers(ctx context.Context, db *sql.DB, schema, tbl string) ([]Trigger, error) {
 	rows, err := db.QueryContext(ctx, `SELECT TRIGGER_NAME, ACTION_TIMING, EVENT_MANIPULATION FROM information_schema.TRIGGERS
 		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY ACTION_TIMING, EVENT_MANIPULATION, ACTION_ORDER`, schema, tbl)
 	if err != nil {
 		return nil, fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
 	}
 	defer rows.Close()
-	var defs []triggerDef
+	var defs []Trigger
 	var names []string
 	for rows.Next() {
-		var d triggerDef
+		var d Trigger
 		if err := rows.Scan(&d.Name, &d.Timing, &d.Event); err != nil {
 			return nil, fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
 		}
@@ -97,7 +97,7 @@ func (c Config) readTriggers(ctx context.Context, db *sql.DB, schema, tbl string
 // statement is the text as the client sent it, in the client's character set (information_schema's
 // ACTION_STATEMENT is converted, which garbles the non-ASCII text of a trigger created by a client
 // whose character set is not utf8). The body is what follows FOR EACH ROW [FOLLOWS|PRECEDES name].
-func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *triggerDef) error {
+func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *Trigger) error {
 	rows, err := db.QueryContext(ctx, "SHOW CREATE TRIGGER "+table.Qualify(schema, d.Name))
 	if err != nil {
 		return fmt.Errorf("read trigger %s: %w", d.Name, err)
@@ -138,7 +138,7 @@ func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *triggerD
 }
 
 // checkNewTriggerNames refuses new trigger names that are too long or already in the schema.
-func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs []triggerDef) error {
+func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs []Trigger) error {
 	var long, taken []string
 	for _, d := range defs {
 		if table.TooLong(d.NewName) {
@@ -163,14 +163,14 @@ func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs [
 	return nil
 }
 
-// createTriggers creates defs on table tbl of schema, in firing order, each with its own sql_mode
+// CreateTriggers creates defs on table tbl of schema, in firing order, each with its own sql_mode
 // and character set, on one connection whose session settings are restored before it is returned.
-func createTriggers(ctx context.Context, db *sql.DB, schema, tbl string, defs []triggerDef) error {
+func CreateTriggers(ctx context.Context, db *sql.DB, schema, tbl string, defs []Trigger) error {
 	if len(defs) == 0 {
 		return nil
 	}
 	// Left by an attempt whose undo could not run before the lock was lost: start clean.
-	if err := dropTriggersFrom(ctx, db, schema, tbl, defs); err != nil {
+	if err := DropTriggersFrom(ctx, db, schema, tbl, defs); err != nil {
 		return err
 	}
 	conn, err := db.Conn(ctx)
@@ -196,9 +196,9 @@ func createTriggers(ctx context.Context, db *sql.DB, schema, tbl string, defs []
 	return err
 }
 
-// dropTriggersFrom drops those of defs' new triggers that are on table tbl (by name, so a trigger
+// DropTriggersFrom drops those of defs' new triggers that are on table tbl (by name, so a trigger
 // that went with a completed rename to another table is kept).
-func dropTriggersFrom(ctx context.Context, db *sql.DB, schema, tbl string, defs []triggerDef) error {
+func DropTriggersFrom(ctx context.Context, db *sql.DB, schema, tbl string, defs []Trigger) error {
 	for _, d := range defs {
 		var on string
 		err := db.QueryRowContext(ctx, `SELECT EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?`,
@@ -216,23 +216,23 @@ func dropTriggersFrom(ctx context.Context, db *sql.DB, schema, tbl string, defs 
 	return nil
 }
 
-// checkTriggersUnchanged refuses, for good (cutover.ErrUnsafe), to carry triggers that are no
+// checkTriggersUnchanged refuses, for good (IsFinal), to carry triggers that are no
 // longer the original's: the binlog watch stops the run on a CREATE TRIGGER on the original, but a
 // DROP TRIGGER names no table, so the names are read again under the lock (information_schema
 // reads the locked table's triggers without waiting for the lock).
-func (s *session) checkTriggersUnchanged(ctx context.Context) error {
-	if len(s.triggers) == 0 {
+func checkTriggersUnchanged(ctx context.Context, st *State) error {
+	if len(st.Triggers) == 0 {
 		return nil
 	}
-	o := s.plan.Original
-	now, err := queryStrings(ctx, s.primary, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
+	o := st.Plan.Original
+	now, err := dbconn.QueryStrings(ctx, st.Primary, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
 		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY TRIGGER_NAME`, o.Schema, o.Name)
 	if err != nil {
 		return fmt.Errorf("read triggers of %s.%s: %w", o.Schema, o.Name, err)
 	}
-	if strings.Join(now, ",") != strings.Join(s.original.triggers, ",") {
-		return fmt.Errorf("%w: the triggers of %s.%s changed during the migration (now: %s; at the start: %s): run the migration again",
-			cutover.ErrUnsafe, o.Schema, o.Name, strings.Join(now, ", "), strings.Join(s.original.triggers, ", "))
+	if strings.Join(now, ",") != strings.Join(st.Original.Triggers, ",") {
+		return final{fmt.Errorf("the triggers of %s.%s changed during the migration (now: %s; at the start: %s): run the migration again",
+			o.Schema, o.Name, strings.Join(now, ", "), strings.Join(st.Original.Triggers, ", "))}
 	}
 	return nil
 }

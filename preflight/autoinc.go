@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 // is applied, the ghost is given the original's counter (the server keeps the larger of it and
 // the largest id + 1).
 
-// carryAutoIncrement sets the ghost's AUTO_INCREMENT to the original's. It does nothing when either
+// CarryAutoIncrement sets the ghost's AUTO_INCREMENT to the original's. It does nothing when either
 // table has no AUTO_INCREMENT column or when the ALTER sets the counter itself.
-func carryAutoIncrement(ctx context.Context, db *sql.DB, p *Plan, alterSetsCounter bool) error {
+func CarryAutoIncrement(ctx context.Context, db *sql.DB, p *Plan, alterSetsCounter bool) error {
 	if alterSetsCounter || !hasAutoIncrement(p.Original) || !hasAutoIncrement(p.Ghost) {
 		return nil
 	}
@@ -52,9 +52,9 @@ func carryAutoIncrement(ctx context.Context, db *sql.DB, p *Plan, alterSetsCount
 
 func hasAutoIncrement(t *table.Table) bool { return autoIncrementColumn(t) != nil }
 
-// setsAutoIncrement reports whether the ALTER sets the table's counter (the AUTO_INCREMENT [=] N
+// SetsAutoIncrement reports whether the ALTER sets the table's counter (the AUTO_INCREMENT [=] N
 // table option, not the column attribute).
-func setsAutoIncrement(spec *alterSpec) bool {
+func SetsAutoIncrement(spec *AlterSpec) bool {
 	toks, err := tokenize(spec.Body)
 	if err != nil {
 		return false
@@ -79,7 +79,7 @@ func setsAutoIncrement(spec *alterSpec) bool {
 //   - a column the ALTER makes AUTO_INCREMENT keeps its values, unless it holds NULL, or 0 while
 //     the server's sql_mode lacks NO_AUTO_VALUE_ON_ZERO: those rows would be numbered, so a table
 //     with such a row is refused (the ALTER is done the same as the server's when it has none).
-func checkNewAutoIncrement(ctx context.Context, db *sql.DB, p *Plan, m columnMapping, sqlMode string) error {
+func checkNewAutoIncrement(ctx context.Context, db *sql.DB, p *Plan, m ColumnMapping, sqlMode string) error {
 	ac := autoIncrementColumn(p.Ghost)
 	if ac == nil {
 		return nil

@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -38,7 +37,7 @@ func chooseNullableSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (tabl
 // chooseKeyAllowingNulls picks the shared key as chooseSharedKey does and, when none is NOT NULL
 // and the flag allows it, a nullable one whose columns hold no NULL in the original. nullable
 // says the key chosen has nullable columns.
-func (c Config) chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *Plan) (nullable bool, err error) {
+func (c Options) chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *Plan) (nullable bool, err error) {
 	var strictErr error
 	if p.OriginalKey, p.GhostKey, strictErr = chooseSharedKey(p.Original, p.Ghost, p.Columns); strictErr == nil {
 		return false, nil
@@ -69,21 +68,21 @@ func checkNoNullKeys(ctx context.Context, db *sql.DB, schema, tbl string, k tabl
 	var n int64
 	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s", table.Qualify(schema, tbl), strings.Join(conds, " OR "))
 	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
-		return fmt.Errorf("look for NULLs in key %s of %s.%s: %w", describeKey(k), schema, tbl, err)
+		return fmt.Errorf("look for NULLs in key %s of %s.%s: %w", DescribeKey(k), schema, tbl, err)
 	}
 	if n > 0 {
 		return fmt.Errorf("%w: chosen key %s has nullable columns, and %d rows of %s.%s hold NULL in them despite --allow-nullable-unique-key: such rows cannot be copied or addressed by the key; fill them in (or add a NOT NULL unique key) first",
-			errNullInKey, describeKey(k), n, schema, tbl)
+			errNullInKey, DescribeKey(k), n, schema, tbl)
 	}
 	return nil
 }
 
 // recheckNoNullKeys is the proof again under the cut-over lock, on the ghost table tbl and its
-// key k: a NULL found then is final.
+// key k: a NULL found then is final (IsFinal).
 func recheckNoNullKeys(ctx context.Context, db *sql.DB, schema, tbl string, k table.Key) error {
 	err := checkNoNullKeys(ctx, db, schema, tbl, k)
 	if errors.Is(err, errNullInKey) {
-		return fmt.Errorf("%w: rows written during the migration: %w", cutover.ErrUnsafe, err)
+		return final{fmt.Errorf("rows written during the migration: %w", err)}
 	}
 	return err
 }

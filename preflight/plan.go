@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"fmt"
@@ -95,12 +95,13 @@ func (p *Plan) GhostColumns() []string {
 func (p *Plan) SelectExprs(qualifier string) []string {
 	out := make([]string, len(p.Columns))
 	for i, c := range p.Columns {
-		out[i] = p.selectExpr(c, qualifier)
+		out[i] = p.SelectExpr(c, qualifier)
 	}
 	return out
 }
 
-func (p *Plan) selectExpr(c ColumnPair, qualifier string) string {
+// SelectExpr is the copy's SELECT expression of column pair c (SelectExprs).
+func (p *Plan) SelectExpr(c ColumnPair, qualifier string) string {
 	col := table.QuoteIdent(c.Original)
 	if qualifier != "" {
 		col = qualifier + "." + col
@@ -166,7 +167,7 @@ func (p *Plan) GhostKeyExprs(qualifier string) []string {
 	for i, g := range p.GhostKey.Columns {
 		out[i] = qualifier + "." + table.QuoteIdent(g)
 		if pair, ok := p.pairOfGhost(g); ok {
-			out[i] = p.selectExpr(pair, qualifier)
+			out[i] = p.SelectExpr(pair, qualifier)
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"errors"
@@ -14,18 +14,18 @@ import (
 // internal/sqltok, so a comma or a keyword inside a quoted identifier, a string or a comment never
 // counts.
 
-// columnRename is a column rename read from the ALTER: CHANGE [COLUMN] from to ..., or
+// ColumnRename is a column rename read from the ALTER: CHANGE [COLUMN] from to ..., or
 // RENAME COLUMN from TO to. Names are as written (without quotes).
-type columnRename struct {
+type ColumnRename struct {
 	From, To string
 }
 
-// alterSpec is a parsed ALTER.
-type alterSpec struct {
+// AlterSpec is a parsed ALTER.
+type AlterSpec struct {
 	// Body is the clauses, ready to follow "ALTER TABLE <ghost> ": the leading "ALTER TABLE t" and
 	// a trailing semicolon removed, the rest as the user wrote it.
 	Body    string
-	Renames []columnRename
+	Renames []ColumnRename
 	// Recreated are columns the ALTER both drops and adds (DROP COLUMN c, ADD COLUMN c ...): the
 	// new column is another column, filled with its default, never with the old values.
 	Recreated []string
@@ -80,12 +80,12 @@ func tokenize(s string) ([]token, error) {
 	return toks, nil
 }
 
-// parseAlter parses the --alter value for a migration of schema.tbl. It accepts the clauses alone
+// ParseAlter parses the --alter value for a migration of schema.tbl. It accepts the clauses alone
 // or after "ALTER [ONLINE] [IGNORE] TABLE [schema.]tbl", refuses an empty ALTER, more than one
 // statement, an ALTER that names another table, one that renames the table and the clauses
 // reachRefusal refuses (alterreach.go), and returns the
 // column renames it finds.
-func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
+func ParseAlter(stmt, schema, tbl string) (*AlterSpec, error) {
 	toks, err := tokenize(stmt)
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func parseAlter(stmt, schema, tbl string) (*alterSpec, error) {
 	if err := reachRefusal(toks, schema, tbl); err != nil {
 		return nil, err
 	}
-	spec := &alterSpec{Body: strings.TrimSpace(stmt[bodyStart:])}
+	spec := &AlterSpec{Body: strings.TrimSpace(stmt[bodyStart:])}
 	dropped, added := map[string]bool{}, map[string]bool{}
 	for i, t := range toks {
 		if t.depth != 0 || t.Kind != sqltok.Word {
@@ -203,7 +203,7 @@ func tokenName(toks []token, i int) (string, bool) {
 
 // parseRename reads what follows a RENAME keyword: COLUMN a TO b is a column rename, INDEX/KEY a TO b
 // is harmless, anything else renames the table and is refused.
-func parseRename(rest []token, tbl string) (*columnRename, error) {
+func parseRename(rest []token, tbl string) (*ColumnRename, error) {
 	if len(rest) > 0 && (rest[0].isWord("INDEX") || rest[0].isWord("KEY")) {
 		return nil, nil
 	}
@@ -216,13 +216,13 @@ func parseRename(rest []token, tbl string) (*columnRename, error) {
 		if strings.EqualFold(from, to) {
 			return nil, nil
 		}
-		return &columnRename{From: from, To: to}, nil
+		return &ColumnRename{From: from, To: to}, nil
 	}
 	return nil, fmt.Errorf("alter statement seems to RENAME the table. This is not supported, and you should run your RENAME outside the migration: the ALTER gives %s another name (RENAME TO), while the migration keeps it; migrate without RENAME TO, then run RENAME TABLE", tbl)
 }
 
 // parseChange reads what follows CHANGE: [COLUMN] [IF EXISTS] old new <definition>.
-func parseChange(rest []token) (*columnRename, error) {
+func parseChange(rest []token) (*ColumnRename, error) {
 	i := 0
 	if i < len(rest) && rest[i].isWord("COLUMN") {
 		i++
@@ -238,11 +238,11 @@ func parseChange(rest []token) (*columnRename, error) {
 	if strings.EqualFold(from, to) {
 		return nil, nil
 	}
-	return &columnRename{From: from, To: to}, nil
+	return &ColumnRename{From: from, To: to}, nil
 }
 
 // renameRefusal returns the refusal for renames the user approved neither way, or nil.
-func renameRefusal(renames []columnRename, approve, skip bool) error {
+func renameRefusal(renames []ColumnRename, approve, skip bool) error {
 	if len(renames) == 0 || approve || skip {
 		return nil
 	}

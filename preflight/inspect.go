@@ -1,11 +1,10 @@
-package migrator
+package preflight
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -28,39 +27,15 @@ func openServer(ctx context.Context, c dbconn.Config, schema string) (*sql.DB, e
 	return db, err
 }
 
-// readVariables reads the named global variables; a variable the server does not have is absent.
-func readVariables(ctx context.Context, db *sql.DB, names ...string) (map[string]string, error) {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = "'" + n + "'"
-	}
-	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+strings.Join(quoted, ", ")+")")
-	if err != nil {
-		return nil, fmt.Errorf("read server variables: %w", err)
-	}
-	defer rows.Close()
-	vars := map[string]string{}
-	for rows.Next() {
-		var n, v string
-		if err := rows.Scan(&n, &v); err != nil {
-			return nil, fmt.Errorf("read server variables: %w", err)
-		}
-		vars[strings.ToLower(n)] = v
-	}
-	return vars, rows.Err()
-}
-
 // binlogVariables are the variables checkBinlog decides on.
 var binlogVariables = []string{"log_bin", "binlog_format", "binlog_row_image", "log_slave_updates",
 	"log_replica_updates", "binlog_row_value_options", "binlog_transaction_compression"}
-
-func isOn(v string) bool { return strings.EqualFold(v, "ON") || v == "1" }
 
 // checkBinlog decides whether the binary log of the server at addr can feed the applier. vars are
 // global variables (lower-case names; absent when the server lacks them). onReplica says the
 // server replicates the primary's writes, which then must reach its own binlog.
 func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool) error {
-	if !isOn(vars["log_bin"]) {
+	if !dbconn.IsOn(vars["log_bin"]) {
 		return fmt.Errorf("%s must have binary logs enabled: go-ghostlite reads the table's changes from its binary log (log_bin=OFF there): enable log_bin (needs a restart), or point --host at a server that has it", addr)
 	}
 	if f := vars["binlog_format"]; !assumeRBR && !strings.EqualFold(f, "ROW") {
@@ -74,91 +49,26 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 		if !ok {
 			v = vars["log_slave_updates"]
 		}
-		if !isOn(v) {
+		if !dbconn.IsOn(v) {
 			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable log_slave_updates (needs a restart), or point --host at the primary with --allow-on-master", addr)
 		}
 	}
 	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
 		return fmt.Errorf("binlog_row_value_options is PARTIAL_JSON on %s; partial JSON updates cannot be applied faithfully: SET GLOBAL binlog_row_value_options=''", addr)
 	}
-	if v, ok := vars["binlog_transaction_compression"]; ok && isOn(v) {
+	if v, ok := vars["binlog_transaction_compression"]; ok && dbconn.IsOn(v) {
 		return fmt.Errorf("binlog_transaction_compression is ON on %s; compressed binlog transactions are not supported: SET GLOBAL binlog_transaction_compression=OFF", addr)
 	}
 	return nil
 }
 
-// replicaStatus is the part of SHOW SLAVE/REPLICA STATUS the topology needs.
-type replicaStatus struct {
-	SourceHost string
-	SourcePort int
-	IORunning  string
-	SQLRunning string
-	GtidIOPos  string // MariaDB: the GTIDs received from the source (empty elsewhere)
-	// SecondsBehind is Seconds_Behind_Master (Seconds_Behind_Source): empty or NULL while the
-	// replication threads are not running.
-	SecondsBehind string
-}
-
-// readReplicaStatus returns the server's replication source, or nil when it does not replicate.
-func readReplicaStatus(ctx context.Context, db *sql.DB, f dbconn.Flavor, addr string) (*replicaStatus, error) {
-	rows, err := db.QueryContext(ctx, f.ReplicaStatusSQL())
-	if err != nil {
-		return nil, fmt.Errorf("read replication status on %s (%s needs the REPLICATION CLIENT privilege): %w", addr, f.ReplicaStatusSQL(), err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, fmt.Errorf("read replication status on %s: %w", addr, err)
-	}
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	raw := make([]sql.RawBytes, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range raw {
-		ptrs[i] = &raw[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, fmt.Errorf("read replication status on %s: %w", addr, err)
-	}
-	row := map[string]string{}
-	for i, c := range cols {
-		row[c] = string(raw[i])
-	}
-	hostCol, portCol := f.ReplicaHostColumn()
-	st := &replicaStatus{
-		SourceHost: row[hostCol],
-		IORunning:  firstOf(row, "Slave_IO_Running", "Replica_IO_Running"),
-		SQLRunning: firstOf(row, "Slave_SQL_Running", "Replica_SQL_Running"),
-		GtidIOPos:  row["Gtid_IO_Pos"],
-
-		SecondsBehind: firstOf(row, "Seconds_Behind_Master", "Seconds_Behind_Source"),
-	}
-	if st.SourceHost == "" {
-		return nil, nil // replication configured and then reset: not a replica
-	}
-	if st.SourcePort, err = strconv.Atoi(row[portCol]); err != nil {
-		return nil, fmt.Errorf("read replication status on %s: %s is %q", addr, portCol, row[portCol])
-	}
-	return st, nil
-}
-
-func firstOf(row map[string]string, names ...string) string {
-	for _, n := range names {
-		if v, ok := row[n]; ok {
-			return v
-		}
-	}
-	return ""
-}
-
 // resolvePrimary decides where tables are created and written. rs is the inspected server's
 // replication source (nil when it does not replicate). It returns the primary's settings and
 // whether the inspected server is a replica of it.
-func resolvePrimary(cfg Config, rs *replicaStatus) (dbconn.Config, bool, error) {
+func resolvePrimary(cfg Options, rs *dbconn.ReplicaStatus) (dbconn.Config, bool, error) {
 	inspected := cfg.Conn.Addr()
 	primary := cfg.Conn
-	// Replica modes (replica.go): everything is created and written on the --host replica.
+	// Replica modes (replicamode.go): everything is created and written on the --host replica.
 	if cfg.onReplica() {
 		onReplica, err := resolveOnReplica(cfg, rs)
 		return onReplica, false, err
@@ -302,7 +212,7 @@ func foreignKeys(ctx context.Context, db *sql.DB, schema, tbl string) (own []for
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("read foreign keys of %s.%s: %w", schema, tbl, err)
 	}
-	referencing, err = queryStrings(ctx, db, `SELECT CONCAT(CONSTRAINT_SCHEMA, '.', TABLE_NAME, '.', CONSTRAINT_NAME)
+	referencing, err = dbconn.QueryStrings(ctx, db, `SELECT CONCAT(CONSTRAINT_SCHEMA, '.', TABLE_NAME, '.', CONSTRAINT_NAME)
 		FROM information_schema.REFERENTIAL_CONSTRAINTS
 		WHERE UNIQUE_CONSTRAINT_SCHEMA = ? AND REFERENCED_TABLE_NAME = ? AND NOT (CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ?)
 		ORDER BY 1`, schema, tbl, schema, tbl)
@@ -331,7 +241,7 @@ func cascadingForeignKeys(own []foreignKey) []foreignKey {
 //     back unchanged after the cut-over. Neither --discard-foreign-keys nor --skip-foreign-key-checks
 //     lets it through; only --allow-cascading-foreign-keys-data-loss, whose name states the loss;
 //   - any other child table, unless --discard-foreign-keys or --skip-foreign-key-checks.
-func checkForeignKeys(cfg Config, qualified string, own []foreignKey, referencing []string) error {
+func checkForeignKeys(cfg Options, qualified string, own []foreignKey, referencing []string) error {
 	discard, skip := cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks
 	if len(referencing) > 0 && !skip {
 		return fmt.Errorf("found %d parent-side foreign keys on %s. Parent-side foreign keys are not supported. Bailing out: %s is referenced by foreign keys (%s); after the cut-over they would point at the old table: drop them first, or pass --skip-foreign-key-checks if you accept that",
@@ -346,17 +256,6 @@ func checkForeignKeys(cfg Config, qualified string, own []foreignKey, referencin
 			len(own), qualified, qualified, strings.Join(describeForeignKeys(own), ", "))
 	}
 	return nil
-}
-
-// tableExists says whether schema.name exists (any table type).
-func tableExists(ctx context.Context, db *sql.DB, schema, name string) (bool, error) {
-	var n int
-	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
-		schema, name).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("look up table %s.%s: %w", schema, name, err)
-	}
-	return n > 0, nil
 }
 
 // estimateRows returns the optimizer's row estimate, or the exact count.
@@ -392,19 +291,17 @@ func sameLayout(onReplica, onPrimary *table.Table, replicaAddr, primaryAddr stri
 	return nil
 }
 
-func queryStrings(ctx context.Context, db dbconn.Querier, q string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
+// resolveOnReplica is the topology of the replica modes: the --host server must be a replica
+// whose replication runs (the primary's writes must keep reaching its binlog), and every table is
+// created and written on it. It returns the server to write to (the replica itself).
+func resolveOnReplica(cfg Options, rs *dbconn.ReplicaStatus) (dbconn.Config, error) {
+	flag, addr := cfg.ReplicaModeFlag(), cfg.Conn.Addr()
+	if rs == nil {
+		return dbconn.Config{}, fmt.Errorf("%s needs --host to be a replica: %s does not replicate from a primary", flag, addr)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
+	if !strings.EqualFold(rs.IORunning, "Yes") || !strings.EqualFold(rs.SQLRunning, "Yes") {
+		return dbconn.Config{}, fmt.Errorf("%s needs replication running on %s (IO thread: %s, SQL thread: %s): start replication first",
+			flag, addr, rs.IORunning, rs.SQLRunning)
 	}
-	return out, rows.Err()
+	return cfg.Conn, nil
 }

@@ -1,10 +1,10 @@
-package migrator
+package preflight
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // checkMetadataLocks is the pre-flight of the cut-over's metadata-lock checks, on the primary where
@@ -12,28 +12,28 @@ import (
 // as gh-ost does, unless --skip-metadata-lock-check; with --allow-setup-metadata-lock-instruments
 // (and --execute: a dry run changes nothing) the instrument is turned on first. --cut-over=atomic
 // cannot go without them at all.
-func (m *Migrator) checkMetadataLocks(ctx context.Context, s *session) error {
-	cfg, addr := m.cfg, s.plan.Primary.Addr()
-	visible, why := cutover.MetadataLocksVisible(ctx, s.primary)
+func checkMetadataLocks(ctx context.Context, st *State) error {
+	cfg, addr := st.Options, st.Plan.Primary.Addr()
+	visible, why := dbconn.MetadataLocksVisible(ctx, st.Primary)
 	if !visible && cfg.AllowSetupMetadataLockInstruments {
 		if !cfg.Execute {
-			m.log.Info().Str("server", addr).Str("reason", why).Msg("dry run: with --execute the metadata lock instrument would be turned on (--allow-setup-metadata-lock-instruments)")
+			st.Log.Info().Str("server", addr).Str("reason", why).Msg("dry run: with --execute the metadata lock instrument would be turned on (--allow-setup-metadata-lock-instruments)")
 			return nil
 		}
-		if err := cutover.EnableMetadataLockInstruments(ctx, s.primary); err != nil {
+		if err := dbconn.EnableMetadataLockInstruments(ctx, st.Primary); err != nil {
 			return fmt.Errorf("--allow-setup-metadata-lock-instruments on %s: %w", addr, err)
 		}
-		if visible, why = cutover.MetadataLocksVisible(ctx, s.primary); visible {
-			m.log.Warn().Str("server", addr).Msg("turned on performance_schema's wait/lock/metadata/sql/mdl instrument and global_instrumentation consumer (until the server restarts)")
+		if visible, why = dbconn.MetadataLocksVisible(ctx, st.Primary); visible {
+			st.Log.Warn().Str("server", addr).Msg("turned on performance_schema's wait/lock/metadata/sql/mdl instrument and global_instrumentation consumer (until the server restarts)")
 		}
 	}
 	switch {
 	case visible:
 		return nil
-	case cfg.CutOver == cutover.AlgorithmAtomic:
+	case cfg.AtomicCutOver:
 		return fmt.Errorf("--cut-over=atomic needs performance_schema metadata locks on %s (%s): turn them on (performance_schema=ON, and --allow-setup-metadata-lock-instruments), or use --cut-over=three-step", addr, why)
 	case cfg.SkipMetadataLockCheck:
-		m.log.Warn().Str("server", addr).Str("reason", why).Msg("--skip-metadata-lock-check: the cut-over proceeds without performance_schema metadata locks (processlist checks only)")
+		st.Log.Warn().Str("server", addr).Str("reason", why).Msg("--skip-metadata-lock-check: the cut-over proceeds without performance_schema metadata locks (processlist checks only)")
 		return nil
 	}
 	hint := "pass --allow-setup-metadata-lock-instruments to let the tool turn the instrument on"

@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -14,10 +15,10 @@ import (
 // server itself proves the ALTER; then both tables are compared to find what the copy can rely on:
 // the columns they share and a unique key they share.
 
-// ddlSettings are the session settings the ghost's CREATE and ALTER run with: the server's global
+// DDLSettings are the session settings the ghost's CREATE and ALTER run with: the server's global
 // ones, so the ALTER is accepted or refused (and its literal defaults read) as the server's own
 // ALTER would be.
-type ddlSettings struct {
+type DDLSettings struct {
 	TimeZone string // @@global.time_zone
 	SQLMode  string // @@global.sql_mode, relaxed by --allow-zero-in-date / --skip-strict-mode
 }
@@ -26,7 +27,7 @@ type ddlSettings struct {
 // string literals are text, as an application's client sends them (MySQL refuses a JSON value
 // from a binary string: JSON_VALUE(j, '$.n') in a binary session fails), then runs extra
 // (", SESSION x = y" assignments, or ""). conn must not go back to the writer pool.
-func (d ddlSettings) apply(ctx context.Context, conn *sql.Conn, extra string) error {
+func (d DDLSettings) apply(ctx context.Context, conn *sql.Conn, extra string) error {
 	if _, err := conn.ExecContext(ctx, "SET NAMES utf8mb4"); err != nil {
 		return err
 	}
@@ -34,9 +35,9 @@ func (d ddlSettings) apply(ctx context.Context, conn *sql.Conn, extra string) er
 	return err
 }
 
-// readDDLSettings reads the primary's global time zone and sql_mode and applies the relaxing flags.
-func readDDLSettings(ctx context.Context, db *sql.DB, allowZeroInDate, skipStrict bool) (ddlSettings, error) {
-	var d ddlSettings
+// ReadDDLSettings reads the primary's global time zone and sql_mode and applies the relaxing flags.
+func ReadDDLSettings(ctx context.Context, db *sql.DB, allowZeroInDate, skipStrict bool) (DDLSettings, error) {
+	var d DDLSettings
 	if err := db.QueryRowContext(ctx, "SELECT @@global.time_zone, @@global.sql_mode").Scan(&d.TimeZone, &d.SQLMode); err != nil {
 		return d, fmt.Errorf("read the server's global time_zone and sql_mode: %w", err)
 	}
@@ -63,10 +64,10 @@ func relaxSQLMode(mode string, allowZeroInDate, skipStrict bool) string {
 	return strings.Join(keep, ",")
 }
 
-// createGhost creates schema.ghost like schema.orig and applies the ALTER to it, in a session with
+// CreateGhost creates schema.ghost like schema.orig and applies the ALTER to it, in a session with
 // the server's settings (ddl). created reports whether the ghost table now exists (the caller drops
 // it on a later failure).
-func createGhost(ctx context.Context, db *sql.DB, ddl ddlSettings, schema, orig, ghost string, spec *alterSpec, discardFKs bool) (created bool, err error) {
+func CreateGhost(ctx context.Context, db *sql.DB, ddl DDLSettings, schema, orig, ghost string, spec *AlterSpec, discardFKs bool) (created bool, err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return false, fmt.Errorf("create the ghost table: connect: %w", err)
@@ -84,7 +85,7 @@ func createGhost(ctx context.Context, db *sql.DB, ddl ddlSettings, schema, orig,
 	if discardFKs {
 		// CREATE TABLE ... LIKE does not copy foreign keys on MySQL or MariaDB; drop any that a
 		// future server would copy, so --discard-foreign-keys holds whatever the server does.
-		fks, err := queryStrings(ctx, db, `SELECT CONSTRAINT_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS
+		fks, err := dbconn.QueryStrings(ctx, db, `SELECT CONSTRAINT_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS
 			WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ? ORDER BY CONSTRAINT_NAME`, schema, ghost)
 		if err != nil {
 			return true, fmt.Errorf("read foreign keys of the ghost table: %w", err)
@@ -104,8 +105,8 @@ func createGhost(ctx context.Context, db *sql.DB, ddl ddlSettings, schema, orig,
 	return true, nil
 }
 
-// columnMapping is how the original's columns reach the ghost.
-type columnMapping struct {
+// ColumnMapping is how the original's columns reach the ghost.
+type ColumnMapping struct {
 	Pairs          []ColumnPair      // copied: original -> ghost, in the original's order
 	Renames        map[string]string // applied renames: original name -> ghost name
 	Dropped        []string          // original columns the ghost does not have
@@ -117,7 +118,7 @@ type columnMapping struct {
 // mapColumns matches columns by name after the ALTER's renames. A column whose name a rename
 // gives to another column is not matched by name (its name now belongs to the renamed column),
 // nor is a column the ALTER drops and adds again (recreated): the new one gets its default.
-func mapColumns(orig, ghost *table.Table, renames []columnRename, recreated []string, skipRenamed bool) (columnMapping, error) {
+func mapColumns(orig, ghost *table.Table, renames []ColumnRename, recreated []string, skipRenamed bool) (ColumnMapping, error) {
 	renameOf := map[string]string{}
 	target := map[string]bool{}
 	for _, c := range recreated {
@@ -127,7 +128,7 @@ func mapColumns(orig, ghost *table.Table, renames []columnRename, recreated []st
 		renameOf[strings.ToLower(r.From)] = r.To
 		target[strings.ToLower(r.To)] = true
 	}
-	m := columnMapping{Renames: map[string]string{}}
+	m := ColumnMapping{Renames: map[string]string{}}
 	used := map[string]bool{}
 	for _, oc := range orig.Columns {
 		to, renamed := renameOf[strings.ToLower(oc.Name)]
@@ -187,7 +188,8 @@ func mapColumns(orig, ghost *table.Table, renames []columnRename, recreated []st
 	return m, nil
 }
 
-func describeKey(k table.Key) string {
+// DescribeKey is "name (col, ...)", for messages.
+func DescribeKey(k table.Key) string {
 	return fmt.Sprintf("%s (%s)", k.Name, strings.Join(k.Columns, ", "))
 }
 
@@ -215,7 +217,7 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 		reasons = append(reasons, why)
 		if strings.Contains(why, "has nullable column") {
 			fix = "keep a unique NOT NULL key in both, or pass --allow-nullable-unique-key if its columns hold no NULL (chosen key " +
-				describeKey(ok) + " has nullable columns. Bailing out. To force this operation to continue, supply --allow-nullable-unique-key flag)"
+				DescribeKey(ok) + " has nullable columns. Bailing out. To force this operation to continue, supply --allow-nullable-unique-key flag)"
 		}
 		if strings.Contains(why, "may be equal in the altered table") {
 			fix = "keep a unique NOT NULL key in both whose columns keep their type and collation, or run this ALTER with the server's own ALTER TABLE"
@@ -252,7 +254,7 @@ func noSharedKey(orig, ghost *table.Table, toGhost map[string]string, reasons []
 // matchKey finds the ghost's key matching the original's key ok, and says why it is unusable ("" when usable).
 // nullableOK lets the key's columns be nullable (--allow-nullable-unique-key).
 func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string, nullableOK bool) (table.Key, string) {
-	name := "the original's " + describeKey(ok)
+	name := "the original's " + DescribeKey(ok)
 	if ok.HasPrefix {
 		return table.Key{}, name + " indexes a column prefix"
 	}
@@ -272,7 +274,7 @@ func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string,
 		ghostCols[i] = g
 	}
 	for _, gk := range ghost.UniqueKeys {
-		if !sameColumns(gk.Columns, ghostCols) {
+		if !SameColumns(gk.Columns, ghostCols) {
 			continue
 		}
 		if gk.HasPrefix {
@@ -307,7 +309,8 @@ func unusableKeyColumn(c *table.Column) string {
 	return ""
 }
 
-func sameColumns(a, b []string) bool {
+// SameColumns says whether a and b name the same columns in the same order (case-insensitively).
+func SameColumns(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -1,14 +1,13 @@
-package migrator
+package preflight
 
 import (
 	"context"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 
-	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -21,57 +20,54 @@ import (
 //   - a DDL on the original, or a CREATE TRIGGER on it, between preparation and the start position
 //     would leave the ghost built from a stale definition and nothing would notice. Preparation
 //     records the original's SHOW CREATE TABLE (without its AUTO_INCREMENT counter) and trigger
-//     names before it inspects it (readOriginalSnapshot); right after the start position is
+//     names before it inspects it (ReadSnapshot); right after the start position is
 //     recorded they are read again and any difference stops the run with ErrOriginalAltered
-//     (checkOriginalUnchanged). A change after that is in the stream and the watcher stops the run.
+//     (CheckOriginalUnchanged). A change after that is in the stream and the watcher stops the run.
 //   - an XA transaction prepared before the start position and committed after it cannot be
 //     applied: the stream never saw its rows. A prepared XA transaction on the binlog source (or the
 //     primary) refuses the run, once as a pre-flight check and again right after the start position
 //     is recorded (checkNoPreparedXA). One committed between the position and the second check is
 //     caught by the reader, which stops the run.
 
-// originalSnapshot is what preparation saw of the original.
-type originalSnapshot struct {
-	create   string   // SHOW CREATE TABLE without the AUTO_INCREMENT table option
-	triggers []string // trigger names, sorted
+// Snapshot is what preparation saw of the original.
+type Snapshot struct {
+	Create   string   // SHOW CREATE TABLE without the AUTO_INCREMENT table option
+	Triggers []string // trigger names, sorted
 }
 
-// autoIncOption is the table option that changes with every insert; it is not part of the definition.
-var autoIncOption = regexp.MustCompile(` AUTO_INCREMENT=[0-9]+`)
-
-// readOriginalSnapshot reads the original's definition and triggers on db (the primary).
-func readOriginalSnapshot(ctx context.Context, db *sql.DB, schema, tbl string) (originalSnapshot, error) {
+// ReadSnapshot reads the original's definition and triggers on db (the primary).
+func ReadSnapshot(ctx context.Context, db *sql.DB, schema, tbl string) (Snapshot, error) {
 	var name, create string
 	if err := db.QueryRowContext(ctx, "SHOW CREATE TABLE "+table.Qualify(schema, tbl)).Scan(&name, &create); err != nil {
-		return originalSnapshot{}, fmt.Errorf("read the definition of %s.%s: %w", schema, tbl, err)
+		return Snapshot{}, fmt.Errorf("read the definition of %s.%s: %w", schema, tbl, err)
 	}
-	triggers, err := queryStrings(ctx, db, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
+	triggers, err := dbconn.QueryStrings(ctx, db, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS
 		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY TRIGGER_NAME`, schema, tbl)
 	if err != nil {
-		return originalSnapshot{}, fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
+		return Snapshot{}, fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
 	}
-	return originalSnapshot{create: autoIncOption.ReplaceAllString(create, ""), triggers: triggers}, nil
+	return Snapshot{Create: table.WithoutAutoIncrement(create), Triggers: triggers}, nil
 }
 
-// checkOriginalUnchanged reads the original again and fails with ErrOriginalAltered when its
+// CheckOriginalUnchanged reads the original again and refuses, for good (IsFinal), when its
 // definition or triggers differ from what preparation saw.
-func (m *Migrator) checkOriginalUnchanged(ctx context.Context, s *session) error {
-	schema, tbl := s.plan.Original.Schema, s.plan.Original.Name
-	now, err := readOriginalSnapshot(ctx, s.primary, schema, tbl)
+func CheckOriginalUnchanged(ctx context.Context, st *State) error {
+	schema, tbl := st.Plan.Original.Schema, st.Plan.Original.Name
+	now, err := ReadSnapshot(ctx, st.Primary, schema, tbl)
 	if err != nil {
 		return fmt.Errorf("before the binlog stream starts: %w", err)
 	}
 	var what string
 	switch {
-	case now.create != s.original.create:
+	case now.Create != st.Original.Create:
 		what = "its definition (SHOW CREATE TABLE) changed"
-	case strings.Join(now.triggers, ",") != strings.Join(s.original.triggers, ","):
-		what = fmt.Sprintf("its triggers changed (now: %s)", strings.Join(now.triggers, ", "))
+	case strings.Join(now.Triggers, ",") != strings.Join(st.Original.Triggers, ","):
+		what = fmt.Sprintf("its triggers changed (now: %s)", strings.Join(now.Triggers, ", "))
 	default:
 		return nil
 	}
-	return fmt.Errorf("%s.%s was changed between the preparation and the start of the binlog stream: %s: %w",
-		schema, tbl, what, binlogapply.ErrOriginalAltered)
+	return final{fmt.Errorf("%s.%s was changed between the preparation and the start of the binlog stream: %s",
+		schema, tbl, what)}
 }
 
 // preparedXA is one row of XA RECOVER.
@@ -118,14 +114,14 @@ func checkNoPreparedXA(ctx context.Context, db *sql.DB, addr string) error {
 		addr, len(xids), strings.Join(shown, "; "))
 }
 
-// checkNoPreparedXAAnywhere runs checkNoPreparedXA on the binlog source and, when it is a replica,
+// CheckNoPreparedXA runs checkNoPreparedXA on the binlog source and, when it is a replica,
 // on the primary too.
-func checkNoPreparedXAAnywhere(ctx context.Context, s *session) error {
-	if err := checkNoPreparedXA(ctx, s.inspected, s.plan.Inspected.Addr()); err != nil {
+func CheckNoPreparedXA(ctx context.Context, st *State) error {
+	if err := checkNoPreparedXA(ctx, st.Inspected, st.Plan.Inspected.Addr()); err != nil {
 		return err
 	}
-	if s.primary != s.inspected {
-		return checkNoPreparedXA(ctx, s.primary, s.plan.Primary.Addr())
+	if st.Primary != st.Inspected {
+		return checkNoPreparedXA(ctx, st.Primary, st.Plan.Primary.Addr())
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"reflect"
@@ -19,7 +19,7 @@ func TestMapColumns(t *testing.T) {
 
 	// CHANGE a b, DROP b (b's name now belongs to a), DROP x, ADD y.
 	ghost := &table.Table{Name: "_t_gho", Columns: []table.Column{testColumn("id", "int", false), testColumn("B", "int", true), testColumn("y", "int", true), gen}}
-	renames := []columnRename{{"A", "b"}}
+	renames := []ColumnRename{{"A", "b"}}
 	m, err := mapColumns(orig, ghost, renames, nil, false)
 	if err != nil {
 		t.Fatal(err)
@@ -125,8 +125,8 @@ func TestChooseSharedKeyExtendingOriginal(t *testing.T) {
 	for _, c := range accepted {
 		t.Run(c.name, func(t *testing.T) {
 			o, g, err := chooseSharedKey(c.orig, c.ghost, pairs)
-			if err != nil || describeKey(o) != c.okey || describeKey(g) != c.gkey {
-				t.Errorf("%s: got %s / %s / %v, want %s / %s", c.name, describeKey(o), describeKey(g), err, c.okey, c.gkey)
+			if err != nil || DescribeKey(o) != c.okey || DescribeKey(g) != c.gkey {
+				t.Errorf("%s: got %s / %s / %v, want %s / %s", c.name, DescribeKey(o), DescribeKey(g), err, c.okey, c.gkey)
 			}
 		})
 	}
@@ -145,7 +145,7 @@ func TestChooseSharedKeyExtendingOriginal(t *testing.T) {
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
 			if o, g, err := chooseSharedKey(c.orig, c.ghost, pairs); err == nil || !strings.Contains(err.Error(), "no shared unique key") {
-				t.Errorf("%s: got %s / %s / %v, want a refusal", c.name, describeKey(o), describeKey(g), err)
+				t.Errorf("%s: got %s / %s / %v, want a refusal", c.name, DescribeKey(o), DescribeKey(g), err)
 			}
 		})
 	}

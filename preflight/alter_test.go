@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"reflect"
@@ -9,7 +9,7 @@ import (
 func TestParseAlterAccepts(t *testing.T) {
 	cases := []struct {
 		name, in, body string
-		renames        []columnRename
+		renames        []ColumnRename
 	}{
 		{"clauses alone", "ADD COLUMN c INT", "ADD COLUMN c INT", nil},
 		{"leading ALTER TABLE and semicolon", "ALTER TABLE t ADD COLUMN c INT;", "ADD COLUMN c INT", nil},
@@ -17,11 +17,11 @@ func TestParseAlterAccepts(t *testing.T) {
 		{"online ignore", "ALTER ONLINE IGNORE TABLE t ADD KEY (a)", "ADD KEY (a)", nil},
 		{"ALTER COLUMN clause", "ALTER COLUMN c SET DEFAULT 1", "ALTER COLUMN c SET DEFAULT 1", nil},
 		{"rename index and key", "RENAME INDEX a TO b, RENAME KEY c TO d", "RENAME INDEX a TO b, RENAME KEY c TO d", nil},
-		{"rename column", "RENAME COLUMN a TO b", "RENAME COLUMN a TO b", []columnRename{{"a", "b"}}},
-		{"change renames", "CHANGE a b INT NOT NULL", "CHANGE a b INT NOT NULL", []columnRename{{"a", "b"}}},
+		{"rename column", "RENAME COLUMN a TO b", "RENAME COLUMN a TO b", []ColumnRename{{"a", "b"}}},
+		{"change renames", "CHANGE a b INT NOT NULL", "CHANGE a b INT NOT NULL", []ColumnRename{{"a", "b"}}},
 		{"change column quoted", "ADD x INT, CHANGE COLUMN `we``ird` `new name` INT",
-			"ADD x INT, CHANGE COLUMN `we``ird` `new name` INT", []columnRename{{"we`ird", "new name"}}},
-		{"change if exists", "CHANGE COLUMN IF EXISTS a b INT", "CHANGE COLUMN IF EXISTS a b INT", []columnRename{{"a", "b"}}},
+			"ADD x INT, CHANGE COLUMN `we``ird` `new name` INT", []ColumnRename{{"we`ird", "new name"}}},
+		{"change if exists", "CHANGE COLUMN IF EXISTS a b INT", "CHANGE COLUMN IF EXISTS a b INT", []ColumnRename{{"a", "b"}}},
 		{"change same name is not a rename", "CHANGE a a BIGINT, CHANGE b B INT", "CHANGE a a BIGINT, CHANGE b B INT", nil},
 		{"keywords inside strings", "ADD COLUMN c VARCHAR(10) DEFAULT 'x, RENAME TO y' COMMENT \"change a b\"",
 			"ADD COLUMN c VARCHAR(10) DEFAULT 'x, RENAME TO y' COMMENT \"change a b\"", nil},
@@ -30,7 +30,7 @@ func TestParseAlterAccepts(t *testing.T) {
 		{"keywords inside comments", "ADD COLUMN c INT /* RENAME TO y */ -- change a b\n, ADD d INT # RENAME TO z",
 			"ADD COLUMN c INT /* RENAME TO y */ -- change a b\n, ADD d INT # RENAME TO z", nil},
 		{"parentheses", "ADD COLUMN c INT CHECK (c > 0), ADD d DECIMAL(10,2)", "ADD COLUMN c INT CHECK (c > 0), ADD d DECIMAL(10,2)", nil},
-		{"two renames", "CHANGE a b INT, RENAME COLUMN c TO d", "CHANGE a b INT, RENAME COLUMN c TO d", []columnRename{{"a", "b"}, {"c", "d"}}},
+		{"two renames", "CHANGE a b INT, RENAME COLUMN c TO d", "CHANGE a b INT, RENAME COLUMN c TO d", []ColumnRename{{"a", "b"}, {"c", "d"}}},
 		{"driver dash comment without space", "--\nALTER TABLE t ADD c INT", "ADD c INT", nil},
 		{"dash dash without space is not a comment", "ADD c INT DEFAULT 1--1", "ADD c INT DEFAULT 1--1", nil},
 		{"empty executable comment runs nothing", "ADD c INT /*!*/", "ADD c INT /*!*/", nil},
@@ -43,9 +43,9 @@ func TestParseAlterAccepts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			spec, err := parseAlter(c.in, "gl", "t")
+			spec, err := ParseAlter(c.in, "gl", "t")
 			if err != nil {
-				t.Fatalf("parseAlter(%q): %v", c.in, err)
+				t.Fatalf("ParseAlter(%q): %v", c.in, err)
 			}
 			if spec.Body != c.body {
 				t.Errorf("body = %q, want %q", spec.Body, c.body)
@@ -96,22 +96,22 @@ func TestParseAlterRefuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
-			_, err := parseAlter(c.in, "gl", "t")
+			_, err := ParseAlter(c.in, "gl", "t")
 			if err == nil || !strings.Contains(err.Error(), c.phrase) {
-				t.Errorf("parseAlter(%q) = %v, want an error containing %q", c.in, err, c.phrase)
+				t.Errorf("ParseAlter(%q) = %v, want an error containing %q", c.in, err, c.phrase)
 			}
 		})
 	}
 }
 
 func TestRenameRefusal(t *testing.T) {
-	one := []columnRename{{"a", "b"}}
+	one := []ColumnRename{{"a", "b"}}
 	err := renameRefusal(one, false, false)
 	want := "it seems the ALTER statement renames columns, as follows: a to b; as precaution, you are asked to confirm: pass --approve-renamed-columns to copy a's data into b, or --skip-renamed-columns to leave b empty"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
-	two := []columnRename{{"a", "b"}, {"c", "d"}}
+	two := []ColumnRename{{"a", "b"}, {"c", "d"}}
 	if err := renameRefusal(two, false, false); err == nil || !strings.Contains(err.Error(), "renames columns, as follows: a to b, c to d;") {
 		t.Fatalf("two renames: %v", err)
 	}
@@ -136,12 +136,12 @@ func TestParseAlterRecreatedColumns(t *testing.T) {
 	}
 	for in, want := range cases {
 		t.Run(in, func(t *testing.T) {
-			spec, err := parseAlter(in, "gl", "t")
+			spec, err := ParseAlter(in, "gl", "t")
 			if err != nil {
-				t.Fatalf("parseAlter(%q): %v", in, err)
+				t.Fatalf("ParseAlter(%q): %v", in, err)
 			}
 			if !reflect.DeepEqual(spec.Recreated, want) {
-				t.Errorf("parseAlter(%q).Recreated = %q, want %q", in, spec.Recreated, want)
+				t.Errorf("ParseAlter(%q).Recreated = %q, want %q", in, spec.Recreated, want)
 			}
 		})
 	}

@@ -1,0 +1,139 @@
+// Package preflight holds every check a migration makes and the plan it follows: the servers
+// (flavor, privileges, binary log, plugins, metadata locks, prepared XA), the table (kind, foreign
+// keys, triggers), the ALTER (parsed, refused when it reaches another table or renames without
+// approval), the ghost's definition, the shared key and the columns copied. The checks are named
+// entries of one registry (checks.go), each with the scope it runs in: before anything is created,
+// after the ghost exists, or before the cut-over.
+//
+// Invariants:
+//   - A check before anything is created changes nothing on a server, except what a flag asks
+//     for (--switch-to-rbr, --allow-setup-metadata-lock-instruments, --initially-drop-*).
+//   - Flavor differences live inside a check, chosen by dbconn.Flavor, never by its caller.
+//   - The Plan is decided here and only here; the run follows it and never re-decides.
+//   - Every refusal says what was found and how to get past it; the conductor drops what the run
+//     created before it (the ghost) and releases the lock.
+//   - A refusal that no retry can change (the table changed since preparation) is final
+//     (IsFinal): the conductor says what it means for the run (the cut-over's ErrUnsafe, the
+//     applier's ErrOriginalAltered).
+//   - The package knows nothing of the run: it imports none of migrator, copier, cutover,
+//     throttle or binlogapply, only internal leaves.
+package preflight
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+)
+
+// Options are the command line's settings the checks and the plan read.
+type Options struct {
+	Conn     dbconn.Config // the --host server: its binary log is read
+	Database string
+	Table    string
+	Alter    string // the ALTER clauses (a leading "ALTER TABLE t" is accepted)
+
+	Execute          bool   // false: dry run
+	AllowOnMaster    bool   // --allow-on-master
+	AssumeMasterHost string // --assume-master-host
+	MasterUser       string // --master-user
+	MasterPassword   string // --master-password
+	AssumeRBR        bool   // --assume-rbr
+	SwitchToRBR      bool   // --switch-to-rbr
+	Tungsten         bool   // --tungsten
+	AllowPlugins     bool   // --allow-lock-bypassing-plugins
+	ExactRowcount    bool   // --exact-rowcount, counted before the copy (not concurrently)
+
+	// Replica modes: --migrate-on-replica, --test-on-replica.
+	MigrateOnReplica bool
+	TestOnReplica    bool
+
+	InitiallyDropGhostTable bool // --initially-drop-ghost-table
+	InitiallyDropOldTable   bool // --initially-drop-old-table
+	TimestampOldTable       bool // --timestamp-old-table
+
+	ApproveRenamedColumns             bool // --approve-renamed-columns
+	SkipRenamedColumns                bool // --skip-renamed-columns
+	DiscardForeignKeys                bool // --discard-foreign-keys
+	SkipForeignKeyChecks              bool // --skip-foreign-key-checks
+	AllowCascadingForeignKeysDataLoss bool // --allow-cascading-foreign-keys-data-loss
+	AllowZeroInDate                   bool // --allow-zero-in-date
+	SkipStrictMode                    bool // --skip-strict-mode
+	AllowNullableUniqueKey            bool // --allow-nullable-unique-key
+
+	IncludeTriggers     bool   // --include-triggers
+	TriggerSuffix       string // --trigger-suffix
+	RemoveTriggerSuffix bool   // --remove-trigger-suffix-if-exists
+
+	AtomicCutOver                     bool          // --cut-over=atomic: it needs metadata locks visible
+	CutOverLockTimeout                time.Duration // --cut-over-lock-timeout-seconds
+	DefaultRetries                    int           // --default-retries
+	SkipMetadataLockCheck             bool          // --skip-metadata-lock-check
+	AllowSetupMetadataLockInstruments bool          // --allow-setup-metadata-lock-instruments
+
+	AttemptInstantDDL bool // --attempt-instant-ddl
+	AnalyzeGhostTable bool // --analyze-ghost-table-before-cutover
+
+	// The run's kind: a --checkpoint run also names a checkpoint table; a --resume continues an
+	// earlier run's ghost; a --revert swaps back to an old table.
+	Checkpoint bool
+	Resume     bool
+	Revert     bool
+}
+
+// onReplica is true in the replica modes: the whole migration runs on the --host replica.
+func (o Options) onReplica() bool { return o.MigrateOnReplica || o.TestOnReplica }
+
+// ReplicaModeFlag names the replica mode's flag, for messages.
+func (o Options) ReplicaModeFlag() string {
+	if o.TestOnReplica {
+		return "--test-on-replica"
+	}
+	return "--migrate-on-replica"
+}
+
+// State is what the checks found and decided, and the pools they read over; it is built by
+// Connect and the checks of each scope, and read by the run until it ends.
+type State struct {
+	Options Options
+	Log     zerolog.Logger
+
+	Plan      *Plan
+	Inspected *sql.DB // pool on the --host server: the binlog is read there
+	Primary   *sql.DB // pool on the primary: tables are created and written there (may be Inspected)
+
+	Columns      ColumnMapping // for the plan print-out: dropped, added, generated columns
+	ForeignKeys  []string      // the original's own foreign keys (not carried to the ghost)
+	ReferencedBy []string      // foreign keys of other tables referencing the original
+	// CascadingForeignKeys are the original's foreign keys with ON DELETE/UPDATE CASCADE, SET NULL
+	// or SET DEFAULT, let through by --allow-cascading-foreign-keys-data-loss: what they change in
+	// the original during the run is not in the binlog, so the new table can differ from it.
+	//
+	// CHECKSUM HOOK: when --checksum exists, a run with this list non-empty must require the
+	// checksum to pass before the cut-over (refuse to start without --checksum, or turn it on).
+	CascadingForeignKeys []string
+	// Original is the original's definition and triggers as preparation saw them (startcheck.go).
+	Original Snapshot
+	// NullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
+	NullableKey bool
+	// Triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).
+	Triggers []Trigger
+	// DDL is the server's global settings the ghost's CREATE and ALTER ran with.
+	DDL DDLSettings
+	// Alter is the ALTER normalized: each checkpoint records it, a --resume compares it.
+	Alter string
+	// Spec is the ALTER parsed (or, for a --revert, the renames it maps back).
+	Spec *AlterSpec
+
+	// Crashed, given by the conductor, refuses when a run that died between its two renames left
+	// the table missing (the cut-over's recovery knows how to tell); nil: not checked.
+	Crashed func(ctx context.Context) error
+}
+
+// NewState is the state before any check ran.
+func NewState(opts Options, log zerolog.Logger) *State {
+	return &State{Options: opts, Log: log, Plan: &Plan{Renames: map[string]string{}}}
+}

@@ -1,0 +1,84 @@
+package preflight
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+)
+
+// A shared key column is accepted only when its conversion cannot make two distinct keys equal.
+func TestKeyColumnConversion(t *testing.T) {
+	col := func(columnType, collation string) *table.Column {
+		c := &table.Column{Name: "k", ColumnType: columnType, DataType: columnType, Unsigned: strings.HasSuffix(columnType, " unsigned")}
+		if i := strings.IndexAny(columnType, "( "); i >= 0 {
+			c.DataType = columnType[:i]
+		}
+		if collation != "" {
+			c.Collation, c.Charset = collation, strings.SplitN(collation, "_", 2)[0]
+		}
+		if c.DataType == "enum" || c.DataType == "set" {
+			c.EnumValues = table.ParseEnumValues(columnType)
+		}
+		if i := strings.IndexByte(columnType, '('); i >= 0 && (c.DataType == "datetime" || c.DataType == "time" || c.DataType == "timestamp") {
+			c.FracDigits, _ = typeArgs(columnType)
+		}
+		return c
+	}
+	cases := []struct {
+		from, fromColl, to, toColl string
+		injective                  bool
+	}{
+		{"int(11)", "", "int(11)", "", true},
+		{"int(11)", "", "bigint(20)", "", true},
+		{"smallint(5) unsigned", "", "int(11)", "", true},
+		{"int(10) unsigned", "", "bigint(20) unsigned", "", true},
+		// Any integer type into another: a value keeps its value or is refused (strict copy and
+		// applier), so no two keys merge.
+		{"int(10) unsigned", "", "int(11)", "", true},
+		{"int(11)", "", "int(10) unsigned", "", true},
+		{"int(11)", "", "bigint(20) unsigned", "", true},
+		{"bigint(20)", "", "int(11)", "", true},
+		{"int(11)", "", "varchar(20)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_bin", "varchar(20)", "utf8mb4_bin", true},
+		{"varchar(10)", "utf8mb4_bin", "varchar(10)", "utf8mb4_general_ci", false},
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_general_ci", true}, // CONVERT TO utf8mb4
+		{"varchar(10)", "utf8mb3_bin", "varchar(10)", "utf8mb4_bin", true},
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_unicode_ci", false},
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_general_ci", "varchar(10)", "utf8mb3_general_ci", false},
+		{"varchar(10)", "latin1_swedish_ci", "varchar(10)", "utf8mb4_general_ci", false},
+		{"varchar(10)", "utf8mb4_bin", "varchar(5)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_bin", "char(10)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_general_ci", "int(11)", "", false},
+		{"varbinary(16)", "", "varbinary(32)", "", true},
+		{"binary(16)", "", "varbinary(16)", "", false},
+		{"decimal(10,2)", "", "decimal(12,4)", "", true},
+		{"decimal(10,2)", "", "decimal(10,1)", "", false},
+		{"decimal(10,2)", "", "decimal(10,4)", "", false},
+		{"decimal(10,2) unsigned", "", "decimal(10,2)", "", true},
+		{"datetime(6)", "", "datetime", "", false},
+		{"datetime", "", "datetime(3)", "", true},
+		{"datetime(6)", "", "timestamp(6)", "", false},
+		{"date", "", "datetime", "", false},
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('b','a')", "utf8mb4_general_ci", true},
+		{"enum('b','c')", "utf8mb4_general_ci", "enum('a','b','c')", "utf8mb4_general_ci", true},
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('a')", "utf8mb4_general_ci", false},
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('A','b')", "utf8mb4_general_ci", true}, // one member under the collation
+		{"enum('a','b')", "utf8mb4_general_ci", "enum('c','b')", "utf8mb4_general_ci", false},
+		{"enum('a','b')", "utf8mb4_bin", "enum('a','b')", "utf8mb4_general_ci", false},
+		{"set('x','y')", "utf8mb4_general_ci", "set('w','x','z','y')", "utf8mb4_general_ci", true},
+		{"set('x','y')", "utf8mb4_general_ci", "set('y','x')", "utf8mb4_general_ci", false}, // 'x,y' would become 'y,x'
+		{"set('x','y')", "utf8mb4_general_ci", "set('w','y','x')", "utf8mb4_general_ci", false},
+		{"set('x','y')", "utf8mb4_general_ci", "set('x')", "utf8mb4_general_ci", false},
+		{"enum('1','2')", "utf8mb4_general_ci", "set('1','2')", "utf8mb4_general_ci", false},
+	}
+	for _, c := range cases {
+		t.Run(c.from+" "+c.fromColl+" -> "+c.to+" "+c.toColl, func(t *testing.T) {
+			why := keyColumnConversion(col(c.from, c.fromColl), col(c.to, c.toColl))
+			if (why == "") != c.injective {
+				t.Errorf("%s %s -> %s %s: got %q, want injective=%v", c.from, c.fromColl, c.to, c.toColl, why, c.injective)
+			}
+		})
+	}
+}
