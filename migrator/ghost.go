@@ -63,6 +63,27 @@ func relaxSQLMode(mode string, allowZeroInDate, skipStrict bool) string {
 	return strings.Join(keep, ",")
 }
 
+// zeroDateChecks says which zero dates the server's own ALTER refuses under sql_mode mode (the
+// DDL settings' mode): a zero date with NO_ZERO_DATE, a zero month or day with NO_ZERO_IN_DATE,
+// each only with a strict mode (without one the ALTER stores them with a warning). The ALTER
+// checks every temporal value it stores, a column it does not touch too, so the writers are given
+// the same checks (dbconn.Config.NoZeroDate, NoZeroInDate): the copy and the applier refuse the
+// rows the ALTER refuses.
+func zeroDateChecks(mode string) (noZeroDate, noZeroInDate bool) {
+	strict := false
+	for _, m := range strings.Split(strings.ToUpper(mode), ",") {
+		switch strings.TrimSpace(m) {
+		case "NO_ZERO_DATE":
+			noZeroDate = true
+		case "NO_ZERO_IN_DATE":
+			noZeroInDate = true
+		case "STRICT_ALL_TABLES", "STRICT_TRANS_TABLES", "TRADITIONAL":
+			strict = true
+		}
+	}
+	return noZeroDate && strict, noZeroInDate && strict
+}
+
 // createGhost creates schema.ghost like schema.orig and applies the ALTER to it, in a session with
 // the server's settings (ddl). created reports whether the ghost table now exists (the caller drops
 // it on a later failure).

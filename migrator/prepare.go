@@ -293,6 +293,7 @@ func (m *Migrator) buildGhost(ctx context.Context, s *session, spec *alterSpec) 
 	}
 	s.ddl = ddl
 	p.TimeZone = ddl.TimeZone
+	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = zeroDateChecks(ddl.SQLMode)
 	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
 	created, err = createGhost(ctx, s.primary, ddl, cfg.Database, cfg.Table, p.GhostTable, spec, cfg.DiscardForeignKeys)
 	if created {

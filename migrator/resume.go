@@ -101,6 +101,7 @@ func (m *Migrator) checkGhostDefinition(ctx context.Context, s *session, spec *a
 	}
 	s.ddl = ddl
 	p.TimeZone = ddl.TimeZone
+	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = zeroDateChecks(ddl.SQLMode)
 	p.AlterSetsAutoIncrement = setsAutoIncrement(spec)
 	if _, err := s.primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(schema, scratch)); err != nil {
 		return fmt.Errorf("--resume: drop %s.%s: %w", schema, scratch, err)
