@@ -63,12 +63,14 @@ func relaxSQLMode(mode string, allowZeroInDate, skipStrict bool) string {
 	return strings.Join(keep, ",")
 }
 
-// zeroDateChecks says which zero dates the server's own ALTER refuses under sql_mode mode (the
-// DDL settings' mode): a zero date with NO_ZERO_DATE, a zero month or day with NO_ZERO_IN_DATE,
-// each only with a strict mode (without one the ALTER stores them with a warning). The ALTER
-// checks every temporal value it stores, a column it does not touch too, so the writers are given
-// the same checks (dbconn.Config.NoZeroDate, NoZeroInDate): the copy and the applier refuse the
-// rows the ALTER refuses.
+// zeroDateChecks says which zero dates the writers must refuse so that the copy and the applier
+// refuse what the server's own ALTER refuses under sql_mode mode (the DDL settings' mode), or
+// changes: the ALTER checks every temporal value it stores, in a column it does not touch too.
+// With a strict mode it refuses a zero date under NO_ZERO_DATE and a zero month or day
+// ('2020-00-10') under NO_ZERO_IN_DATE. Without one it stores a zero date as it is (so the writers
+// take it) but turns a zero month or day into the zero date, which the writers, strict always,
+// refuse as they refuse every other change a non-strict ALTER would make. The writers get the
+// checks through dbconn.Config.NoZeroDate and NoZeroInDate.
 func zeroDateChecks(mode string) (noZeroDate, noZeroInDate bool) {
 	strict := false
 	for _, m := range strings.Split(strings.ToUpper(mode), ",") {
@@ -77,11 +79,11 @@ func zeroDateChecks(mode string) (noZeroDate, noZeroInDate bool) {
 			noZeroDate = true
 		case "NO_ZERO_IN_DATE":
 			noZeroInDate = true
-		case "STRICT_ALL_TABLES", "STRICT_TRANS_TABLES", "TRADITIONAL":
+		case "STRICT_ALL_TABLES", "STRICT_TRANS_TABLES":
 			strict = true
 		}
 	}
-	return noZeroDate && strict, noZeroInDate && strict
+	return noZeroDate && strict, noZeroInDate
 }
 
 // createGhost creates schema.ghost like schema.orig and applies the ALTER to it, in a session with

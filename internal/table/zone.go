@@ -119,13 +119,21 @@ func ZoneValueExpr(shift ZoneShift, zone string) string {
 // BindAsOriginal is how the text of a temporal value of original column o (DATE, DATETIME, TIME:
 // the binlog's text form) is bound for ghost column g of another type: typed as o, so that the
 // server converts it exactly as INSERT ... SELECT (and its own ALTER) converts the column, not
-// as a string. Other columns, and a column keeping its type, bind "?".
+// as a string. Other columns, a column keeping its type, and a DATE or DATETIME into a string
+// column (its text is the ALTER's), bind "?".
 //
 // A FLOAT, DOUBLE or DECIMAL value is bound typed as such for a column of another type: text
 // would be a DECIMAL literal (rounded otherwise than a DOUBLE) or a string (convert.go).
 func BindAsOriginal(o, g *Column) string {
 	switch o.DataType {
 	case "date", "datetime", "time":
+		if (o.DataType == "date" || o.DataType == "datetime") && stringTypes[g.DataType] {
+			// The binlog's text is the value as the server writes it, fractional digits included:
+			// what the ALTER stores in a string column. A CAST would refuse a zero date or a zero
+			// month or day under the writers' NO_ZERO_DATE or NO_ZERO_IN_DATE, which the ALTER
+			// stores into a string as it is.
+			return "?"
+		}
 		if g.DataType != o.DataType && safeColumnType(o.ColumnType) {
 			return "CAST(? AS " + o.ColumnType + ")"
 		}
