@@ -243,6 +243,9 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 		if strings.Contains(why, "may be equal in the altered table") {
 			fix = "keep a unique NOT NULL key in both whose columns keep their type and collation, or run this ALTER with the server's own ALTER TABLE"
 		}
+		if strings.Contains(why, "(another character set or collation)") {
+			fix = "give the key's columns a collation that tells apart every two values their current one does (the same family, as utf8mb4_general_ci for utf8mb3_general_ci, or a binary one such as utf8mb4_bin), keep another unique NOT NULL key in both, or run this ALTER with the server's own ALTER TABLE"
+		}
 	}
 	if ok, gk, found := extendedSharedKey(orig, ghost, pairs); found {
 		return ok, gk, nil
