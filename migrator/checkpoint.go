@@ -142,6 +142,7 @@ func (m *Migrator) checkResume(ctx context.Context, s *session, spec *preflight.
 	}
 	s.pre.DDL = ddl
 	p.TimeZone = ddl.TimeZone
+	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = preflight.ZeroDateChecks(ddl.SQLMode)
 	p.AlterSetsAutoIncrement = preflight.SetsAutoIncrement(spec)
 	err = rc.CompareGhost(ctx, func(ctx context.Context, scratch string) (bool, error) {
 		created, err := preflight.CreateGhost(ctx, s.primary, ddl, cfg.Database, cfg.Table, scratch, spec, cfg.DiscardForeignKeys)

@@ -17,8 +17,9 @@
 //     warning at all, or a full warning list of duplicate keys only and every row of the chunk
 //     present in the ghost by its shared key (package copier); any other warning fails the run, so
 //     no row is merged, dropped or truncated silently;
-//   - the shared key compares alike in both tables (preflight's sharedKeyComparable): same type,
-//     charset and collation, or a widening that keeps distinct keys distinct;
+//   - the shared key compares alike in both tables (preflight's sharedKeyComparable): same type, charset and
+//     collation, or a conversion that keeps distinct keys distinct (a widening, a collation that
+//     tells apart whatever the old one did);
 //   - a dry run (no --execute) leaves the server exactly as it found it.
 package migrator
 

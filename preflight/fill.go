@@ -39,16 +39,8 @@ func planFills(ghost *table.Table, added []string, sqlMode string) ([]table.Fill
 
 // refusesZeroDate says sql_mode mode refuses to store a zero date: NO_ZERO_DATE with a strict mode.
 func refusesZeroDate(mode string) bool {
-	noZero, strict := false, false
-	for _, m := range strings.Split(strings.ToUpper(mode), ",") {
-		switch strings.TrimSpace(m) {
-		case "NO_ZERO_DATE":
-			noZero = true
-		case "STRICT_ALL_TABLES", "STRICT_TRANS_TABLES", "TRADITIONAL":
-			strict = true
-		}
-	}
-	return noZero && strict
+	noZero, _ := ZeroDateChecks(mode)
+	return noZero
 }
 
 // FillColumns and FillExprs are the ghost column names and expressions of Fills, in order.

@@ -64,6 +64,29 @@ func relaxSQLMode(mode string, allowZeroInDate, skipStrict bool) string {
 	return strings.Join(keep, ",")
 }
 
+// ZeroDateChecks says which zero dates the writers must refuse so that the copy and the applier
+// refuse what the server's own ALTER refuses under sql_mode mode (the DDL settings' mode), or
+// changes: the ALTER checks every temporal value it stores, in a column it does not touch too.
+// With a strict mode it refuses a zero date under NO_ZERO_DATE and a zero month or day
+// ('2020-00-10') under NO_ZERO_IN_DATE. Without one it stores a zero date as it is (so the writers
+// take it) but turns a zero month or day into the zero date, which the writers, strict always,
+// refuse as they refuse every other change a non-strict ALTER would make. The writers get the
+// checks through dbconn.Config.NoZeroDate and NoZeroInDate.
+func ZeroDateChecks(mode string) (noZeroDate, noZeroInDate bool) {
+	strict := false
+	for _, m := range strings.Split(strings.ToUpper(mode), ",") {
+		switch strings.TrimSpace(m) {
+		case "NO_ZERO_DATE":
+			noZeroDate = true
+		case "NO_ZERO_IN_DATE":
+			noZeroInDate = true
+		case "STRICT_ALL_TABLES", "STRICT_TRANS_TABLES":
+			strict = true
+		}
+	}
+	return noZeroDate && strict, noZeroInDate
+}
+
 // CreateGhost creates schema.ghost like schema.orig and applies the ALTER to it, in a session with
 // the server's settings (ddl). created reports whether the ghost table now exists (the caller drops
 // it on a later failure).
@@ -221,6 +244,9 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 		}
 		if strings.Contains(why, "may be equal in the altered table") {
 			fix = "keep a unique NOT NULL key in both whose columns keep their type and collation, or run this ALTER with the server's own ALTER TABLE"
+		}
+		if strings.Contains(why, "(another character set or collation)") {
+			fix = "give the key's columns a collation that tells apart every two values their current one does (the same family, as utf8mb4_general_ci for utf8mb3_general_ci, or a binary one such as utf8mb4_bin), keep another unique NOT NULL key in both, or run this ALTER with the server's own ALTER TABLE"
 		}
 	}
 	if ok, gk, found := extendedSharedKey(orig, ghost, pairs); found {

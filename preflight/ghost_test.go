@@ -150,3 +150,23 @@ func TestChooseSharedKeyExtendingOriginal(t *testing.T) {
 		})
 	}
 }
+
+// ZeroDateChecks: the zero date check counts only with a strict mode; the zero month or day check
+// always (a non-strict ALTER changes such a value).
+func TestZeroDateChecks(t *testing.T) {
+	for _, c := range []struct {
+		mode           string
+		zero, zeroPart bool
+	}{
+		{"STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", true, true},
+		{"STRICT_ALL_TABLES,NO_ZERO_DATE", true, false},
+		// Not strict: the ALTER keeps a zero date (with a warning) and turns a zero month or day
+		// into the zero date, a change the writers refuse.
+		{"NO_ZERO_DATE,NO_ZERO_IN_DATE", false, true},
+		{"STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION", false, false},
+	} {
+		if z, p := ZeroDateChecks(c.mode); z != c.zero || p != c.zeroPart {
+			t.Errorf("ZeroDateChecks(%q) = %v, %v; want %v, %v", c.mode, z, p, c.zero, c.zeroPart)
+		}
+	}
+}

@@ -113,6 +113,9 @@ func (p *Plan) SelectExpr(c ColumnPair, qualifier string) string {
 			col = table.ConvertExpr(oc, gc, col)
 		}
 	}
+	if c.Shift == table.ZoneToUTC || c.Shift == table.ZoneFromUTC {
+		col = table.ZeroDateGuard(col, p.Primary.NoZeroDate, p.Primary.NoZeroInDate)
+	}
 	return c.Pad.Expr(table.ZoneExpr(col, c.Shift, p.TimeZone))
 }
 

@@ -17,7 +17,8 @@ import (
 // is proven injective: the same type, charset and collation, or a widening of the same kind
 // (a longer string, more decimal or fractional digits), any integer type into any other (a value
 // either keeps its value or is refused by the strict copy and applier, as by the server's ALTER:
-// a negative id into UNSIGNED), utf8mb3 into utf8mb4 with the matching collation, an ENUM that keeps every
+// a negative id into UNSIGNED), a character set and collation change under which values equal in the
+// altered table were equal in the original (KeysStayDistinct), an ENUM that keeps every
 // member (the copy converts by text: members may be added or reordered, so numbers change, but two
 // distinct values stay distinct), or a SET that keeps every member in the same relative order (so
 // each value keeps its text). Anything else is refused.
@@ -115,7 +116,7 @@ func containsColumns(cols, sub []string) bool {
 // equal, or "" when it cannot.
 func keyColumnConversion(o, g *table.Column) string {
 	const merges = "so keys distinct in the original may be equal in the altered table"
-	if (!strings.EqualFold(o.Charset, g.Charset) || !strings.EqualFold(o.Collation, g.Collation)) && !sameWeights(o, g) {
+	if (!strings.EqualFold(o.Charset, g.Charset) || !strings.EqualFold(o.Collation, g.Collation)) && !KeysStayDistinct(o, g) {
 		return merges + " (another character set or collation)"
 	}
 	if strings.EqualFold(o.ColumnType, g.ColumnType) {
@@ -178,22 +179,53 @@ func keepsMembers(o, g *table.Column) bool {
 // integerBits is the width of each integer type.
 var integerBits = map[string]int{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 
-// sameWeights says character column o converts into g with every value keeping its place in the
-// collation's order and equality: utf8mb3 into utf8mb4 under the same collation family
-// (utf8mb3_general_ci into utf8mb4_general_ci, ..._bin into ..._bin), whose weights agree on every
-// character utf8mb3 can hold. CONVERT TO CHARACTER SET utf8mb4 of a utf8mb3 table does this.
-func sameWeights(o, g *table.Column) bool {
+// KeysStayDistinct says two values of character column o that differ under o's collation stay
+// different once converted into g, the condition for the shared key to address rows (see the top).
+// Then the original, unique under o's collation, is unique under g's at every moment too, and a
+// key that changes its bytes within o's equality ('a' to 'A' under a _ci collation) is an update
+// the applier replays by deleting both keys: the copy and the applier work as with an unchanged
+// key. Either:
+//   - the same weights: utf8mb3 into utf8mb4 under the same collation family (utf8mb3_general_ci
+//     into utf8mb4_general_ci, ..._bin into ..._bin), whose weights agree on every character
+//     utf8mb3 can hold (CONVERT TO CHARACTER SET utf8mb4 on MariaDB 10.11 does this); or
+//   - a finer collation: g's is binary (_bin) and every character of o's character set converts
+//     into g's as a distinct character. A NO PAD binary collation (utf8mb4_0900_bin,
+//     utf8mb4_nopad_bin) equates identical strings only; a PAD SPACE one (utf8mb4_bin, latin1_bin)
+//     also equates strings that differ in trailing spaces, as o's does when it is PAD SPACE.
+//
+// Anything else is refused. A collation that is neither (utf8mb3_general_ci into MySQL's
+// utf8mb4_0900_ai_ci or MariaDB 11.8's utf8mb4_uca1400_ai_ci, the utf8mb4 defaults) equates
+// values o tells apart ('ss' and 'ß', 'ae' and 'æ', full-width and ASCII letters, 'a' and
+// 'a ' the other way round): two live rows of the original may then share one ghost key, and
+// neither the copy nor the applier can tell that from a row they wrote earlier.
+func KeysStayDistinct(o, g *table.Column) bool {
 	oc, gc := strings.ToLower(o.Charset), strings.ToLower(g.Charset)
-	if (oc != "utf8mb3" && oc != "utf8") || gc != "utf8mb4" {
-		return false
-	}
 	ol, gl := strings.ToLower(o.Collation), strings.ToLower(g.Collation)
-	for _, prefix := range []string{"utf8mb3_", "utf8_"} {
-		if suffix, found := strings.CutPrefix(ol, prefix); found {
-			return gl == "utf8mb4_"+suffix
+	if oc == "utf8" {
+		oc = "utf8mb3"
+	}
+	if oc == "utf8mb3" && gc == "utf8mb4" {
+		for _, prefix := range []string{"utf8mb3_", "utf8_"} {
+			if suffix, found := strings.CutPrefix(ol, prefix); found && gl == "utf8mb4_"+suffix {
+				return true
+			}
 		}
 	}
-	return false
+	if ol == "" || !strings.HasSuffix(gl, "_bin") || !(oc == gc || convertsDistinctly[oc] && gc == "utf8mb4") {
+		return false
+	}
+	return noPad(gl) || !noPad(ol)
+}
+
+// convertsDistinctly are the character sets whose every character is a distinct character of
+// utf8mb4.
+var convertsDistinctly = map[string]bool{"ascii": true, "latin1": true, "utf8mb3": true, "utf8mb4": true}
+
+// noPad says collation name is NO PAD (trailing spaces count): MySQL's UCA 9.0.0 collations
+// (_0900_) and MariaDB's _nopad_ ones. The others are PAD SPACE (MySQL's PAD_ATTRIBUTE agrees
+// with the names on 9.7; MariaDB names every NO PAD collation so).
+func noPad(name string) bool {
+	return strings.Contains(name, "_0900_") || strings.Contains(name, "_nopad_")
 }
 
 // typeArgs reads "decimal(10,2)" as 10, 2 and "varchar(20)" as 20, 0.

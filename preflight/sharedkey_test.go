@@ -45,7 +45,25 @@ func TestKeyColumnConversion(t *testing.T) {
 		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_general_ci", true}, // CONVERT TO utf8mb4
 		{"varchar(10)", "utf8mb3_bin", "varchar(10)", "utf8mb4_bin", true},
 		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_unicode_ci", false},
-		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_bin", false},
+		// A binary collation tells apart whatever the original's did: keys stay distinct.
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_bin", true},
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_0900_bin", true},
+		{"varchar(10)", "utf8mb3_bin", "varchar(10)", "utf8mb4_nopad_bin", true},
+		{"varchar(10)", "latin1_swedish_ci", "varchar(10)", "utf8mb4_bin", true},
+		{"varchar(10)", "latin1_swedish_ci", "varchar(10)", "latin1_bin", true},
+		{"varchar(10)", "utf8mb4_0900_ai_ci", "varchar(10)", "utf8mb4_0900_bin", true},
+		{"varchar(10)", "utf8mb4_general_ci", "varchar(10)", "utf8mb4_bin", true},
+		// NO PAD into PAD SPACE: 'a' and 'a ' differ in the original, are equal in the ghost.
+		{"varchar(10)", "utf8mb4_0900_ai_ci", "varchar(10)", "utf8mb4_bin", false},
+		{"varchar(10)", "utf8mb4_nopad_bin", "varchar(10)", "utf8mb4_bin", false},
+		// The utf8mb4 defaults of MySQL and MariaDB 11.8 equate 'ss' and 'ß', which utf8mb3_general_ci
+		// tells apart; a _bin original is finer than any _ci.
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_0900_ai_ci", false},
+		{"varchar(10)", "utf8mb3_general_ci", "varchar(10)", "utf8mb4_uca1400_ai_ci", false},
+		{"varchar(10)", "utf8mb3_bin", "varchar(10)", "utf8mb4_0900_ai_ci", false},
+		{"varchar(10)", "latin1_bin", "varchar(10)", "utf8mb4_0900_ai_ci", false},
+		{"varchar(10)", "utf8mb4_general_ci", "varchar(10)", "utf8mb3_bin", false}, // a narrower character set
+		{"varchar(10)", "gbk_chinese_ci", "varchar(10)", "utf8mb4_bin", false},
 		{"varchar(10)", "utf8mb4_general_ci", "varchar(10)", "utf8mb3_general_ci", false},
 		{"varchar(10)", "latin1_swedish_ci", "varchar(10)", "utf8mb4_general_ci", false},
 		{"varchar(10)", "utf8mb4_bin", "varchar(5)", "utf8mb4_bin", false},

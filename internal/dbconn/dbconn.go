@@ -37,6 +37,11 @@ type Config struct {
 	MultiStatements bool
 	// TLS encrypts and verifies every connection to the server (tls.go); nil is plaintext.
 	TLS *TLS
+	// NoZeroDate and NoZeroInDate add NO_ZERO_DATE and NO_ZERO_IN_DATE to the writers' sql_mode
+	// (WriterMode): set when the server's own ALTER, run in a strict global sql_mode with them,
+	// refuses a zero date ('0000-00-00') or a date with a zero month or day ('2020-00-10') stored
+	// into a temporal column, so that the copy and the applier refuse the same rows.
+	NoZeroDate, NoZeroInDate bool
 
 	// serverErrorCount leaves max_error_count at the server's value: MySQL 9.7 lets only an
 	// account with SESSION_VARIABLES_ADMIN set it (Open falls back to this).
@@ -48,6 +53,18 @@ func (c Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.P
 
 // WriterSQLMode is the sql_mode of every session that writes to the ghost table.
 const WriterSQLMode = "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO"
+
+// WriterMode is the sql_mode of c's writer sessions: WriterSQLMode and the zero date checks c asks for.
+func (c Config) WriterMode() string {
+	mode := WriterSQLMode
+	if c.NoZeroDate {
+		mode += ",NO_ZERO_DATE"
+	}
+	if c.NoZeroInDate {
+		mode += ",NO_ZERO_IN_DATE"
+	}
+	return mode
+}
 
 // MaxErrorCount is the writer sessions' max_error_count, the largest MariaDB and MySQL accept.
 const MaxErrorCount = 65535
@@ -74,7 +91,7 @@ func (c Config) DSN(schema string) string {
 	mc.Params = map[string]string{
 		"charset":   "binary",
 		"time_zone": "'+00:00'",
-		"sql_mode":  "'" + WriterSQLMode + "'",
+		"sql_mode":  "'" + c.WriterMode() + "'",
 		// SHOW WARNINGS lists every warning of a statement (the largest value of both servers),
 		// so a list of Notes can be told complete by comparing it with @@warning_count.
 		"max_error_count": strconv.Itoa(MaxErrorCount),

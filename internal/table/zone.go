@@ -78,6 +78,32 @@ func ZoneExpr(v string, shift ZoneShift, zone string) string {
 	return v
 }
 
+// ZeroDateRefusal and ZeroInDateRefusal are the texts of the datetime values that make a write
+// fail (ZeroDateGuard) where the server's sql_mode refuses a zero date or a zero month or day.
+const (
+	ZeroDateRefusal   = "a zero date, which the server's sql_mode refuses (NO_ZERO_DATE)"
+	ZeroInDateRefusal = "a date with a zero month or day, which the server's sql_mode refuses (NO_ZERO_IN_DATE)"
+)
+
+// ZeroDateGuard wraps v (a DATE, DATETIME or TIMESTAMP expression, referenced several times) for
+// ZoneExpr in a writer session whose sql_mode has NO_ZERO_DATE (noZeroDate) or NO_ZERO_IN_DATE
+// (noZeroInDate): a value they refuse becomes an invalid DATETIME(6) cast, whose warning (an
+// error in a strict statement) names it. Without it MariaDB's IF() and CONVERT_TZ() give NULL for
+// such a value under those modes, without a warning, and NULL would be stored silently where the
+// server's own ALTER refuses the row. The value is tested by its text, which every flavor gives
+// as it is stored.
+func ZeroDateGuard(v string, noZeroDate, noZeroInDate bool) string {
+	text := "CAST(" + v + " AS CHAR)"
+	if noZeroInDate {
+		zeroPart := fmt.Sprintf("(SUBSTRING(%s, 6, 2) = '00' OR SUBSTRING(%s, 9, 2) = '00') AND %s NOT LIKE '0000-00-00%%'", text, text, text)
+		v = fmt.Sprintf("IF(%s, CAST(%s AS DATETIME(6)), %s)", zeroPart, QuoteString(ZeroInDateRefusal), v)
+	}
+	if noZeroDate {
+		v = fmt.Sprintf("IF(%s LIKE '0000-00-00%%', CAST(%s AS DATETIME(6)), %s)", text, QuoteString(ZeroDateRefusal), v)
+	}
+	return v
+}
+
 // ZoneValueExpr is ZoneExpr for a single placeholder: the value is bound once, as a DATETIME(6)
 // (a TIME(6) for ZoneTimeToDate), in a derived table the expression reads.
 func ZoneValueExpr(shift ZoneShift, zone string) string {
@@ -93,13 +119,21 @@ func ZoneValueExpr(shift ZoneShift, zone string) string {
 // BindAsOriginal is how the text of a temporal value of original column o (DATE, DATETIME, TIME:
 // the binlog's text form) is bound for ghost column g of another type: typed as o, so that the
 // server converts it exactly as INSERT ... SELECT (and its own ALTER) converts the column, not
-// as a string. Other columns, and a column keeping its type, bind "?".
+// as a string. Other columns, a column keeping its type, and a DATE or DATETIME into a string
+// column (its text is the ALTER's), bind "?".
 //
 // A FLOAT, DOUBLE or DECIMAL value is bound typed as such for a column of another type: text
 // would be a DECIMAL literal (rounded otherwise than a DOUBLE) or a string (convert.go).
 func BindAsOriginal(o, g *Column) string {
 	switch o.DataType {
 	case "date", "datetime", "time":
+		if (o.DataType == "date" || o.DataType == "datetime") && stringTypes[g.DataType] {
+			// The binlog's text is the value as the server writes it, fractional digits included:
+			// what the ALTER stores in a string column. A CAST would refuse a zero date or a zero
+			// month or day under the writers' NO_ZERO_DATE or NO_ZERO_IN_DATE, which the ALTER
+			// stores into a string as it is.
+			return "?"
+		}
 		if g.DataType != o.DataType && safeColumnType(o.ColumnType) {
 			return "CAST(? AS " + o.ColumnType + ")"
 		}
