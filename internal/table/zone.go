@@ -121,6 +121,20 @@ func BindAsOriginal(o, g *Column) string {
 	return "?"
 }
 
+// TimeAsNumber is typed, the applier's TIME value of original column o (BindAsOriginal), as it
+// enters a YEAR or BIT ghost column g on MySQL: as its number (HHMMSS, the fraction rounded by the
+// column), which is what MySQL's ALTER and INSERT ... SELECT of the column store ('00:20:05' is
+// the YEAR 2005, the BIT 0x7D5). A TIME expression that is not a column enters a YEAR as the
+// current year on MySQL 9.7 ('00:00:00' became 2026) and a BIT as its text (refused: Data too
+// long). Measured. Not for MariaDB, whose ALTER refuses a TIME into a YEAR and truncates the
+// fraction into a BIT: its applier keeps the typed value. Other pairs return typed as it is.
+func TimeAsNumber(o, g *Column, typed string) string {
+	if o.DataType == "time" && (g.DataType == "year" || g.DataType == "bit") && typed != "?" {
+		return "(" + typed + " + 0)"
+	}
+	return typed
+}
+
 // safeColumnType is true for a type like "datetime(6)" or "decimal(12,3)": letters, digits,
 // parentheses and commas only.
 func safeColumnType(t string) bool {

@@ -48,3 +48,23 @@ func TestBindAsOriginal(t *testing.T) {
 		}
 	}
 }
+
+// On MySQL a TIME value enters a YEAR or BIT column as its number (HHMMSS), as that server's ALTER
+// stores it; the typed value alone would be the current year, or the text.
+func TestTimeAsNumber(t *testing.T) {
+	cases := []struct {
+		o, oType, g, want string
+	}{
+		{"time", "time", "year", "(CAST(? AS time) + 0)"},
+		{"time", "time(6)", "bit", "(CAST(? AS time(6)) + 0)"},
+		{"time", "time", "varchar", "CAST(? AS time)"},
+		{"datetime", "datetime", "year", "CAST(? AS datetime)"},
+		{"time", "time) x", "year", "?"},
+	}
+	for _, c := range cases {
+		o, g := &Column{DataType: c.o, ColumnType: c.oType}, &Column{DataType: c.g}
+		if got := TimeAsNumber(o, g, BindAsOriginal(o, g)); got != c.want {
+			t.Errorf("%s -> %s: got %s, want %s", c.oType, c.g, got, c.want)
+		}
+	}
+}
