@@ -125,7 +125,7 @@ func valueExpr(cfg *Config, c, gc *table.Column) (string, error) {
 		if expr == "?" {
 			expr = table.BindAsOriginal(c, gc)
 			if !cfg.Flavor.MariaDB {
-				expr = table.TimeAsNumber(c, gc, expr)
+				expr = table.TemporalAsNumber(c, gc, expr)
 			}
 		}
 		expr = table.ConvertExpr(c, gc, expr)
