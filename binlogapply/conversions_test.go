@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
 // Conversions the server's own ALTER makes with only a Note (DECIMAL fractional rounding, Note
@@ -69,5 +72,37 @@ func TestPadCharAppliedAsServerALTER(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("ghost rows (id, hex c, hex k):\n got %q\nwant %q", got, want)
+	}
+}
+
+// On MySQL the applier converts a JSON value, a TIME value and a number into JSON as the server's
+// own ALTER does: the JSON's text with MySQL's spacing ({"k": [1, 2]}, go-mysql renders
+// {"k":[1,2]}), a TIME into a YEAR or BIT as its number HHMMSS (the bound TIME alone became the
+// current year, or its text into the BIT: Data too long), a DATETIME into a BIT as YYYYMMDDHHMMSS, a DECIMAL or FLOAT into JSON as its text
+// parsed (2.500 is 2.5; a bound number is refused: not a JSON text). The ghost's rows must be the
+// server's ALTER of the original's. Fails on the applier that bound go-mysql's JSON text, the
+// typed TIME and the number.
+func TestMySQLJSONAndTimeAppliedAsServerALTER(t *testing.T) {
+	testenv.OnlyMySQL(t, "MariaDB's JSON is a LONGTEXT (its text is in the binlog) and its ALTER refuses a TIME into a YEAR")
+	orig := `CREATE TABLE %s (id INT PRIMARY KEY, j JSON NULL, y TIME NULL, b TIME NULL, d DECIMAL(12,3) NULL, f FLOAT NULL, z DATETIME(6) NULL)`
+	alter := `MODIFY j VARCHAR(200) CHARACTER SET utf8mb4 NULL, MODIFY y YEAR NULL, MODIFY b BIT(24) NULL, MODIFY d JSON NULL, MODIFY f JSON NULL, MODIFY z BIT(64) NULL`
+	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, j VARCHAR(200) CHARACTER SET utf8mb4 NULL, y YEAR NULL, b BIT(24) NULL, d JSON NULL, f JSON NULL, z BIT(64) NULL)`
+	f := newFixture(t, "mysql_json_time", orig, fixtureOpts{ghostDDL: ghost, serverID: 71084})
+	f.exec(`INSERT INTO {T} VALUES (1, _utf8mb4'{"k": [1, 2], "a": "Größe <&>"}', '00:00:00', '12:34:56', 2.500, 0.1, '2021-03-28 02:30:00.5'),
+		(2, _utf8mb4'[1.0, -0.0, 1e3, 12345678901234567890]', '00:20:05', '838:59:59', -0.001, 3.4e38, '1000-01-01 00:00:00'),
+		(3, _utf8mb4'"x"', '00:00:59', '00:00:05', 123456789.125, -1999, NULL), (4, _utf8mb4'null', NULL, NULL, NULL, NULL, NULL), (5, NULL, '00:21:55', '23:59:59', 0, 16777217, '9999-12-31 23:59:59.499999')`,
+		`UPDATE {T} SET j = _utf8mb4'{"b": {"c": true}, "a": [null, false]}', y = '00:00:01', d = 1999, f = 1.0000001, z = '2000-01-01' WHERE id = 4`)
+	f.sentinel(20 * time.Second)
+	expected := f.ghost + "_expected"
+	qe := table.Qualify(testSchema, expected)
+	f.exec("CREATE TABLE "+qe+" LIKE {T}", "INSERT INTO "+qe+" SELECT * FROM {T}", "ALTER TABLE "+qe+" "+alter+", ALGORITHM=COPY")
+	q := fmt.Sprintf("SELECT COUNT(*), SUM(g.j <=> e.j AND g.y <=> e.y AND g.b <=> e.b AND CAST(g.d AS CHAR) <=> CAST(e.d AS CHAR) AND CAST(g.f AS CHAR) <=> CAST(e.f AS CHAR) AND g.z <=> e.z) FROM `%s`.`%s` g JOIN `%s`.`%s` e USING (id)",
+		testSchema, f.ghost, testSchema, expected)
+	var total, same int
+	if err := f.db.QueryRow(q).Scan(&total, &same); err != nil {
+		t.Fatal(err)
+	}
+	if total != 5 || same != total {
+		t.Errorf("%d of %d rows (want 5) are the server's ALTER of the original's", same, total)
 	}
 }

@@ -124,6 +124,9 @@ func valueExpr(cfg *Config, c, gc *table.Column) (string, error) {
 		}
 		if expr == "?" {
 			expr = table.BindAsOriginal(c, gc)
+			if !cfg.Flavor.MariaDB {
+				expr = table.TemporalAsNumber(c, gc, expr)
+			}
 		}
 		expr = table.ConvertExpr(c, gc, expr)
 	}
@@ -152,11 +155,16 @@ func lookupMap(m map[string]string, name string) (string, bool) {
 // placeholderExpr is how a value of original column c enters SQL. The writer connection's charset
 // is binary, so a character value is tagged with the ORIGINAL column's charset and the server
 // converts it if the ghost column uses another one (as INSERT ... SELECT would). ENUM and SET
-// members come from information_schema, in utf8.
+// members come from information_schema, in utf8. A MySQL JSON value (data type "json": MariaDB's
+// JSON is a LONGTEXT) is go-mysql's rendering of the binary JSON, compact ({"k":[1,2]}), where
+// MySQL prints {"k": [1, 2]}: it is typed JSON again, so the server converts a JSON value into the
+// ghost's column as its ALTER does (text with MySQL's spacing, a number, a time...).
 func placeholderExpr(c *table.Column) (string, error) {
 	switch c.DataType {
-	case "enum", "set", "json":
+	case "enum", "set":
 		return "CONVERT(? USING utf8mb4)", nil
+	case "json":
+		return "CAST(CONVERT(? USING utf8mb4) AS JSON)", nil
 	}
 	if c.Charset == "" || c.Charset == "binary" {
 		return "?", nil

@@ -117,6 +117,9 @@ type runner struct {
 	serverID int
 	// refusedWith is the error line of a refusal case that refused as expected.
 	refusedWith string
+	// noSeqViews: the case names no seq_A_to_B table, so none is made on MySQL (testenv.SeqTables
+	// makes about fifteen views per case there; the matrix runs hundreds of cases).
+	noSeqViews bool
 }
 
 func (r *runner) run() {
@@ -148,7 +151,9 @@ func (r *runner) run() {
 func (r *runner) setup() {
 	t := r.t
 	testenv.Exec(t, r.admin, "DROP DATABASE IF EXISTS "+quote(r.schema), "CREATE DATABASE "+quote(r.schema))
-	testenv.SeqTables(t, r.admin, r.schema, append(slices.Clone(r.c.Create), r.c.Load...)...) // MySQL has no seq_1_to_N
+	if !r.noSeqViews {
+		testenv.SeqTables(t, r.admin, r.schema, append(slices.Clone(r.c.Create), r.c.Load...)...) // MySQL has no seq_1_to_N
+	}
 	r.db = r.appSession()
 	// create.sql may change its session (SET SESSION sql_mode=''): run it on one connection.
 	ctx := context.Background()

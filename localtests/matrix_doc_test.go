@@ -96,8 +96,8 @@ func (m *mxRun) markdown(elapsed time.Duration) string {
 }
 
 func mxVariantTitle(v mxVariant) string {
-	if len(v.globals) == 0 {
-		return "The sandbox's settings: time_zone +05:30, MariaDB's default sql_mode"
+	if v.title != "" {
+		return v.title
 	}
 	parts := make([]string, len(v.globals))
 	for i, g := range v.globals {

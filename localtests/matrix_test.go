@@ -8,13 +8,16 @@ package localtests
 // column per accepted target, every column holding the edge values, migrated by the binary with
 // every MODIFY at once under a load that inserts every edge value again and updates rows to them
 // while the copy runs and after it (rows copied and rows applied). The runner judges it by the
-// server's own ALTER of the same rows (oracle_test.go); on a difference each column is compared
-// alone to name the pair. Each pair the server refuses is one refusal run of the binary: it must
-// refuse too, leaving the original intact. The matrix runs on the sandbox's settings (time zone
-// +05:30, default sql_mode) and on a strict server in Europe/Berlin (mxVariants).
+// server's own ALTER of the same rows (oracle_test.go); on a difference the column the error names,
+// or bisection, finds the pair. The pairs the server refuses are refusal runs of the binary, several
+// pairs per run (refuseAll): it must refuse each, leaving the original intact. The matrix runs on a
+// strict server in Europe/Berlin and, on MariaDB 10.11, on the sandbox's settings (time zone
+// +05:30, MariaDB's default sql_mode) (mxVariants). Sources run two at a time, each in its own
+// databases; the variant's globals are set for all of them.
 //
-// GHOSTLITE_MATRIX_SOURCES (labels, comma-separated) and GHOSTLITE_MATRIX_VARIANTS limit a run;
-// GHOSTLITE_MATRIX_DOC=1 rewrites the generated part of ../doc/conversions.md from the results.
+// GHOSTLITE_MATRIX_SOURCES (labels, comma-separated), GHOSTLITE_MATRIX_VARIANTS and
+// GHOSTLITE_MATRIX_PARALLEL shape a run; GHOSTLITE_MATRIX_DOC=1 rewrites the generated part of
+// ../doc/conversions.md from the results.
 
 import (
 	"context"
@@ -26,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,44 +57,95 @@ type mxRun struct {
 	pairs    int
 	subsets  int // pairs the server refuses with all values, migrated with the values it accepts
 	serverID int
+	first    string     // the first variant run: its refusals and toolWhy go to the doc
+	mu       sync.Mutex // sources run in parallel (mxParallel)
+}
+
+// nextServerID is the --replica-server-id of the next run of the binary.
+func (m *mxRun) nextServerID() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.serverID++
+	return m.serverID
+}
+
+// set records the result of pair key ("src>dst") in variant v.
+func (m *mxRun) set(v mxVariant, key, cell string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cells[v.name][key] = cell
+}
+
+// count adds a source's pairs, edge values and subset migrations to the totals.
+func (m *mxRun) count(pairs, values, subsets int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pairs += pairs
+	m.values += values
+	m.subsets += subsets
 }
 
 func TestConversionMatrix(t *testing.T) {
 	if mode() != "full" {
 		t.Skip("the matrix runs the binary (full mode)")
 	}
-	// Run on MySQL 9.7 once, the matrix found pairs where the tool differs from that server's ALTER
-	// (JSON -> CHAR/VARCHAR/TEXT/BINARY/VARBINARY/BLOB, TIME -> BIT and YEAR), its zero-date edge
-	// values need MariaDB's default sql_mode, and it took 17 minutes there: open work of the MySQL
-	// issue (doc/flavors.md, "Known gaps").
-	testenv.OnlyMariaDB(t, "the conversion matrix still finds JSON -> text and TIME -> BIT/YEAR differing on MySQL (doc/flavors.md)")
 	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	start := time.Now()
 	run := &mxRun{cells: map[string]map[string]string{}, refusals: map[string]string{}, toolWhy: map[string]string{}, serverID: mxServerIDBase}
+	flavor := testenv.Flavor(t)
 	for _, v := range mxVariants {
-		if !selected("GHOSTLITE_MATRIX_VARIANTS", v.name) {
+		if !v.runsOn(flavor) {
+			t.Logf("variant %s: not on %s (GHOSTLITE_MATRIX_VARIANTS=%s runs it)", v.name, flavor, v.name)
 			continue
 		}
 		run.cells[v.name] = map[string]string{}
+		if run.first == "" {
+			run.first = v.name
+		}
 		t.Run(v.name, func(t *testing.T) {
-			mxSetGlobals(t, admin, v.globals)
+			mxSetGlobals(t, admin, v.globals) // restored once every source of the variant is done
+			slots := make(chan struct{}, mxParallel())
 			for _, src := range mxTypes {
 				if selected("GHOSTLITE_MATRIX_SOURCES", src.label) {
-					t.Run(src.label, func(t *testing.T) { run.source(t, admin, v, src) })
+					t.Run(src.label, func(t *testing.T) {
+						t.Parallel() // each source has its own databases; the variant's globals are set
+						slots <- struct{}{}
+						defer func() { <-slots }()
+						run.source(t, admin, v, src)
+					})
 				}
 			}
 		})
 	}
 	elapsed := time.Since(start).Round(time.Second)
-	t.Logf("conversion matrix: %d type pairs, %d edge values migrated, in %s", run.pairs, run.values, elapsed)
+	t.Logf("conversion matrix on %s: %d type pairs, %d edge values migrated, in %s", flavor, run.pairs, run.values, elapsed)
+	for name, cells := range run.cells {
+		var toolOnly []string
+		for key, c := range cells {
+			if c == mxToolOnly {
+				toolOnly = append(toolOnly, key)
+			}
+		}
+		slices.Sort(toolOnly)
+		t.Logf("%s: refused by go-ghostlite only (T): %s", name, strings.Join(toolOnly, " "))
+	}
 	if os.Getenv("GHOSTLITE_MATRIX_DOC") != "" {
 		if err := run.writeDoc("../doc/conversions.md", elapsed); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// mxParallel is how many sources run at once: GHOSTLITE_MATRIX_PARALLEL, 2 by default (each run
+// of the binary waits on the server most of the time; more than two fight for two cores).
+func mxParallel() int {
+	if n, err := strconv.Atoi(os.Getenv("GHOSTLITE_MATRIX_PARALLEL")); err == nil && n > 0 {
+		return n
+	}
+	return 2
 }
 
 // selected says name is in the comma-separated list of env, or the list is empty.
@@ -135,62 +190,120 @@ type mxTarget struct {
 	subset bool
 }
 
-// source runs every pair from src: the server's verdicts, one refusal run per refused pair, one
-// migration of every target (with all values, or the subset the server accepts). When the
-// migration fails, each target is migrated alone to tell which pair differs and which the tool
-// refuses.
+// source runs every pair from src: the server's verdicts, the refusal runs of the refused pairs
+// (in groups: refuseAll), one migration of every target (with all values, or the subset the
+// server accepts). When the migration fails, each target is migrated alone to tell which pair
+// differs and which the tool refuses.
 func (m *mxRun) source(t *testing.T, admin *sql.DB, v mxVariant, src mxType) {
 	values := src.valuesFor(v.strict)
 	verdicts := m.probe(t, admin, v, src, values)
-	cells := m.cells[v.name]
 	var targets []mxTarget
+	var refused []mxType
 	for _, dst := range mxTypes {
 		key := src.label + ">" + dst.label
 		vd := verdicts[dst.label]
-		switch refused := vd.refusal != "" || vd.toolOnly; {
+		switch {
 		case dst.label == src.label:
-			cells[key] = mxIdentity
-			continue
-		case !refused:
-			cells[key] = mxSame
+			m.set(v, key, mxIdentity)
+		case vd.refusal == "" && !vd.toolOnly:
+			m.set(v, key, mxSame)
 			targets = append(targets, mxTarget{dst: dst, vals: vd.accepted})
-			continue
+		default:
+			if v.name == m.first {
+				m.mu.Lock()
+				m.refusals[key] = vd.refusal
+				m.mu.Unlock()
+			}
+			refused = append(refused, dst)
 		}
-		if v.name == mxVariants[0].name {
-			m.refusals[key] = vd.refusal
-		}
-		line, ok := m.refuses(t, admin, v, src, dst, values, nil)
+	}
+	lines := m.refuseAll(t, admin, v, src, refused, values)
+	for _, dst := range refused {
+		key := src.label + ">" + dst.label
+		vd := verdicts[dst.label]
+		line, ok := lines[dst.label]
 		switch {
 		case ok && vd.refusal == "":
-			cells[key] = mxToolOnly
+			m.set(v, key, mxToolOnly)
 			m.toolOnly(v, key, line)
 		case ok:
-			cells[key] = mxBothRefuse
+			m.set(v, key, mxBothRefuse)
 			if len(vd.accepted) > 1 { // more than NULL
 				targets = append(targets, mxTarget{dst: dst, vals: vd.accepted, subset: true})
-				m.subsets++
+				m.count(0, 0, 1)
 			}
 		default:
-			cells[key] = mxDiffers
+			m.set(v, key, mxDiffers)
 			t.Errorf("%s -> %s: the server's ALTER refuses (%s), go-ghostlite does not refuse cleanly", src.label, dst.label, vd.refusal)
 		}
 	}
-	m.pairs += len(mxTypes) - 1
-	m.values += len(values) * (len(mxTypes) - 1)
+	m.count(len(mxTypes)-1, len(values)*(len(mxTypes)-1), 0)
 	m.migrateAll(t, admin, v, src, targets, values)
+}
+
+// refuseAll runs the binary on src's values with the MODIFY of every target of dsts at once, and
+// again without the targets its error line names, until none is left: each run must be a clean
+// refusal (exit 1, one error line, the original intact, nothing left behind), and a target is
+// proven refused when that line names its column (a copy's warning about the column's value, a
+// refusal of its type), as it would refuse the pair alone. A run that names none of several
+// targets, or does not refuse, has each target run alone. It returns the error line of each target
+// the tool refuses. One run per refused pair took most of the matrix's time.
+func (m *mxRun) refuseAll(t *testing.T, admin *sql.DB, v mxVariant, src mxType, dsts []mxType, values []string) map[string]string {
+	out := map[string]string{}
+	left := slices.Clone(dsts)
+	for run := 1; len(left) > 0; run++ {
+		line, ok := m.refuses(t, admin, v, src, left, values, nil, fmt.Sprintf("refuse_%d", run))
+		named := mxNamedTargets(line, left)
+		switch {
+		case ok && len(left) == 1:
+			out[left[0].label] = line
+			return out
+		case ok && len(named) > 0:
+			for _, dst := range named {
+				out[dst.label] = line
+			}
+			left = slices.DeleteFunc(left, func(d mxType) bool { _, done := out[d.label]; return done })
+			continue
+		}
+		if len(left) > 1 {
+			for _, dst := range left {
+				if line, ok := m.refuses(t, admin, v, src, []mxType{dst}, values, nil, "refuse_"+dst.label); ok {
+					out[dst.label] = line
+				}
+			}
+		}
+		return out
+	}
+	return out
+}
+
+// matrixColumn finds the matrix columns (c_<label>) an error line names.
+var matrixColumn = regexp.MustCompile(`\bc_([a-z0-9]+)\b`)
+
+// mxNamedTargets are the targets of dsts whose column the error line names.
+func mxNamedTargets(line string, dsts []mxType) []mxType {
+	var out []mxType
+	for _, d := range dsts {
+		for _, m := range matrixColumn.FindAllStringSubmatch(line, -1) {
+			if d.label == m[1] {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // migrateAll migrates src's values into the targets in one run. When the tool fails naming one
 // target's column, that pair is judged alone (a clean refusal of values the server accepts is
 // `T`, anything else a difference) and the others are migrated again; a failure naming no column
-// has each target migrated alone.
+// has the targets bisected.
 func (m *mxRun) migrateAll(t *testing.T, admin *sql.DB, v mxVariant, src mxType, targets []mxTarget, values []string) {
-	cells := m.cells[v.name]
 	judge := func(tg mxTarget) {
 		key := src.label + ">" + tg.dst.label
-		cells[key] = mxDiffers
-		if line, ok := m.refuses(t, admin, v, src, tg.dst, values, tg.vals); ok {
-			cells[key] = mxToolOnly
+		m.set(v, key, mxDiffers)
+		if line, ok := m.refuses(t, admin, v, src, []mxType{tg.dst}, values, tg.vals, "refuse_"+tg.dst.label); ok {
+			m.set(v, key, mxToolOnly)
 			m.toolOnly(v, key, line)
 		} else {
 			t.Errorf("%s -> %s: the migrated column differs from the server's own ALTER", src.label, tg.dst.label)
@@ -215,24 +328,42 @@ func (m *mxRun) migrateAll(t *testing.T, admin *sql.DB, v mxVariant, src mxType,
 		judge(targets[bad])
 		targets = slices.Delete(targets, bad, bad+1)
 	}
+	m.bisect(t, targets, judge, func(half []mxTarget, name string) bool {
+		ok, _ := m.migrates(t, admin, v, src, half, values, name)
+		return ok
+	})
+}
+
+// bisect finds the targets whose migration fails when a failure named none: each half is
+// migrated again, a half that fails is split again, a single target that fails is judged. Fewer
+// runs than each target alone when one or two of many fail.
+func (m *mxRun) bisect(t *testing.T, targets []mxTarget, judge func(mxTarget), migrates func([]mxTarget, string) bool) {
 	if len(targets) == 1 {
 		judge(targets[0])
 		return
 	}
-	for _, tg := range targets {
-		if ok, _ := m.migrates(t, admin, v, src, []mxTarget{tg}, values, "migrate_"+tg.dst.label); !ok {
-			judge(tg)
+	mid := len(targets) / 2
+	for _, half := range [][]mxTarget{targets[:mid], targets[mid:]} {
+		name := "migrate_" + half[0].dst.label
+		if len(half) > 1 {
+			name += "_to_" + half[len(half)-1].dst.label
+		}
+		if !migrates(half, name) {
+			m.bisect(t, half, judge, migrates)
 		}
 	}
 }
 
-// namedColumn finds the matrix column an error names: column 'c_x' or `c_x`.
-var namedColumn = regexp.MustCompile("(?:column '|`)(c_[a-z0-9]+)['`]")
+// namedColumn finds the matrix column an error names: column 'c_x', `c_x`, MySQL's column
+// 'tbl.c_x' and "from column c_x".
+var namedColumn = regexp.MustCompile("(?:column '(?:[^'.]*\\.)?|`|from column )(c_[a-z0-9]+)\\b")
 
 // toolOnly records why the tool refuses a pair (or values of it) the server accepts.
 func (m *mxRun) toolOnly(v mxVariant, key, line string) {
-	if v.name == mxVariants[0].name {
+	if v.name == m.first {
+		m.mu.Lock()
 		m.toolWhy[key] = strings.TrimPrefix(line, "go-ghostlite: ")
+		m.mu.Unlock()
 	}
 }
 
@@ -240,11 +371,11 @@ func (m *mxRun) toolOnly(v mxVariant, key, line string) {
 // server's ALTER. A failure is judged by the caller (which pair caused it), not the subtest's.
 func (m *mxRun) migrates(t *testing.T, admin *sql.DB, v mxVariant, src mxType, targets []mxTarget, values []string, name string) (ok bool, msgs string) {
 	c := mxMigrationCase(src, targets, values)
-	m.serverID++
-	id := m.serverID
+	c.Globals = v.globals
+	id := m.nextServerID()
 	t.Run(name, func(t *testing.T) {
 		ok, msgs = soft(t, func(st testing.TB) {
-			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s", v.name, src.label), serverID: id}
+			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s", v.name, src.label), serverID: id, noSeqViews: true}
 			r.run()
 		})
 	})
@@ -285,13 +416,16 @@ func (m *mxRun) probe(t *testing.T, admin *sql.DB, v mxVariant, src mxType, valu
 		if dst.label == src.label {
 			continue
 		}
-		mustExec(t, conn, "DROP TABLE IF EXISTS p", "CREATE TABLE p LIKE probe", "INSERT INTO p SELECT * FROM probe")
-		alter := "ALTER TABLE p MODIFY c " + dst.def + " NULL, ALGORITHM=COPY"
+		// A copy of probe per target, in one statement (the same column type: the rows are copied
+		// as they are), left for the DROP DATABASE: DDL is slow on MySQL.
+		p := "p_" + dst.label
+		mustExec(t, conn, "CREATE TABLE "+p+" (id INT NOT NULL PRIMARY KEY, c "+src.def+" NULL) SELECT id, c FROM probe")
+		alter := "ALTER TABLE " + p + " MODIFY c " + dst.def + " NULL, ALGORITHM=COPY"
 		_, byDesign := table.ZoneShiftOf(mxColumn(src), mxColumn(dst))
 		if _, err := conn.ExecContext(context.Background(), alter); err != nil {
 			vd := mxVerdict{refusal: strings.Join(strings.Fields(err.Error()), " ")}
 			if byDesign == nil { // the tool refuses every value of such a pair: no subset to migrate
-				vd.accepted = acceptedValues(t, conn, alter, err)
+				vd.accepted = acceptedValues(t, conn, p, alter, err)
 			}
 			out[dst.label] = vd
 			continue
@@ -307,14 +441,14 @@ func (m *mxRun) probe(t *testing.T, admin *sql.DB, v mxVariant, src mxType, valu
 
 var atRow = regexp.MustCompile(` at row (\d+)`)
 
-// acceptedValues finds the values the server accepts in an ALTER of p it refused (err): the row a
-// refusal names ("at row N", in key order) is removed and the ALTER tried again, until the server
-// accepts the rest. A refusal naming no row (a CHECK constraint) gives no subset. It returns the
-// values' indices (id - 1).
-func acceptedValues(t *testing.T, conn *sql.Conn, alter string, err error) []int {
+// acceptedValues finds the values the server accepts in an ALTER of table p it refused (err): the
+// row a refusal names ("at row N", in key order) is removed and the ALTER tried again, until the
+// server accepts the rest. A refusal naming no row (a CHECK constraint) gives no subset. It
+// returns the values' indices (id - 1).
+func acceptedValues(t *testing.T, conn *sql.Conn, p, alter string, err error) []int {
 	ctx := context.Background()
 	ids := func() []int {
-		rows, err := conn.QueryContext(ctx, "SELECT id FROM p ORDER BY id")
+		rows, err := conn.QueryContext(ctx, "SELECT id FROM "+p+" ORDER BY id")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +472,7 @@ func acceptedValues(t *testing.T, conn *sql.Conn, alter string, err error) []int
 		if n < 1 || n > len(left) {
 			return nil
 		}
-		mustExec(t, conn, fmt.Sprintf("DELETE FROM p WHERE id = %d", left[n-1]+1))
+		mustExec(t, conn, fmt.Sprintf("DELETE FROM %s WHERE id = %d", p, left[n-1]+1))
 		_, err = conn.ExecContext(ctx, alter)
 	}
 	return ids()
@@ -370,32 +504,40 @@ func mustExec(t *testing.T, conn *sql.Conn, stmts ...string) {
 	}
 }
 
-// refuses runs the binary on src's values with the single MODIFY to dst: it must refuse (exit 1,
-// one error line, original intact, nothing left behind). ok says it did, line is its error line.
-// A refusal the caller expects from the tool alone is not a failure of the test: it runs in a
-// throwaway testing.T when wanted is false.
-func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src, dst mxType, values []string, only []int) (line string, ok bool) {
+// refuses runs the binary on src's values with the MODIFY of each of dsts (column c_<target>, all
+// holding the values, or only those of only): it must refuse (exit 1, one error line, original
+// intact, nothing left behind). ok says it did, line is its error line. A refusal the caller
+// expects from the tool alone is not a failure of the test: it runs in a throwaway testing.T.
+func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src mxType, dsts []mxType, values []string, only []int, name string) (line string, ok bool) {
+	defs := make([]string, len(dsts))
+	cols := make([]string, len(dsts))
+	mods := make([]string, len(dsts))
+	for i, d := range dsts {
+		cols[i] = "c_" + d.label
+		defs[i] = cols[i] + " " + src.def + " NULL"
+		mods[i] = "MODIFY " + cols[i] + " " + d.def + " NULL"
+	}
 	var rows []string
 	for i, val := range values {
 		if only == nil || slices.Contains(only, i) {
-			rows = append(rows, fmt.Sprintf("(%d, %s)", i+1, val))
+			rows = append(rows, fmt.Sprintf("(%d%s)", i+1, strings.Repeat(", "+val, len(dsts))))
 		}
 	}
 	c := &testCase{
-		Name: src.label + "_" + dst.label,
+		Name: src.label + "_" + name,
 		Create: []string{
-			"CREATE TABLE gl_test (id INT NOT NULL PRIMARY KEY, c " + src.def + " NULL, v INT NOT NULL DEFAULT 0) ENGINE=InnoDB",
-			"INSERT INTO gl_test (id, c) VALUES " + strings.Join(rows, ", "),
+			"CREATE TABLE gl_test (id INT NOT NULL PRIMARY KEY, " + strings.Join(defs, ", ") + ", v INT NOT NULL DEFAULT 0) ENGINE=InnoDB",
+			"INSERT INTO gl_test (id, " + strings.Join(cols, ", ") + ") VALUES " + strings.Join(rows, ", "),
 		},
-		Alter:         "MODIFY c " + dst.def + " NULL",
+		Alter:         strings.Join(mods, ", "),
+		Globals:       v.globals,
 		ExpectFailure: anyRefusal, // any one error line: the pair is refused
 		ExpectExit:    1,
 	}
-	m.serverID++
-	id := m.serverID
-	t.Run("refuse_"+dst.label, func(t *testing.T) {
+	id := m.nextServerID()
+	t.Run(name, func(t *testing.T) {
 		ok, _ = soft(t, func(st testing.TB) {
-			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s_r", v.name, src.label), serverID: id}
+			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s_r", v.name, src.label), serverID: id, noSeqViews: true}
 			defer func() { line = r.refusedWith }()
 			r.run()
 		})
@@ -431,13 +573,19 @@ func mxMigrationCase(src mxType, targets []mxTarget, values []string) *testCase 
 	}
 	reps := 200/len(values) + 1 // about 200 copied rows
 	n := reps * len(values)
+	nums := make([]string, reps)
+	for i := range nums {
+		nums[i] = fmt.Sprintf("(%d)", i+1)
+	}
 	return &testCase{
 		Name: "matrix_" + src.label,
 		Create: []string{
 			"CREATE TABLE gl_test (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, " + strings.Join(defs, ", ") + ", v INT NOT NULL DEFAULT 0) ENGINE=InnoDB",
 			"CREATE TABLE gl_edge (k INT NOT NULL PRIMARY KEY, " + strings.Join(defs, ", ") + ") ENGINE=InnoDB",
 			"INSERT INTO gl_edge (k, " + list + ") VALUES " + strings.Join(rows, ", "),
-			fmt.Sprintf("INSERT INTO gl_test (%s) SELECT %s FROM gl_edge CROSS JOIN seq_1_to_%d ORDER BY seq, k", list, list, reps),
+			"CREATE TABLE gl_rep (r INT NOT NULL PRIMARY KEY) ENGINE=InnoDB", // no seq_ table: no views on MySQL
+			"INSERT INTO gl_rep VALUES " + strings.Join(nums, ", "),
+			fmt.Sprintf("INSERT INTO gl_test (%s) SELECT %s FROM gl_edge CROSS JOIN gl_rep ORDER BY r, k", list, list),
 		},
 		Load: []string{
 			// Every edge value again, through the applier.

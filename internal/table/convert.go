@@ -27,6 +27,11 @@ import (
 //   - DECIMAL into an ENUM or SET: the ALTER rounds the number half up to a member's index (a
 //     set's bitmask): 0.5 is the first member; INSERT ... SELECT refuses 0.5 (Data truncated).
 //     CAST(ROUND(v) AS SIGNED) gives the ALTER's index in both paths.
+//   - A number (integers, DECIMAL, FLOAT, DOUBLE, YEAR) into MySQL's JSON (data type "json": MariaDB's
+//     JSON is a LONGTEXT): MySQL 9.7's ALTER parses the number's text as JSON (DECIMAL 2.500 is the
+//     JSON 2.5, YEAR 0 is '0000', refused); INSERT ... SELECT and a bound number are refused (not a
+//     JSON text, may need CAST). CAST(CAST(v AS CHAR CHARACTER SET utf8mb4) AS JSON) gives the
+//     ALTER's value in both paths (measured on every type of the conversion matrix).
 //   - ENUM or SET into a numeric column (integers, DECIMAL, FLOAT, DOUBLE, BIT, YEAR): the ALTER
 //     stores the member's index (a SET's bitmask), as INSERT ... SELECT does; the applier binds that
 //     number, not the member's text (BindsByNumber).
@@ -47,6 +52,10 @@ var numericTypes = map[string]bool{"tinyint": true, "smallint": true, "mediumint
 // path already does what the ALTER does.
 func ConvertExpr(o, g *Column, v string) string {
 	switch {
+	case g.DataType == "json" && o.DataType == "year":
+		return "CAST(CAST(LPAD(" + v + ", 4, '0') AS CHAR CHARACTER SET utf8mb4) AS JSON)"
+	case g.DataType == "json" && numericTypes[o.DataType] && o.DataType != "bit":
+		return "CAST(CAST(" + v + " AS CHAR CHARACTER SET utf8mb4) AS JSON)"
 	case (o.DataType == "float" || o.DataType == "double") && stringTypes[g.DataType]:
 		return "CAST(" + v + " AS CHAR)"
 	case o.DataType == "year" && stringTypes[g.DataType]:

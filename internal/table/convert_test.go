@@ -66,3 +66,30 @@ func TestBindDecimalTyped(t *testing.T) {
 		t.Errorf("BindAsOriginal(decimal -> year) = %q", got)
 	}
 }
+
+// On MySQL a number becoming JSON is its text parsed as JSON, as MySQL's ALTER converts it (a
+// DECIMAL 2.500 is the JSON 2.5); a YEAR's text has four digits. In the copy and in the applier,
+// whose FLOAT/DOUBLE is typed in a derived table's column first.
+func TestConvertExprNumberToJSON(t *testing.T) {
+	js := &Column{DataType: "json"}
+	cases := []struct {
+		o    *Column
+		v    string
+		want string
+	}{
+		{&Column{DataType: "decimal"}, "`c`", "CAST(CAST(`c` AS CHAR CHARACTER SET utf8mb4) AS JSON)"},
+		{&Column{DataType: "int"}, "?", "CAST(CAST(? AS CHAR CHARACTER SET utf8mb4) AS JSON)"},
+		{&Column{DataType: "year"}, "`y`", "CAST(CAST(LPAD(`y`, 4, '0') AS CHAR CHARACTER SET utf8mb4) AS JSON)"},
+		{&Column{DataType: "bit"}, "`b`", "`b`"},
+		{&Column{DataType: "varchar"}, "`s`", "`s`"},
+	}
+	for _, c := range cases {
+		if got := ConvertExpr(c.o, js, c.v); got != c.want {
+			t.Errorf("%s -> json: got %s, want %s", c.o.DataType, got, c.want)
+		}
+	}
+	want := "(SELECT CAST(CAST(gl_f.x AS CHAR CHARACTER SET utf8mb4) AS JSON) FROM (SELECT CAST(? AS DOUBLE) AS x) AS gl_f)"
+	if got := FloatTextValueExpr(&Column{DataType: "double"}, js); got != want {
+		t.Errorf("applier's DOUBLE -> json: got %s, want %s", got, want)
+	}
+}

@@ -7,9 +7,10 @@ package table
 // 0.10000000149011612 when assigned (through DOUBLE). So the copy and the applier cast.
 
 // floatToText is true when original column o is FLOAT or DOUBLE and ghost column g has a
-// character or byte string type (ConvertExpr casts the copy's read of such a column AS CHAR).
+// character or byte string type, or is MySQL's JSON (ConvertExpr casts the copy's read of such a
+// column AS CHAR, and that text AS JSON).
 func floatToText(o, g *Column) bool {
-	return (o.DataType == "float" || o.DataType == "double") && stringTypes[g.DataType]
+	return (o.DataType == "float" || o.DataType == "double") && (stringTypes[g.DataType] || g.DataType == "json")
 }
 
 // FloatTextValueExpr is how the applier binds a binlog value of original column o (a float64)
@@ -26,5 +27,5 @@ func FloatTextValueExpr(o, g *Column) string {
 	if o.DataType == "float" {
 		typ = "FLOAT"
 	}
-	return "(SELECT CAST(gl_f.x AS CHAR) FROM (SELECT CAST(? AS " + typ + ") AS x) AS gl_f)"
+	return "(SELECT " + ConvertExpr(o, g, "gl_f.x") + " FROM (SELECT CAST(? AS " + typ + ") AS x) AS gl_f)"
 }

@@ -155,6 +155,23 @@ func BindAsOriginal(o, g *Column) string {
 	return "?"
 }
 
+// TemporalAsNumber is typed, the applier's DATE, DATETIME or TIME value of original column o
+// (BindAsOriginal), as it enters a BIT ghost column g on MySQL, and a TIME as it enters a YEAR: as
+// its number (YYYYMMDDHHMMSS, HHMMSS, the fraction rounded), which is what MySQL's ALTER and
+// INSERT ... SELECT of the column store ('00:20:05' is the YEAR 2005 and the BIT 0x7D5, a zero
+// DATETIME the BIT 0). A temporal expression that is not a column enters a BIT as its text
+// (refused: Data too long), and a TIME one a YEAR as the current year on MySQL 9.7 ('00:00:00'
+// became 2026); "+ 0" makes it the number. Measured. Not for MariaDB, whose ALTER refuses a TIME
+// into a YEAR and cuts the fraction into a BIT: its applier keeps the typed value. A DATE or
+// DATETIME enters a YEAR as its year, typed: unchanged. Other pairs return typed as it is.
+func TemporalAsNumber(o, g *Column, typed string) string {
+	toBit := g.DataType == "bit" && (o.DataType == "date" || o.DataType == "datetime" || o.DataType == "time")
+	if (toBit || o.DataType == "time" && g.DataType == "year") && typed != "?" {
+		return "(" + typed + " + 0)"
+	}
+	return typed
+}
+
 // safeColumnType is true for a type like "datetime(6)" or "decimal(12,3)": letters, digits,
 // parentheses and commas only.
 func safeColumnType(t string) bool {

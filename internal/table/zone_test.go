@@ -50,3 +50,26 @@ func TestBindAsOriginal(t *testing.T) {
 		}
 	}
 }
+
+// On MySQL a TIME value enters a YEAR or BIT column as its number (HHMMSS), a DATE or DATETIME a
+// BIT column, as that server's ALTER stores them; the typed value alone would be the current year,
+// or the text.
+func TestTemporalAsNumber(t *testing.T) {
+	cases := []struct {
+		o, oType, g, want string
+	}{
+		{"time", "time", "year", "(CAST(? AS time) + 0)"},
+		{"time", "time(6)", "bit", "(CAST(? AS time(6)) + 0)"},
+		{"time", "time", "varchar", "CAST(? AS time)"},
+		{"datetime", "datetime", "year", "CAST(? AS datetime)"},
+		{"datetime", "datetime(6)", "bit", "(CAST(? AS datetime(6)) + 0)"},
+		{"date", "date", "bit", "(CAST(? AS date) + 0)"},
+		{"time", "time) x", "year", "?"},
+	}
+	for _, c := range cases {
+		o, g := &Column{DataType: c.o, ColumnType: c.oType}, &Column{DataType: c.g}
+		if got := TemporalAsNumber(o, g, BindAsOriginal(o, g)); got != c.want {
+			t.Errorf("%s -> %s: got %s, want %s", c.oType, c.g, got, c.want)
+		}
+	}
+}
