@@ -30,7 +30,7 @@ type run struct {
 	copier    atomic.Pointer[copier.Copier] // set when the copy starts; read by Status
 	sent      *sentinel
 
-	rowsEstimate          atomic.Int64 // the plan's estimate, then the concurrent exact count (rowcount.go)
+	rowsEstimate          atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
 	copyStart, copyEnd    atomic.Int64 // UnixNano; 0 until the copy starts, ends
 	rate                  copyRate     // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
@@ -126,7 +126,7 @@ func (r *run) copyRows(ctx context.Context) error {
 	r.copier.Store(c)
 	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
 	if r.m.cfg.countsConcurrently() {
-		r.stopCount = r.countRowsConcurrently(ctx)
+		r.stopCount = preflight.CountRowsBeside(ctx, r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, r.rowsEstimate.Store)
 	}
 	err = c.Run(ctx)
 	end := time.Now()
