@@ -22,7 +22,7 @@
 //     never as an error, so a user's table with that name does not block a recovery.
 //
 // The package writes and reads rows only; dropping the table is the run's (it drops only the
-// table it created, migrator/owned.go) or the crash recovery's (cutover.RecoverCrashed).
+// table it created, tablelock.Owned) or the crash recovery's (cutover.RecoverCrashed).
 package changelog
 
 import (

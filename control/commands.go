@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // helpText is the reply to help: gh-ost's list, with ours added.
@@ -178,7 +178,7 @@ func (s *Server) postpone(arg string, on bool) (string, error) {
 	if err := s.checkTable("unpostpone", arg); err != nil {
 		return "", err
 	}
-	if st := c.Status(); !st.Postponed && st.Phase != migrator.PhasePostponed {
+	if st := c.Status(); !st.Postponed && st.Phase != status.PhasePostponed {
 		return notPostponing, nil
 	}
 	if err := c.Postpone(false); err != nil {
@@ -264,7 +264,7 @@ func (s *Server) knobsLine() string {
 }
 
 // hostReply is gh-ost's "Host: h:p, Version: v" for the applier (primary) or inspector.
-func hostReply(st migrator.Status, applier bool) string {
+func hostReply(st status.Status, applier bool) string {
 	host := st.InspectedHost
 	if applier {
 		host = st.PrimaryHost

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 const controlDB = "gl_control"
@@ -55,9 +56,9 @@ func ask(t *testing.T, sock, line string) string {
 	return send(t, "unix", sock, line+"\n")
 }
 
-func waitStatus(t *testing.T, m *migrator.Migrator, done <-chan error, what string, cond func(migrator.Status) bool) migrator.Status {
+func waitStatus(t *testing.T, m *migrator.Migrator, done <-chan error, what string, cond func(status.Status) bool) status.Status {
 	t.Helper()
-	var st migrator.Status
+	var st status.Status
 	testenv.WaitFor(t, 90*time.Second, 2*time.Millisecond, what, func() (bool, error) {
 		select {
 		case err := <-done:
@@ -74,8 +75,8 @@ func waitStatus(t *testing.T, m *migrator.Migrator, done <-chan error, what stri
 // flight when the command came are done), and returns the count.
 func stalled(t *testing.T, m *migrator.Migrator, done <-chan error) int64 {
 	t.Helper()
-	st := waitStatus(t, m, done, "the copy throttled by the operator", func(st migrator.Status) bool {
-		return st.Phase == migrator.PhaseCopy && st.Throttled && st.ThrottleReason == "commanded by user"
+	st := waitStatus(t, m, done, "the copy throttled by the operator", func(st status.Status) bool {
+		return st.Phase == status.PhaseCopy && st.Throttled && st.ThrottleReason == "commanded by user"
 	})
 	// The status says throttled as soon as the command is taken; the chunks in flight then end.
 	before := st.RowsCopied
@@ -124,7 +125,7 @@ func TestCommandsSteerAMigration(t *testing.T) {
 	if got := ask(t, sock, "no-throttle"); strings.Contains(got, "throttled, commanded by user") || !strings.Contains(got, "State: migrating") {
 		t.Errorf("no-throttle replied a status still throttled by the user: %q", got)
 	}
-	waitStatus(t, m, done, "5000 rows copied", func(st migrator.Status) bool { return st.RowsCopied > 5000 })
+	waitStatus(t, m, done, "5000 rows copied", func(st status.Status) bool { return st.RowsCopied > 5000 })
 	if got := ask(t, sock, "throttle"); !strings.Contains(got, "State: throttled, commanded by user") {
 		t.Errorf("throttle replied a status not throttled: %q", got)
 	}
@@ -133,13 +134,13 @@ func TestCommandsSteerAMigration(t *testing.T) {
 		t.Errorf("%d rows copied: not 1 to 4 chunks of 1000 then chunks of %d", copied, size)
 	}
 	st := m.Status()
-	if st.ChunkSize != size || st.DMLBatchSize != 5 || st.Phase != migrator.PhaseCopy {
+	if st.ChunkSize != size || st.DMLBatchSize != 5 || st.Phase != status.PhaseCopy {
 		t.Errorf("status after the settings: %+v", st)
 	}
 	checkStatusReply(t, ask(t, sock, "status"), copied)
 
 	ask(t, sock, "no-throttle")
-	waitStatus(t, m, done, "the cut-over postponed", func(st migrator.Status) bool { return st.Phase == migrator.PhasePostponed })
+	waitStatus(t, m, done, "the cut-over postponed", func(st status.Status) bool { return st.Phase == status.PhasePostponed })
 	if got := ask(t, sock, "sup"); !strings.Contains(got, fmt.Sprintf("Copy: %d/%d 100.0%%;", rows, rows)) || !strings.Contains(got, "State: postponing cut-over; ETA: due") {
 		t.Errorf("sup while postponed: %q", got)
 	}
@@ -157,7 +158,7 @@ func TestCommandsSteerAMigration(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond)
-	if st := m.Status(); st.Phase != migrator.PhasePostponed {
+	if st := m.Status(); st.Phase != status.PhasePostponed {
 		t.Fatalf("a refused cut-over let the run go on: phase %s", st.Phase)
 	}
 
@@ -233,7 +234,7 @@ func TestPanicCommand(t *testing.T) {
 	tcp := fmt.Sprintf("127.0.0.1:%d", port)
 	ask(t, sock, "postpone")
 	done := start()
-	waitStatus(t, m, done, "the cut-over postponed", func(st migrator.Status) bool { return st.Phase == migrator.PhasePostponed })
+	waitStatus(t, m, done, "the cut-over postponed", func(st status.Status) bool { return st.Phase == status.PhasePostponed })
 	if got := send(t, "tcp", tcp, "sup\n"); !strings.Contains(got, "State: postponing cut-over") {
 		t.Errorf("sup on TCP: %q", got)
 	}
@@ -241,7 +242,7 @@ func TestPanicCommand(t *testing.T) {
 		t.Errorf("panic without the name: %q", got)
 	}
 	time.Sleep(200 * time.Millisecond)
-	if st := m.Status(); st.Phase != migrator.PhasePostponed {
+	if st := m.Status(); st.Phase != status.PhasePostponed {
 		t.Fatalf("a refused panic stopped the run: phase %s", st.Phase)
 	}
 	if got := ask(t, sock, "panic=p"); !strings.HasPrefix(got, "User commanded 'panic'.") {

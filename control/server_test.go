@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // fakeControls records what the commands ask; it has the two settings the migrator has today.
 type fakeControls struct {
 	mu        sync.Mutex
-	status    migrator.Status
+	status    status.Status
 	knobs     map[string]string
 	throttled bool
 	postponed bool
@@ -27,12 +28,12 @@ type fakeControls struct {
 
 func newFake() *fakeControls {
 	return &fakeControls{knobs: map[string]string{"chunk-size": "1000", "dml-batch-size": "10"},
-		status: migrator.Status{Phase: migrator.PhaseCopy, Database: "db", Table: "t", GhostTable: "_t_gho",
+		status: status.Status{Phase: status.PhaseCopy, Database: "db", Table: "t", GhostTable: "_t_gho",
 			PrimaryHost: "127.0.0.1:3306", InspectedHost: "127.0.0.1:3306", ServerVersion: "10.11.6-MariaDB",
 			RowsCopied: 500, RowsEstimate: 1000, AppliedPos: "log.000001:1234", HeartbeatLag: -1}}
 }
 
-func (f *fakeControls) Status() migrator.Status {
+func (f *fakeControls) Status() status.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.status

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // TestThrottleQueryOnlyReads: throttle-query= used to run any SQL with the tool's privileges
@@ -46,7 +46,7 @@ func TestThrottleQueryOnlyReads(t *testing.T) {
 		t.Fatalf("throttle-query=SELECT wipe(): %q", got)
 	}
 	done := start()
-	st := waitStatus(t, m, done, "the copy throttled by the failing query", func(st migrator.Status) bool {
+	st := waitStatus(t, m, done, "the copy throttled by the failing query", func(st status.Status) bool {
 		return st.Throttled && strings.HasPrefix(st.ThrottleReason, "throttle-query failed")
 	})
 	if !strings.Contains(st.ThrottleReason, "READ ONLY") {

@@ -15,6 +15,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // action is what the command line asks for besides (or instead of) a migration.
@@ -174,7 +175,7 @@ func newLogger(w io.Writer, format string, level zerolog.Level) (zerolog.Logger,
 		out = w
 	case "console":
 		// The status line is the message: its named fields are for JSON only.
-		out = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.RFC3339, FieldsExclude: []string{migrator.StatusLogField}}
+		out = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.RFC3339, FieldsExclude: []string{status.LogField}}
 	default:
 		return zerolog.Nop(), fmt.Errorf("--log-format=%s: use console or json", format)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/control"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // The interactive commands' flags reach the server's configuration; the socket defaults to
@@ -46,14 +46,14 @@ func TestControlFlags(t *testing.T) {
 
 // The status's named fields are for JSON: the console shows the status line alone.
 func TestStatusFieldsOnlyInJSON(t *testing.T) {
-	st := migrator.Status{Phase: migrator.PhaseCopy, RowsCopied: 50, RowsEstimate: 100, Elapsed: 3 * time.Second}
+	st := status.Status{Phase: status.PhaseCopy, RowsCopied: 50, RowsEstimate: 100, Elapsed: 3 * time.Second}
 	for _, format := range []string{"console", "json"} {
 		var out bytes.Buffer
 		log, err := newLogger(&out, format, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		log.Info().Dict(migrator.StatusLogField, st.Fields()).Msg(st.Line())
+		log.Info().Dict(status.LogField, st.Fields()).Msg(st.Line())
 		hasFields := strings.Contains(out.String(), `"rows_copied":50`)
 		if hasFields != (format == "json") || !strings.Contains(out.String(), "Copy: 50/100 50.0%") {
 			t.Errorf("%s: %s", format, out.String())
@@ -82,12 +82,12 @@ func TestProgressLine(t *testing.T) {
 		t.Error("a progress line on a buffer (not a terminal)")
 	}
 
-	st := migrator.Status{Phase: migrator.PhaseCopy, RowsCopied: 9040, RowsEstimate: 20000, CopyRate: 1000,
+	st := status.Status{Phase: status.PhaseCopy, RowsCopied: 9040, RowsEstimate: 20000, CopyRate: 1000,
 		EventsApplied: 34, CopyElapsed: 9 * time.Second}
 	if got, want := progressText(st), "copy [#########...........] 45.2% 9040/20000 rows; ETA 11s; migrating; applied 34, backlog 0"; got != want {
 		t.Errorf("progressText:\n got %q\nwant %q", got, want)
 	}
-	if got := progressText(migrator.Status{Phase: migrator.PhasePrepare}); got != "" {
+	if got := progressText(status.Status{Phase: status.PhasePrepare}); got != "" {
 		t.Errorf("progressText in preparation: %q", got)
 	}
 }

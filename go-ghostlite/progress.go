@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // progressLine keeps one line at the bottom of a terminal that shows the migration's progress at
@@ -62,7 +62,7 @@ func (p *progressLine) set(line string) {
 }
 
 // follow redraws the line from status every interval until stop is closed, then erases it.
-func (p *progressLine) follow(status func() migrator.Status, interval time.Duration, stop <-chan struct{}) {
+func (p *progressLine) follow(status func() status.Status, interval time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -79,9 +79,9 @@ func (p *progressLine) follow(status func() migrator.Status, interval time.Durat
 // progressText is the line for st, e.g.
 // "copy [#########...........] 45.2% 9040/20000 rows; ETA 12s; migrating; applied 34, backlog 0",
 // or "" before the copy starts.
-func progressText(st migrator.Status) string {
+func progressText(st status.Status) string {
 	switch st.Phase {
-	case migrator.PhaseCopy, migrator.PhasePostponed, migrator.PhaseChecksum, migrator.PhaseCutOver:
+	case status.PhaseCopy, status.PhasePostponed, status.PhaseChecksum, status.PhaseCutOver:
 	default:
 		return ""
 	}

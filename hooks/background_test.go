@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // A hook that exits 0 but leaves a background process holding its output open succeeded: it used
@@ -13,7 +14,7 @@ import (
 func TestHookLeavingABackgroundChildSucceeds(t *testing.T) {
 	r := newRecorder(t)
 	r.install(OnBeforeCutOver, "sleep 3 &\necho started")
-	h, _ := newTestHooks(t, r, nil, migrator.Status{})
+	h, _ := newTestHooks(t, r, nil, status.Status{})
 	began := time.Now()
 	if err := h.Step(context.Background(), migrator.StepBeforeCutOver); err != nil {
 		t.Fatalf("the hook exited 0, yet the step failed: %v", err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // allHooks is every hook gh-ost runs, by file-name prefix.
@@ -112,10 +112,10 @@ func (r *recorder) waitRan(name string, done <-chan error) {
 // fakeControls is a migrator.Controls with a fixed Status, for tests without a server.
 type fakeControls struct {
 	mu sync.Mutex
-	st migrator.Status
+	st status.Status
 }
 
-func (f *fakeControls) Status() migrator.Status {
+func (f *fakeControls) Status() status.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.st

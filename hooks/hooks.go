@@ -3,7 +3,7 @@
 // ...) runs, in name order, with the GH_OST_* environment that describes the run. It is a step
 // gate of the run (Step, for migrator.GateStep), an observer of it (migrator.EventObserver) for
 // the hooks that do not steer it, and the interactive commands' gate (InteractiveCommand): it
-// reads migrator.Status and never reaches into the run.
+// reads status.Status and never reaches into the run.
 //
 // Invariants:
 //   - a hook runs at most Config.Timeout; then it and the processes it started are killed;

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // steps are the hooks that run at the migrator's steps (Step): gh-ost's hooks whose failure
@@ -39,13 +40,13 @@ func (h *Hooks) Step(ctx context.Context, at migrator.Step) error {
 // Implements migrator.Observer.
 func (h *Hooks) PhaseChanged(c migrator.PhaseChange) {
 	switch c.Phase {
-	case migrator.PhasePrepare:
+	case status.PhasePrepare:
 		h.mu.Lock()
 		h.nextStatus = c.At.Add(h.cfg.StatusInterval)
 		h.mu.Unlock()
-	case migrator.PhasePostponed:
+	case status.PhasePostponed:
 		h.runLogged(OnBeginPostponed)
-	case migrator.PhaseFailed:
+	case status.PhaseFailed:
 		h.runLogged(OnFailure)
 	}
 }

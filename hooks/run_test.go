@@ -13,9 +13,10 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
-func newTestHooks(t *testing.T, r *recorder, logs *testenv.LogBuffer, st migrator.Status) (*Hooks, *fakeControls) {
+func newTestHooks(t *testing.T, r *recorder, logs *testenv.LogBuffer, st status.Status) (*Hooks, *fakeControls) {
 	t.Helper()
 	c := &fakeControls{st: st}
 	return New(Config{Path: r.dir, Timeout: 5 * time.Second, StatusInterval: time.Hour, Alter: "ADD COLUMN c INT",
@@ -26,7 +27,7 @@ func newTestHooks(t *testing.T, r *recorder, logs *testenv.LogBuffer, st migrato
 func TestHookTimeoutKillsIt(t *testing.T) {
 	r := newRecorder(t)
 	r.install(OnBeforeCutOver, "sleep 30")
-	h, _ := newTestHooks(t, r, nil, migrator.Status{})
+	h, _ := newTestHooks(t, r, nil, status.Status{})
 	h.cfg.Timeout = 300 * time.Millisecond
 	began := time.Now()
 	err := h.Step(context.Background(), migrator.StepBeforeCutOver)
@@ -46,7 +47,7 @@ func TestHooksRunInOrderAndLogOutput(t *testing.T) {
 	r.install(OnBeforeCutOver+"-a", "echo hello-from-a; exit 3")
 	r.install("not-a-hook", "")
 	logs := &testenv.LogBuffer{}
-	h, _ := newTestHooks(t, r, logs, migrator.Status{})
+	h, _ := newTestHooks(t, r, logs, status.Status{})
 	err := h.Step(context.Background(), migrator.StepBeforeCutOver)
 	if want := "hook " + filepath.Join(r.dir, OnBeforeCutOver+"-a") + " exited with status 3"; err == nil || err.Error() != want {
 		t.Fatalf("got %v, want the failure of -a", err)
@@ -65,7 +66,7 @@ func TestHooksRunInOrderAndLogOutput(t *testing.T) {
 func TestEnvironment(t *testing.T) {
 	r := newRecorder(t)
 	r.install(OnInteractiveCommand, "")
-	h, c := newTestHooks(t, r, nil, migrator.Status{Database: "shop", Table: "orders", Elapsed: 1500 * time.Millisecond,
+	h, c := newTestHooks(t, r, nil, status.Status{Database: "shop", Table: "orders", Elapsed: 1500 * time.Millisecond,
 		RowsCopied: 0, RowsEstimate: 10, InspectedHost: "10.0.0.1:3307", PrimaryHost: "db1:3306", HeartbeatLag: -1})
 	if err := h.InteractiveCommand("chunk-size=500"); err != nil {
 		t.Fatal(err)
@@ -142,10 +143,10 @@ func mapsEqual(a, b map[string]string) bool {
 func TestStatusInterval(t *testing.T) {
 	r := newRecorder(t)
 	r.install(OnStatus, "")
-	h, _ := newTestHooks(t, r, nil, migrator.Status{})
+	h, _ := newTestHooks(t, r, nil, status.Status{})
 	h.cfg.StatusInterval = time.Minute
 	t0 := time.Now()
-	h.PhaseChanged(migrator.PhaseChange{Phase: migrator.PhasePrepare, At: t0})
+	h.PhaseChanged(migrator.PhaseChange{Phase: status.PhasePrepare, At: t0})
 	for _, at := range []time.Duration{10 * time.Second, 59 * time.Second, 61 * time.Second, 90 * time.Second} {
 		h.Event(migrator.Event{Kind: migrator.EventStatus, At: t0.Add(at), Detail: "line at " + at.String()})
 		h.Wait()
@@ -174,9 +175,9 @@ func TestStepsRunTheirHooks(t *testing.T) {
 	for _, name := range allHooks {
 		r.install(name, "exit 4")
 	}
-	h, _ := newTestHooks(t, r, nil, migrator.Status{})
+	h, _ := newTestHooks(t, r, nil, status.Status{})
 	// What the migrator announces around the steps: none of it runs a step's hook.
-	for _, p := range []migrator.Phase{migrator.PhasePrepare, migrator.PhaseCopy, migrator.PhaseCutOver, migrator.PhaseDone} {
+	for _, p := range []status.Phase{status.PhasePrepare, status.PhaseCopy, status.PhaseCutOver, status.PhaseDone} {
 		h.PhaseChanged(migrator.PhaseChange{Phase: p})
 	}
 	for _, k := range []migrator.EventKind{migrator.EventValidated, migrator.EventBeforeRowCopy, migrator.EventRowCopyComplete, migrator.EventCutOverAttempt} {
@@ -209,7 +210,7 @@ func TestHookThatCannotRun(t *testing.T) {
 	if err := os.Chmod(filepath.Join(r.dir, OnValidated), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, _ := newTestHooks(t, r, nil, migrator.Status{})
+	h, _ := newTestHooks(t, r, nil, status.Status{})
 	err := h.Step(context.Background(), migrator.StepValidated)
 	if err == nil || !strings.HasPrefix(err.Error(), "hook "+filepath.Join(r.dir, OnValidated)+" could not run: ") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("got %v, want one line saying the hook could not run", err)

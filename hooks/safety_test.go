@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // A hooks directory or hook that group or others can write, or a link to a hook elsewhere, is
@@ -94,7 +95,7 @@ func TestDirCheckedBeforeEachHook(t *testing.T) {
 			if err := CheckPath(r.dir); err != nil {
 				t.Fatalf("private hooks refused at start: %v", err)
 			}
-			h, _ := newTestHooks(t, r, nil, migrator.Status{})
+			h, _ := newTestHooks(t, r, nil, status.Status{})
 			ctx := context.Background()
 			if err := h.Step(ctx, migrator.StepBeforeCutOver); err != nil || len(r.order()) != 1 {
 				t.Fatalf("before the change: %v, ran %q", err, r.order())

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -71,8 +72,8 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	// Postponed while the run waits in that phase: the flag file may exist from the start, but
 	// the copy is not the postponed wait.
-	gauge(c.postponed, boolValue(st.Postponed && st.Phase == migrator.PhasePostponed))
-	for p := migrator.PhasePrepare; p <= migrator.PhaseFailed; p++ {
+	gauge(c.postponed, boolValue(st.Postponed && st.Phase == status.PhasePostponed))
+	for p := status.PhasePrepare; p <= status.PhaseFailed; p++ {
 		gauge(c.phase, boolValue(p == st.Phase), p.String())
 	}
 	gauge(c.elapsed, st.Elapsed.Seconds())

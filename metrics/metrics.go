@@ -1,7 +1,7 @@
 // Package metrics serves a migration's metrics in Prometheus' text format (--metrics-addr): rows
 // copied and estimated, events applied, backlog, heartbeat lag, throttle state and reason, phase,
 // postponement, and the cut-over attempts with their durations. It is an observer of the run
-// (migrator.EventObserver) and reads migrator.Status at scrape time; it never steers the run.
+// (migrator.EventObserver) and reads status.Status at scrape time; it never steers the run.
 //
 // Invariants:
 //   - the values of the run are read when scraped (a custom collector over Controls.Status), so a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -190,8 +191,8 @@ func TestListenOnBusyAddress(t *testing.T) {
 // fakeStatus is a migrator.Controls with a fixed Status.
 type fakeStatus struct{}
 
-func (fakeStatus) Status() migrator.Status {
-	return migrator.Status{Database: "d", Table: "t", HeartbeatLag: -1}
+func (fakeStatus) Status() status.Status {
+	return status.Status{Database: "d", Table: "t", HeartbeatLag: -1}
 }
 func (fakeStatus) Knobs() []string            { return nil }
 func (fakeStatus) Get(string) (string, error) { return "", nil }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // StatsD pushes gh-ost's gauges to a StatsD server (--statsd-addr, --statsd-tags,
@@ -21,7 +21,7 @@ import (
 // every runtime interval (0: never) the Go runtime's. It reads Status only; it never steers the run.
 type StatsD struct {
 	conn   net.Conn
-	status func() migrator.Status
+	status func() status.Status
 	suffix string // "|#tags" or ""
 	log    zerolog.Logger
 	stop   chan struct{}
@@ -33,7 +33,7 @@ const StatsDNamespace = "gh_ost."
 
 // NewStatsD connects to addr (host:port, or a unix socket path) and starts pushing every
 // interval, and the Go runtime's gauges every runtimeInterval (0: not at all).
-func NewStatsD(addr string, tags []string, status func() migrator.Status, interval, runtimeInterval time.Duration, log zerolog.Logger) (*StatsD, error) {
+func NewStatsD(addr string, tags []string, status func() status.Status, interval, runtimeInterval time.Duration, log zerolog.Logger) (*StatsD, error) {
 	network := "udp"
 	if strings.HasPrefix(addr, "/") {
 		network = "unixgram"
@@ -75,7 +75,7 @@ func (s *StatsD) loop(interval, runtimeInterval time.Duration) {
 }
 
 // statusLines are the run's gauges under gh-ost's names.
-func (s *StatsD) statusLines(st migrator.Status) []string {
+func (s *StatsD) statusLines(st status.Status) []string {
 	lag := st.HeartbeatLag.Seconds()
 	if st.HeartbeatLag < 0 {
 		lag = 0

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // The StatsD writer sends gh-ost's gauges, with the tags, over UDP; and the runtime's gauges.
@@ -18,8 +18,8 @@ func TestStatsDPushesGhostGauges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = pc.Close() }()
-	st := migrator.Status{RowsCopied: 42, RowsEstimate: 100, EventsApplied: 7, Backlog: 3, HeartbeatLag: 1500 * time.Millisecond, Throttled: true}
-	s, err := NewStatsD(pc.LocalAddr().String(), []string{"env:test", "team:db"}, func() migrator.Status { return st },
+	st := status.Status{RowsCopied: 42, RowsEstimate: 100, EventsApplied: 7, Backlog: 3, HeartbeatLag: 1500 * time.Millisecond, Throttled: true}
+	s, err := NewStatsD(pc.LocalAddr().String(), []string{"env:test", "team:db"}, func() status.Status { return st },
 		10*time.Millisecond, 10*time.Millisecond, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)

@@ -224,3 +224,10 @@ func DefaultConfig() Config {
 		Logger:                        zerolog.Nop(),
 	}
 }
+
+// countsConcurrently reports whether the exact row count (--exact-rowcount) runs beside the copy
+// (--concurrent-rowcount, preflight.CountRowsBeside) instead of in preparation. A dry run has no
+// copy to run beside: it counts in preparation.
+func (c *Config) countsConcurrently() bool {
+	return c.ExactRowcount && c.ConcurrentRowcount && c.Execute
+}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-ghostlite/go-ghostlite/copier"
+	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -19,7 +20,7 @@ import (
 // returns at once; a change takes effect at the next chunk, batch or check.
 type Controls interface {
 	// Status is a snapshot of the run (status.go).
-	Status() Status
+	Status() status.Status
 	// Knobs lists the names of the settings Get and Set accept, sorted (gh-ost's names:
 	// chunk-size, dml-batch-size, ...).
 	Knobs() []string

@@ -107,7 +107,7 @@ func (m *Migrator) cleanupAfterFailure(s *session) {
 		helpers = []string{p.ChangelogTable}
 	}
 	for _, name := range helpers {
-		if _, ours := s.owned[name]; !ours {
+		if !s.owned.Has(name) {
 			continue // not created (nor adopted) by this run: not ours to drop
 		}
 		if err := s.dropOwned(ctx, name); err != nil {

@@ -7,10 +7,11 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 // Before the swap the run proves that the table under the ghost's name is the one it prepared:
-// the same table (its identity, owned.go: a table dropped and created again under the name has
+// the same table (its identity, tablelock.Identity: a table dropped and created again under the name has
 // another) with the same definition and triggers as when preparation ended (SHOW CREATE TABLE
 // without the AUTO_INCREMENT counter, which the cut-over itself sets). The binlog watch stops the
 // run on such a change as soon as it is read (binlogapply/stmtwatch.go); this proof, under the
@@ -34,8 +35,8 @@ func (s *session) proveGhost(ctx context.Context) error {
 		return fmt.Errorf("%w: the ghost table %s.%s %s since preparation: it is not the table this run built; drop it and run the migration again",
 			cutover.ErrUnsafe, schema, ghost, what)
 	}
-	if want, ok := s.owned[ghost]; ok {
-		got, err := tableIdentity(ctx, s.primary, schema, ghost)
+	if want, ok := s.owned.Recorded(ghost); ok {
+		got, err := tablelock.Identity(ctx, s.primary, schema, ghost)
 		switch {
 		case err != nil:
 			return fmt.Errorf("before the swap: %w", err)

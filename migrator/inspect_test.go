@@ -5,20 +5,6 @@ import (
 	"testing"
 )
 
-func TestMutexName(t *testing.T) {
-	if got := mutexName("gl", "t"); got != "go-ghostlite.gl.t" {
-		t.Fatalf("short name: %q", got)
-	}
-	long1 := mutexName(strings.Repeat("s", 64), strings.Repeat("t", 64))
-	long2 := mutexName(strings.Repeat("s", 64), strings.Repeat("t", 63)+"u")
-	if len(long1) > maxLockNameLength || len(long2) > maxLockNameLength || long1 == long2 {
-		t.Fatalf("long names: %q %q", long1, long2)
-	}
-	if mutexName(strings.Repeat("s", 64), strings.Repeat("t", 64)) != long1 {
-		t.Fatal("mutex name is not deterministic")
-	}
-}
-
 func TestValidateRefusesLongAndUnsupported(t *testing.T) {
 	base := DefaultConfig()
 	base.Database, base.Table, base.Alter = "gl", "t", "ADD c INT"

@@ -17,6 +17,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 const mutexDB = "gl_mutex"
@@ -96,9 +97,9 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 	// A stops on B's drop of its ghost as soon as it reads it (binlogapply.ErrHelperChanged), or
 	// at its cut-over on the lost lock; either way it touches nothing of B's.
 	errA := testenv.WaitResult(t, doneA, 60*time.Second)
-	lost := errors.Is(errA, ErrMutexLost) && strings.Contains(errA.Error(), "migration lock")
+	lost := errors.Is(errA, tablelock.ErrLost) && strings.Contains(errA.Error(), "migration lock")
 	if !lost && !errors.Is(errA, binlogapply.ErrHelperChanged) {
-		t.Fatalf("run A ended with %v, want ErrMutexLost or ErrHelperChanged", errA)
+		t.Fatalf("run A ended with %v, want tablelock.ErrLost or ErrHelperChanged", errA)
 	}
 	t.Logf("run A stopped: %v", errA)
 	if got := innodbID(t, db, ghost); got != ghostB {
@@ -132,7 +133,7 @@ func hasColumnC(t *testing.T, db *sql.DB) bool {
 // killMutexHolder kills the connection holding the migration lock of mutexDB.t.
 func killMutexHolder(ctx context.Context, db *sql.DB) error {
 	var holder sql.NullInt64
-	if err := db.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", mutexName(mutexDB, "t")).Scan(&holder); err != nil || !holder.Valid {
+	if err := db.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", tablelock.Name(mutexDB, "t")).Scan(&holder); err != nil || !holder.Valid {
 		return fmt.Errorf("find the mutex holder: %v (held: %v)", err, holder.Valid)
 	}
 	_, err := db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", holder.Int64))
@@ -158,8 +159,8 @@ func TestLostMutexStopsCutOverAttempt(t *testing.T) {
 	if !killed {
 		t.Fatal("the cut-over never reached the sentinel")
 	}
-	if !errors.Is(err, ErrMutexLost) || !errors.Is(err, cutover.ErrUnsafe) {
-		t.Fatalf("run ended with %v, want ErrMutexLost stopping the cut-over", err)
+	if !errors.Is(err, tablelock.ErrLost) || !errors.Is(err, cutover.ErrUnsafe) {
+		t.Fatalf("run ended with %v, want tablelock.ErrLost stopping the cut-over", err)
 	}
 	if hasColumnC(t, db) {
 		t.Fatal("cut over without the lock")

@@ -2,41 +2,28 @@ package migrator
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
-// Phase is where a migration is. A run goes prepare -> copy -> [postponed] -> [checksum] ->
-// cut-over -> done, or ends in failed from any phase. A dry run goes prepare -> done.
-type Phase int
+// Phase is where a migration is (status.Phase); the names below keep the conductor's code short.
+type Phase = status.Phase
 
-// The phases, in the order a run passes them.
+// The phases, in the order a run passes them (status.Phase).
 const (
-	phaseNone      Phase = iota - 1 // before the run starts
-	PhasePrepare                    // checks, ghost table, plan
-	PhaseCopy                       // binlog applier running; rows copied in chunks
-	PhasePostponed                  // copy done; cut-over waits for the postpone flag file to go
-	PhaseChecksum                   // (reserved) original and ghost compared before the cut-over
-	PhaseCutOver                    // backlog drained; the tables are being swapped
-	PhaseDone                       // finished: migrated (or, in a dry run, proven)
-	PhaseFailed                     // stopped by an error
+	phaseNone      = status.PhaseNone
+	PhasePrepare   = status.PhasePrepare
+	PhaseCopy      = status.PhaseCopy
+	PhasePostponed = status.PhasePostponed
+	PhaseChecksum  = status.PhaseChecksum
+	PhaseCutOver   = status.PhaseCutOver
+	PhaseDone      = status.PhaseDone
+	PhaseFailed    = status.PhaseFailed
 )
-
-var phaseNames = [...]string{"prepare", "copy", "postponed", "checksum", "cut-over", "done", "failed"}
-
-// String is the phase's name as the changelog's state row, the logs and observers spell it.
-func (p Phase) String() string {
-	if p == phaseNone {
-		return "none"
-	}
-	if p < 0 || int(p) >= len(phaseNames) {
-		return fmt.Sprintf("phase(%d)", int(p))
-	}
-	return phaseNames[p]
-}
 
 // PhaseChange is what observers hear when the run enters a phase.
 type PhaseChange struct {

@@ -77,16 +77,6 @@ func TestPhasesRecordLogAndAnnounceInOrder(t *testing.T) {
 	}
 }
 
-func TestPhaseNames(t *testing.T) {
-	want := map[Phase]string{phaseNone: "none", PhasePrepare: "prepare", PhaseCopy: "copy", PhasePostponed: "postponed",
-		PhaseChecksum: "checksum", PhaseCutOver: "cut-over", PhaseDone: "done", PhaseFailed: "failed", Phase(42): "phase(42)"}
-	for p, name := range want {
-		if p.String() != name {
-			t.Errorf("Phase(%d) = %q, want %q", int(p), p.String(), name)
-		}
-	}
-}
-
 func TestBackgroundKeepsFirstErrorAndCancelsTheRest(t *testing.T) {
 	b := newBackground(context.Background())
 	first := errors.New("first")

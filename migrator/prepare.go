@@ -14,6 +14,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 // The preparation phase checks everything that can be checked before a row moves and proves the
@@ -27,11 +28,10 @@ type session struct {
 	// are its Plan, Inspected and Primary, kept here for the run.
 	pre       *preflight.State
 	plan      *preflight.Plan
-	inspected *sql.DB   // pool (dbconn.Open) on the --host server: binlog is read there
-	primary   *sql.DB   // pool on the primary: tables are created and written there (may be inspected)
-	mutex     *sql.Conn // dedicated connection to the primary holding the per-table GET_LOCK
-	mutexName string
-	owned     map[string]string // table name -> identity of the table this run created (owned.go)
+	inspected *sql.DB         // pool (dbconn.Open) on the --host server: binlog is read there
+	primary   *sql.DB         // pool on the primary: tables are created and written there (may be inspected)
+	lock      *tablelock.Lock // the per-table migration lock, held on the primary
+	owned     tablelock.Owned // the tables this run created, by identity
 	// ghostCreated: this run created the ghost table (not a --resume's or a --revert's).
 	ghostCreated bool
 
@@ -52,12 +52,8 @@ type session struct {
 func (s *session) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if s.mutex != nil {
-		if err := releaseMutex(ctx, s.mutex, s.mutexName); err != nil {
-			s.log.Warn().Err(err).Msg("the migration lock is released when its connection closes")
-		}
-		s.mutex.Close()
-		s.mutex = nil
+	if err := s.lock.Release(ctx); err != nil {
+		s.log.Warn().Err(err).Msg("the migration lock is released when its connection closes")
 	}
 	if s.primary != nil && s.primary != s.inspected {
 		s.primary.Close()
@@ -149,7 +145,7 @@ func (m *Migrator) connect(ctx context.Context, s *session) (err error) {
 		return err
 	}
 	// 3. The per-table mutex, before anything is created.
-	s.mutex, s.mutexName, err = acquireMutex(ctx, s.primary, s.plan.Primary.Addr(), m.cfg.Database, m.cfg.Table)
+	s.lock, err = tablelock.Acquire(ctx, s.primary, s.plan.Primary.Addr(), m.cfg.Database, m.cfg.Table)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 // prepareDB is the database of the preparation tests (other packages use their own).
@@ -71,7 +72,7 @@ func assertUnchanged(t *testing.T, db *sql.DB, before serverState, tbl string) {
 func assertLockFree(t *testing.T, db *sql.DB, tbl string) {
 	t.Helper()
 	var free sql.NullInt64
-	if err := db.QueryRow("SELECT IS_FREE_LOCK(?)", mutexName(prepareDB, tbl)).Scan(&free); err != nil {
+	if err := db.QueryRow("SELECT IS_FREE_LOCK(?)", tablelock.Name(prepareDB, tbl)).Scan(&free); err != nil {
 		t.Fatal(err)
 	}
 	if !free.Valid || free.Int64 != 1 {

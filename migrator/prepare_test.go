@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 const plainTable = "CREATE TABLE t (id INT NOT NULL, a INT, b VARCHAR(20), PRIMARY KEY (id)) ENGINE=InnoDB"
@@ -138,13 +139,13 @@ func TestPrepareRefusesWhileLockHeld(t *testing.T) {
 	}
 	defer holder.Close()
 	var got, id int64
-	if err := holder.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0), CONNECTION_ID()", mutexName(prepareDB, "t")).Scan(&got, &id); err != nil || got != 1 {
+	if err := holder.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0), CONNECTION_ID()", tablelock.Name(prepareDB, "t")).Scan(&got, &id); err != nil || got != 1 {
 		t.Fatalf("take the lock in the test: %v %d", err, got)
 	}
 
 	m := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
 	err = m.Run(ctx)
-	want := fmt.Sprintf("another process is already migrating `gl_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", mutexName(prepareDB, "t"), id)
+	want := fmt.Sprintf("another process is already migrating `gl_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", tablelock.Name(prepareDB, "t"), id)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
@@ -152,7 +153,7 @@ func TestPrepareRefusesWhileLockHeld(t *testing.T) {
 		t.Fatalf("helper tables created while the lock was held: %v", names)
 	}
 
-	if _, err := holder.ExecContext(ctx, "DO RELEASE_LOCK(?)", mutexName(prepareDB, "t")); err != nil {
+	if _, err := holder.ExecContext(ctx, "DO RELEASE_LOCK(?)", tablelock.Name(prepareDB, "t")); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Run(ctx); err != nil {

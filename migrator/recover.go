@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 // recoverCutOver is Run with --recover-cut-over: after a run died during its cut-over, the
@@ -25,7 +26,7 @@ func (m *Migrator) recoverCutOver(ctx context.Context) error {
 	}
 	addr := s.plan.Primary.Addr()
 	var err error
-	if s.mutex, s.mutexName, err = acquireMutex(ctx, s.primary, addr, schema, tbl); err != nil {
+	if s.lock, err = tablelock.Acquire(ctx, s.primary, addr, schema, tbl); err != nil {
 		return fmt.Errorf("recover the cut-over of %s.%s: %w", schema, tbl, err)
 	}
 	rev, err := changelog.ReadRevert(ctx, s.primary, schema, tbl)

@@ -14,6 +14,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // run is one executing migration: what preparation produced (the session: plan, connections,
@@ -30,9 +31,9 @@ type run struct {
 	copier    atomic.Pointer[copier.Copier] // set when the copy starts; read by Status
 	sent      *sentinel
 
-	rowsEstimate          atomic.Int64 // the plan's estimate, then the concurrent exact count (rowcount.go)
+	rowsEstimate          atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
 	copyStart, copyEnd    atomic.Int64 // UnixNano; 0 until the copy starts, ends
-	rate                  copyRate     // the copy's recent speed (status.go)
+	rate                  status.Rate  // the copy's recent speed (status.go)
 	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
 
 	checkpoints *checkpoint.Writer // set once the stream is positioned (checkpoint.go)
@@ -122,11 +123,11 @@ func (r *run) copyRows(ctx context.Context) error {
 	}
 	began := time.Now()
 	r.copyStart.Store(began.UnixNano())
-	r.rate.observe(began, c.Copied()) // the first status has a rate: rows since the start
+	r.rate.Observe(began, c.Copied()) // the first status has a rate: rows since the start
 	r.copier.Store(c)
 	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
 	if r.m.cfg.countsConcurrently() {
-		r.stopCount = r.countRowsConcurrently(ctx)
+		r.stopCount = preflight.CountRowsBeside(ctx, r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, r.rowsEstimate.Store)
 	}
 	err = c.Run(ctx)
 	end := time.Now()

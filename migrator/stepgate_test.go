@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 const stepGateDB = "gl_stepgate"
@@ -51,7 +52,7 @@ func assertUntouched(t *testing.T) {
 		t.Errorf("helper tables left behind: %q", left)
 	}
 	var free int
-	if err := db.QueryRow("SELECT IS_FREE_LOCK(?)", mutexName(stepGateDB, "t")).Scan(&free); err != nil || free != 1 {
+	if err := db.QueryRow("SELECT IS_FREE_LOCK(?)", tablelock.Name(stepGateDB, "t")).Scan(&free); err != nil || free != 1 {
 		t.Errorf("the migration lock is still held (%d, %v)", free, err)
 	}
 }

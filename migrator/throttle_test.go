@@ -16,6 +16,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -82,9 +83,9 @@ func throttledRun(t *testing.T, tbl string, rows, chunk int, serverID uint32, co
 
 // waitThrottled waits until the copy is throttled for a reason that reason accepts, and returns
 // the status then.
-func waitThrottled(t *testing.T, m *Migrator, done <-chan error, what string, reason func(string) bool) Status {
+func waitThrottled(t *testing.T, m *Migrator, done <-chan error, what string, reason func(string) bool) status.Status {
 	t.Helper()
-	var st Status
+	var st status.Status
 	testenv.WaitFor(t, 60*time.Second, 10*time.Millisecond, what, func() (bool, error) {
 		select {
 		case err := <-done:

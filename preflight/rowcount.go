@@ -1,4 +1,4 @@
-package migrator
+package preflight
 
 import (
 	"context"
@@ -6,36 +6,35 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
-// countsConcurrently reports whether the exact row count (--exact-rowcount) runs beside the copy
-// (--concurrent-rowcount) instead of in preparation. A dry run has no copy to run beside: it
-// counts in preparation.
-func (c *Config) countsConcurrently() bool {
-	return c.ExactRowcount && c.ConcurrentRowcount && c.Execute
-}
+// The plan's row estimate is the optimizer's, or the exact count made in preparation
+// (estimateRows, inspect.go). With --exact-rowcount --concurrent-rowcount the exact count runs
+// beside the copy instead and replaces the estimate when it is done.
 
-// countRowsConcurrently counts the original's rows on the inspected server while the copy runs and
-// makes the count the run's estimate (Status.RowsEstimate). It returns a stop that cancels a count
-// still running (KILL QUERY, as gh-ost does before the cut-over) and waits for it. A failed count
-// is only logged: the optimizer's estimate stays.
-func (r *run) countRowsConcurrently(ctx context.Context) (stop func()) {
+// CountRowsBeside counts schema.tbl's rows on db (the inspected server) while the copy runs and
+// hands the count to found, which makes it the run's estimate. It returns a stop that cancels a
+// count still running (KILL QUERY, as gh-ost does before the cut-over) and waits for it. A failed
+// count is only logged: the optimizer's estimate stays.
+func CountRowsBeside(ctx context.Context, db *sql.DB, schema, tbl string, log zerolog.Logger, found func(int64)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		started := time.Now()
-		n, err := r.countRows(ctx)
+		n, err := countRows(ctx, db, schema, tbl)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			r.m.log.Info().Msg("exact row count cancelled: the copy finished first")
+			log.Info().Msg("exact row count cancelled: the copy finished first")
 		case err != nil:
-			r.m.log.Warn().Err(err).Msg("exact row count failed; progress uses the optimizer's estimate")
+			log.Warn().Err(err).Msg("exact row count failed; progress uses the optimizer's estimate")
 		default:
-			r.rowsEstimate.Store(n)
-			r.m.log.Info().Int64("rows", n).Str("took", logfmt.Duration(time.Since(started))).Msg("exact row count complete")
+			found(n)
+			log.Info().Int64("rows", n).Str("took", logfmt.Duration(time.Since(started))).Msg("exact row count complete")
 		}
 	}()
 	return func() { cancel(); <-done }
@@ -43,8 +42,7 @@ func (r *run) countRowsConcurrently(ctx context.Context) (stop func()) {
 
 // countRows runs SELECT COUNT(*) on a connection of its own, killing the query when ctx ends
 // before it does (closing the connection alone would leave it running on the server).
-func (r *run) countRows(ctx context.Context) (int64, error) {
-	db, p := r.s.inspected, r.s.plan
+func countRows(ctx context.Context, db *sql.DB, schema, tbl string) (int64, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -64,7 +62,7 @@ func (r *run) countRows(ctx context.Context) (int64, error) {
 		}
 	}()
 	var n sql.NullInt64
-	err = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table.Qualify(p.Original.Schema, p.Original.Name)).Scan(&n)
+	err = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table.Qualify(schema, tbl)).Scan(&n)
 	return n.Int64, err
 }
 
