@@ -53,10 +53,7 @@ func (k *resumeKind) helpers(ctx context.Context, r *run) error {
 // streamStart is the checkpoint's position, after the same checks as a fresh start.
 func (k *resumeKind) streamStart(ctx context.Context, r *run) (binlogapply.Position, error) {
 	m, s := r.m, r.s
-	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
-		return binlogapply.Position{}, err
-	}
-	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
+	if err := m.startChecks(ctx, s); err != nil {
 		return binlogapply.Position{}, err
 	}
 	rec := k.rec

@@ -118,13 +118,16 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 	if err != nil {
 		return binlogapply.Position{}, fmt.Errorf("read binlog position: %w", err)
 	}
+	return pos, m.startChecks(ctx, s)
+}
+
+// startChecks checks, once the stream's start is fixed, what the stream does not show: the
+// original and the prepared XA transactions (startcheck.go).
+func (m *Migrator) startChecks(ctx context.Context, s *session) error {
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
-		return binlogapply.Position{}, err
+		return err
 	}
-	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
-		return binlogapply.Position{}, err
-	}
-	return pos, nil
+	return preflight.CheckNoPreparedXA(ctx, s.pre)
 }
 
 // newApplier opens the applier's pool and sets up the binlog applier from pos.

@@ -278,11 +278,7 @@ func (k *revertKind) helpers(ctx context.Context, r *run) error {
 
 // streamStart is the cut-over checkpoint, after the same checks as a fresh start.
 func (k *revertKind) streamStart(ctx context.Context, r *run) (binlogapply.Position, error) {
-	m, s := r.m, r.s
-	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
-		return binlogapply.Position{}, err
-	}
-	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
+	if err := r.m.startChecks(ctx, r.s); err != nil {
 		return binlogapply.Position{}, err
 	}
 	return binlogapply.Position{File: k.rec.File, Pos: k.rec.Pos, GTID: k.rec.GTID}, nil
