@@ -105,9 +105,9 @@ func (m *Migrator) cleanupAfterFailure(s *session, helpers []string) {
 	}
 }
 
-// startPosition records the binlog position a fresh run's applier starts from, before the first row is
-// copied. What happened before it is not in the stream, so the original and the prepared XA
-// transactions are checked again right after it (startcheck.go).
+// startPosition records the binlog position a fresh run's applier starts from, before the first
+// row is copied. What happened before it is not in the stream, so the original and the prepared
+// XA transactions are checked again right after it (startChecks).
 func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.Position, error) {
 	if hook := m.cfg.copyTest.beforeStream; hook != nil {
 		if err := hook(ctx); err != nil {

@@ -1,7 +1,8 @@
 // Package migrator orchestrates one online schema migration as a run with typed phases
 // (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
 // preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
-// phases. It owns the state of the run and announces each phase change to observers (phase.go);
+// phases, the same for a fresh run, a --resume and a --revert, which differ only in their run kind
+// (kind.go). It owns the state of the run and announces each phase change to observers (phase.go);
 // the mechanisms live in binlogapply, copier, cutover and throttle, which never import one another.
 //
 // Invariants:
