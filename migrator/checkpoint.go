@@ -21,56 +21,42 @@ import (
 // checkpointing tells whether this run writes checkpoints.
 func (c *Config) checkpointing() bool { return c.Checkpoint || c.Resume }
 
-// prepareHelpers creates the changelog and, when checkpointing, the checkpoint table, or adopts
-// those of the run a --resume continues, and records them as this run's.
-func (r *run) prepareHelpers(ctx context.Context) error {
-	m, s, p := r.m, r.s, r.s.plan
-	schema := p.Original.Schema
-	if exists, err := table.Exists(ctx, s.primary, schema, p.ChangelogTable); err != nil {
+// resumeKind continues a stopped --checkpoint run: its ghost, changelog and checkpoint table are
+// adopted, the stream starts at its checkpoint and the copy above its key.
+type resumeKind struct {
+	freshKind                    // copies, checkpoints and cuts over as a fresh run
+	rec       *checkpoint.Record // the checkpoint continued from, once the ghost is adopted
+}
+
+// ghost adopts the stopped run's ghost, after the checks of a --resume.
+func (k *resumeKind) ghost(ctx context.Context, m *Migrator, s *session) (bool, error) {
+	rec, err := m.checkResume(ctx, s, s.pre.Spec)
+	k.rec = rec
+	return false, err
+}
+
+// planned refuses a --resume whose copy would fill a ghost column from another original column
+// than the stopped run did (checkpoint.SameCopy).
+func (k *resumeKind) planned(s *session) error {
+	return checkpoint.SameCopy(helperTables(s.plan), k.rec.Alter, s.alterRecord())
+}
+
+// helpers adopts the stopped run's changelog (or creates it when gone) and checkpoint table.
+func (k *resumeKind) helpers(ctx context.Context, r *run) error {
+	if err := r.createChangelog(ctx, true); err != nil {
 		return err
-	} else if !exists || s.resume == nil {
-		if err := changelogOf(p).Create(ctx, s.primary); err != nil {
-			return err
-		}
 	}
-	s.own(ctx, p.ChangelogTable, p.ChangelogTable) // from here a failure drops it (cleanupAfterFailure)
-	if hook := m.cfg.copyTest.afterChangelog; hook != nil {
-		if err := hook(ctx); err != nil {
-			return err
-		}
-	}
-	if m.cfg.checkpointing() && s.resume == nil && s.revert == nil {
-		if _, err := s.primary.ExecContext(ctx, checkpoint.DDL(schema, p.CheckpointTable)); err != nil {
-			return fmt.Errorf("create checkpoint table %s: %w", p.CheckpointTable, err)
-		}
-		s.own(ctx, p.CheckpointTable, p.CheckpointTable)
-	}
-	if s.resume != nil {
-		s.own(ctx, p.CheckpointTable, p.CheckpointTable)
-	}
-	if s.revert != nil {
-		return m.recordRevertNames(ctx, s) // changelog.go
-	}
+	r.s.own(ctx, r.s.plan.CheckpointTable, r.s.plan.CheckpointTable)
 	return nil
 }
 
-// streamStart is where the applier starts: the checkpoint's position when resuming (after the same
-// checks as a fresh start), else the current position.
-func (r *run) streamStart(ctx context.Context) (binlogapply.Position, error) {
+// streamStart is the checkpoint's position, after the same checks as a fresh start.
+func (k *resumeKind) streamStart(ctx context.Context, r *run) (binlogapply.Position, error) {
 	m, s := r.m, r.s
-	if s.revert != nil {
-		return r.revertStart(ctx) // revert.go
-	}
-	if s.resume == nil {
-		return m.startPosition(ctx, s)
-	}
-	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
+	if err := m.startChecks(ctx, s); err != nil {
 		return binlogapply.Position{}, err
 	}
-	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
-		return binlogapply.Position{}, err
-	}
-	rec := s.resume
+	rec := k.rec
 	if checkpoint.Rewalk(*rec, s.plan.Ghost, s.plan.GhostKey.Name) {
 		m.log.Info().Msgf("the ghost has a unique key besides %s: rows the stopped run had moved aside may be missing, so the copy walks every key again", s.plan.GhostKey.Name)
 		rec.Key = nil
@@ -79,12 +65,13 @@ func (r *run) streamStart(ctx context.Context) (binlogapply.Position, error) {
 	return binlogapply.Position(pos), err
 }
 
-// resumeKey is the key the copy starts above (nil: from the smallest).
-func (s *session) resumeKey() []sql.RawBytes {
-	if s.resume == nil {
-		return nil
-	}
-	return s.resume.Key
+// startAfter is the checkpoint's key (nil once streamStart decided to walk every key again).
+func (k *resumeKind) startAfter() []sql.RawBytes { return k.rec.Key }
+
+// failureDrops keeps every helper table for another --resume.
+func (k *resumeKind) failureDrops(r *run) []string {
+	r.keptForResume()
+	return nil
 }
 
 // newCheckpointWriter is the run's checkpoint writer (run once the stream is positioned: a resume
@@ -108,37 +95,31 @@ func (r *run) newCheckpointWriter() *checkpoint.Writer {
 			}
 			return nil
 		},
-		From:  r.s.resumeKey(),
+		From:  r.kind.startAfter(),
 		Alter: r.s.alterRecord(),
 		Log:   r.m.log,
 	}
 }
 
-// keepForResume tells, after a failure, whether the helper tables stay for a --resume: the run
-// checkpoints and a checkpoint exists.
-func (r *run) keepForResume() bool {
-	written := r.checkpoints != nil && r.checkpoints.Written()
-	if !r.m.cfg.checkpointing() || r.s.revert != nil || (!written && r.s.resume == nil) {
-		return false
-	}
+// keptForResume says, after a failure, that the helper tables stay for a --resume.
+func (r *run) keptForResume() {
 	p := r.s.plan
 	r.m.log.Warn().Msgf("the migration stopped; %s, %s and %s are kept in the original's schema: run again with --resume to continue from the last checkpoint, or drop them",
 		p.GhostTable, p.ChangelogTable, p.CheckpointTable)
-	return true
 }
 
 // checkResume runs the checks of a --resume (checkpoint.Resume) and adopts the stopped run's ghost.
-func (m *Migrator) checkResume(ctx context.Context, s *session, spec *preflight.AlterSpec) error {
+func (m *Migrator) checkResume(ctx context.Context, s *session, spec *preflight.AlterSpec) (*checkpoint.Record, error) {
 	cfg, p := m.cfg, s.plan
 	rc := checkpoint.Resume{Primary: s.primary, Source: s.inspected, SourceAddr: p.Inspected.Addr(), Tables: helperTables(p),
 		Alter: s.pre.Alter, Log: m.log}
 	rec, err := rc.Checkpoint(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ddl, err := preflight.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
-		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
+		return nil, fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
 	s.pre.DDL = ddl
 	p.TimeZone = ddl.TimeZone
@@ -152,28 +133,18 @@ func (m *Migrator) checkResume(ctx context.Context, s *session, spec *preflight.
 		return created, nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if p.Ghost, err = table.Inspect(ctx, s.primary, cfg.Database, p.GhostTable); err != nil {
-		return fmt.Errorf("--resume: inspect the ghost table: %w", err)
+		return nil, fmt.Errorf("--resume: inspect the ghost table: %w", err)
 	}
 	if err := rc.Adopt(ctx); err != nil { // an older version's table
-		return err
+		return nil, err
 	}
-	s.resume = &rec
 	s.own(ctx, p.GhostTable, p.GhostTable)
 	m.log.Info().Str("checkpoint", rec.String()).Int64("rows_copied", rec.RowsCopied).Str("written", rec.At.Format(time.RFC3339)).
 		Msg("resuming from the last checkpoint")
-	return nil
-}
-
-// checkResumeColumns refuses a --resume whose copy would fill a ghost column from another original
-// column than the stopped run did (checkpoint.SameCopy).
-func checkResumeColumns(s *session) error {
-	if s.resume == nil {
-		return nil
-	}
-	return checkpoint.SameCopy(helperTables(s.plan), s.resume.Alter, s.alterRecord())
+	return &rec, nil
 }
 
 // alterRecord is what a checkpoint records of the run's ALTER: normalized, and the original

@@ -23,7 +23,7 @@ func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.App
 	cfg.Threads = threads
 	cfg.DB = s.primary
 	cfg.Retries = m.cfg.DefaultRetries
-	cfg.StartAfter = s.resumeKey() // --resume: above the checkpoint's key
+	cfg.StartAfter = s.kind.startAfter() // --resume: above the checkpoint's key
 	cfg.Knobs = m.levers.chunkSize
 	if m.cfg.ChunkTime > 0 { // --chunk-time: --chunk-size is the first chunks' size
 		cfg.Adaptive = &copier.Adaptive{Target: m.cfg.ChunkTime, Min: 10, Max: 100000}

@@ -12,43 +12,38 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
-// execute runs a prepared migration, phase by phase. On failure before the swap the ghost and
-// changelog tables are dropped and the original is left as it was; the cut-over itself guarantees
-// the original is under its name when it fails.
-func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (err error) {
-	r := &run{m: m, s: s, phases: ph, started: time.Now()}
+// execute runs a prepared migration, phase by phase: the same phases for every kind of run
+// (kind.go), which decides what each does. It returns the run, for what follows its end (after).
+// On failure before the swap the kind's helper tables are dropped (after) and the original is
+// left as it was; the cut-over itself guarantees the original is under its name when it fails.
+func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (r *run, err error) {
+	r = &run{m: m, s: s, kind: s.kind, phases: ph, started: time.Now()}
 	r.rowsEstimate.Store(s.plan.EstimatedRows)
-	defer func() { err = r.end(ctx, err) }()
+	defer func() { err = r.end(err) }()
 
+	t := r.kind.traits()
 	if err := r.start(ctx); err != nil {
-		return err
+		return r, err
 	}
-	if s.revert == nil {
-		if err := r.do(ctx, PhaseCopy, r.copyRows); err != nil {
-			return err
-		}
-	} else { // a revert copies nothing: the old table had every row at the cut-over (revert.go)
-		now := time.Now().UnixNano()
-		r.copyStart.Store(now)
-		r.copyEnd.Store(now)
-		r.stopStatus = m.startStatus(ctx)
+	if err := r.do(ctx, t.copyPhase, func(ctx context.Context) error { return r.kind.copyRows(ctx, r) }); err != nil {
+		return r, err
 	}
 	if err := r.do(ctx, phaseNone, r.postponeCutOver); err != nil { // enters PhasePostponed while the flag file exists
-		return err
+		return r, err
 	}
 	if err := r.do(ctx, phaseNone, r.catchUp); err != nil {
-		return err
+		return r, err
 	}
-	if m.cfg.Checksum && s.revert == nil { // after the postponed wait: it proves the data as it is right before the swap
+	if m.cfg.Checksum && t.checksum { // after the postponed wait: it proves the data as it is right before the swap
 		if err := r.do(ctx, PhaseChecksum, r.checksum); err != nil {
-			return err
+			return r, err
 		}
 	}
 	if err := r.do(ctx, PhaseCutOver, r.cutOver); err != nil {
-		return err
+		return r, err
 	}
 	r.finish(ctx)
-	return nil
+	return r, nil
 }
 
 func columnMap(cols []preflight.ColumnPair) map[string]string {
@@ -63,9 +58,9 @@ func columnMap(cols []preflight.ColumnPair) map[string]string {
 // run holds its lock and the table is the one it created (or migrated). The migration has already
 // succeeded: failures here are reported, not fatal.
 func (m *Migrator) finish(ctx context.Context, s *session) {
-	p := s.plan
+	p, t := s.plan, s.kind.traits()
 	drop := []string{p.ChangelogTable}
-	if (m.cfg.checkpointing() || s.revert != nil) && !m.cfg.keepsCheckpoint() {
+	if t.checkpointTable && !t.keepsCheckpoint {
 		drop = append(drop, p.CheckpointTable)
 	}
 	if m.cfg.OkToDropTable {
@@ -82,12 +77,13 @@ func (m *Migrator) finish(ctx context.Context, s *session) {
 	}
 }
 
-// cleanupAfterFailure drops the changelog and the ghost, but only while the original is still in
-// place under its name (the cut-over restores it on failure; if it is not there we touch nothing),
-// this run still holds its lock, and each table is the one this run created.
+// cleanupAfterFailure drops the helper tables the run's kind names (failureDrops), but only while
+// the original is still in place under its name (the cut-over restores it on failure; if it is not
+// there we touch nothing), this run still holds its lock, and each table is the one this run
+// created (or adopted).
 //
 //nolint:contextcheck // its own context: it runs after the run's context may be cancelled (a signal)
-func (m *Migrator) cleanupAfterFailure(s *session) {
+func (m *Migrator) cleanupAfterFailure(s *session, helpers []string) {
 	p := s.plan
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -99,13 +95,6 @@ func (m *Migrator) cleanupAfterFailure(s *session) {
 		m.log.Error().Err(err).Msgf("the original table %s is not in place; leaving %s and %s for inspection", p.Original.Name, p.GhostTable, p.ChangelogTable)
 		return
 	}
-	helpers := []string{p.GhostTable, p.ChangelogTable}
-	if m.cfg.checkpointing() {
-		helpers = append(helpers, p.CheckpointTable)
-	}
-	if s.revert != nil { // the old table and the cut-over checkpoint stay for another try (revert.go)
-		helpers = []string{p.ChangelogTable}
-	}
 	for _, name := range helpers {
 		if !s.owned.Has(name) {
 			continue // not created (nor adopted) by this run: not ours to drop
@@ -116,9 +105,9 @@ func (m *Migrator) cleanupAfterFailure(s *session) {
 	}
 }
 
-// startPosition records the binlog position the applier starts from, before the first row is
-// copied. What happened before it is not in the stream, so the original and the prepared XA
-// transactions are checked again right after it (startcheck.go).
+// startPosition records the binlog position a fresh run's applier starts from, before the first
+// row is copied. What happened before it is not in the stream, so the original and the prepared
+// XA transactions are checked again right after it (startChecks).
 func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.Position, error) {
 	if hook := m.cfg.copyTest.beforeStream; hook != nil {
 		if err := hook(ctx); err != nil {
@@ -129,13 +118,16 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 	if err != nil {
 		return binlogapply.Position{}, fmt.Errorf("read binlog position: %w", err)
 	}
+	return pos, m.startChecks(ctx, s)
+}
+
+// startChecks checks, once the stream's start is fixed, what the stream does not show: the
+// original and the prepared XA transactions (startcheck.go).
+func (m *Migrator) startChecks(ctx context.Context, s *session) error {
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
-		return binlogapply.Position{}, err
+		return err
 	}
-	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
-		return binlogapply.Position{}, err
-	}
-	return pos, nil
+	return preflight.CheckNoPreparedXA(ctx, s.pre)
 }
 
 // newApplier opens the applier's pool and sets up the binlog applier from pos.
@@ -165,13 +157,13 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		PadChar:      p.PadChar,
 		SharedKey:    p.GhostKeyOriginalColumns(),
 		Changelog:    p.ChangelogTable,
-		Checkpoint:   checkpointWatched(m.cfg, s),
+		Checkpoint:   checkpointWatched(s),
 		OwnTriggers:  ownTriggerNames(s.pre.Triggers),
 		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
 		Logger:            m.cfg.Logger,
-		RenamesAtStart:    m.cfg.Revert, // a revert streams from the cut-over's lock (revert.go)
+		RenamesAtStart:    s.kind.traits().renamesAtStart, // a revert streams from the cut-over's lock (revert.go)
 	})
 	if err != nil {
 		applierDB.Close()
@@ -181,8 +173,8 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 }
 
 // checkpointWatched is the checkpoint table the applier watches, "" when the run writes none.
-func checkpointWatched(cfg Config, s *session) string {
-	if cfg.checkpointing() || s.revert != nil {
+func checkpointWatched(s *session) string {
+	if s.kind.traits().checkpointTable {
 		return s.plan.CheckpointTable
 	}
 	return ""

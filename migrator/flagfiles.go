@@ -26,15 +26,11 @@ func (m *Migrator) postponing() bool {
 	return path != "" && fileExists(path)
 }
 
-// postponeCutOver waits while the cut-over is postponed. The applier keeps the ghost in sync
-// meanwhile; the run is in PhasePostponed (the changelog's state row says "postponed" so scripts
-// can tell).
-func (m *Migrator) postponeCutOver(ctx context.Context, ph *phases) error {
-	if !m.postponing() {
-		return nil
-	}
+// awaitUnpostponed waits while the cut-over is postponed. The applier keeps the ghost in sync
+// meanwhile; the run is in PhasePostponed (run.go's postponeCutOver: the changelog's state row
+// says "postponed" so scripts can tell).
+func (m *Migrator) awaitUnpostponed(ctx context.Context) error {
 	path := m.cfg.PostponeCutOverFlagFile
-	ph.Enter(ctx, PhasePostponed)
 	m.log.Info().Str("flag_file", path).Msg("cut-over postponed while the flag file exists or until unpostponed (delete the file, or send unpostpone, to cut over)")
 	t := time.NewTicker(m.cfg.FlagFileInterval)
 	defer t.Stop()

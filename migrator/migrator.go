@@ -1,7 +1,8 @@
 // Package migrator orchestrates one online schema migration as a run with typed phases
 // (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
 // preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
-// phases. It owns the state of the run and announces each phase change to observers (phase.go);
+// phases, the same for a fresh run, a --resume and a --revert, which differ only in their run kind
+// (kind.go). It owns the state of the run and announces each phase change to observers (phase.go);
 // the mechanisms live in binlogapply, copier, cutover and throttle, which never import one another.
 //
 // Invariants:
@@ -176,47 +177,57 @@ func CheckStorageEngine(engine string) error {
 // prepares (every check, the ALTER proven on the ghost table), prints the plan, drops the ghost
 // and releases the lock, leaving the server as it found it. The step gates (GateStep) run at
 // their steps; one that fails aborts the run (or, at StepSuccess, makes Run return its error).
-func (m *Migrator) Run(ctx context.Context) (err error) {
+func (m *Migrator) Run(ctx context.Context) error {
 	if m.cfg.RecoverCutOver {
 		return m.recoverCutOver(ctx)
 	}
-	ph := m.phases
-	ph.Enter(ctx, PhasePrepare)
+	m.phases.Enter(ctx, PhasePrepare)
+	after, err := m.migrate(ctx)
+	if err != nil { // the run's one failed and one done
+		m.phases.Fail(ctx, err)
+	} else {
+		m.phases.Enter(ctx, PhaseDone)
+	}
+	after(err)
+	if err != nil {
+		return explained(err)
+	}
+	return m.pass(ctx, StepSuccess)
+}
+
+// migrate prepares, then dry-runs, does the ALTER instantly or executes the run. after is what
+// follows the run's last phase change (never nil): the cleanup after failed, the summary after
+// done, and the session's release.
+func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
+	nothing := func(error) {}
 	if err := m.pass(ctx, StepStartup); err != nil {
-		ph.Fail(ctx, err)
-		return err
+		return nothing, err
 	}
 	s, err := m.prepare(ctx)
 	if err != nil {
-		ph.Fail(ctx, err)
-		return err
+		return nothing, err
 	}
 	m.prepared.Store(s.plan)
 	m.emit(EventValidated, Event{})
 	if err := m.pass(ctx, StepValidated); err != nil {
-		err = m.abandon(s, err) // prepare.go
-		ph.Fail(ctx, err)
-		return err
+		return nothing, m.abandon(s, err) // prepare.go
 	}
 	if m.cfg.ExactRowcount {
 		m.emit(EventRowCountComplete, Event{})
 	}
 	if !m.cfg.Execute {
-		if err := m.dryRun(ctx, s); err != nil {
-			ph.Fail(ctx, err)
-			return err
-		}
-		ph.Enter(ctx, PhaseDone)
-		return m.pass(ctx, StepSuccess)
+		return nothing, m.dryRun(ctx, s)
 	}
-	defer s.close()
 	if m.attemptInstantDDL(ctx, s) { // instant.go
 		m.instant.Store(true)
-		ph.Enter(ctx, PhaseDone)
-		s.close() // the lock is released before on-success runs
-		return m.pass(ctx, StepSuccess)
+		return func(error) { s.close() }, nil // the lock is released before on-success runs
 	}
-	err = m.execute(ctx, s, ph)
+	r, err := m.execute(ctx, s, m.phases)
+	return func(err error) { r.after(err); s.close() }, err
+}
+
+// explained adds to a run's failure what the user does about it, when it is one of the applier's.
+func explained(err error) error {
 	switch {
 	case errors.Is(err, binlogapply.ErrOriginalAltered):
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: restart the migration once the change is done (check --alter against the table's new definition)", err)
@@ -225,9 +236,5 @@ func (m *Migrator) Run(ctx context.Context) (err error) {
 	case errors.Is(err, binlogapply.ErrHelperChanged):
 		return fmt.Errorf("%w; nothing was swapped and the original is in place with its rows: a helper table that is no longer this run's is left in place: inspect and drop it, then restart the migration", err)
 	}
-	if err != nil {
-		return err
-	}
-	s.close()
-	return m.pass(ctx, StepSuccess)
+	return err
 }

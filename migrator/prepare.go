@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/changelog"
-	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
@@ -32,15 +31,13 @@ type session struct {
 	primary   *sql.DB         // pool on the primary: tables are created and written there (may be inspected)
 	lock      *tablelock.Lock // the per-table migration lock, held on the primary
 	owned     tablelock.Owned // the tables this run created, by identity
+	// kind is what makes the run fresh, a --resume or a --revert (kind.go).
+	kind runKind
 	// ghostCreated: this run created the ghost table (not a --resume's or a --revert's).
 	ghostCreated bool
 
 	// ghost is the ghost's definition and triggers as preparation left them (ghostproof.go).
 	ghost preflight.Snapshot
-	// resume is the checkpoint a --resume run continues from (resume.go); nil otherwise.
-	resume *checkpoint.Record
-	// revert is the cut-over checkpoint a --revert run streams from (revert.go); nil otherwise.
-	revert *checkpoint.Record
 
 	log zerolog.Logger
 }
@@ -95,19 +92,14 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	if err := preflight.Run(ctx, st, preflight.BeforeCreate); err != nil { // 4-8
 		return nil, err
 	}
-	if m.cfg.Revert {
-		if st.Spec, err = m.checkRevert(ctx, s); err != nil { // the old table is the ghost (revert.go)
-			return nil, err
-		}
-	}
-	s.ghostCreated, err = m.buildGhost(ctx, s) // 9
+	s.ghostCreated, err = s.kind.ghost(ctx, m, s) // 9: created, or adopted (kind.go)
 	if err != nil {
 		return nil, err
 	}
 	if err := preflight.Run(ctx, st, preflight.AfterGhost); err != nil { // 10-12
 		return nil, err
 	}
-	if err := checkResumeColumns(s); err != nil { // resume.go
+	if err := s.kind.planned(s); err != nil {
 		return nil, err
 	}
 	if err := s.recordGhost(ctx); err != nil { // proven again before the swap (ghostproof.go)
@@ -152,7 +144,7 @@ func (m *Migrator) connect(ctx context.Context, s *session) (err error) {
 // newSession is a session before anything is connected.
 func newSession(cfg Config, log zerolog.Logger) *session {
 	st := preflight.NewState(cfg.preflightOptions(), log)
-	return &session{pre: st, plan: st.Plan, log: log}
+	return &session{pre: st, plan: st.Plan, kind: newKind(cfg), log: log}
 }
 
 // connectPrimary opens the --host server and, when it is a replica, its primary, where the
@@ -171,23 +163,6 @@ func (m *Migrator) checkCrashed(ctx context.Context, s *session) error {
 		return err
 	}
 	return cutover.CheckCrashed(ctx, s.primary, m.cfg.Database, m.cfg.Table, rev)
-}
-
-// buildGhost creates the ghost with the ALTER applied (preflight.BuildGhost), or adopts the one
-// a --resume continues or the old table a --revert swaps back (9). created tells whether a ghost
-// was created, even when err is not nil.
-func (m *Migrator) buildGhost(ctx context.Context, s *session) (created bool, err error) {
-	if m.cfg.Resume {
-		return false, m.checkResume(ctx, s, s.pre.Spec) // the ghost is the earlier run's (resume.go)
-	}
-	if m.cfg.Revert {
-		return false, m.adoptOldTable(ctx, s) // revert.go
-	}
-	created, err = preflight.BuildGhost(ctx, s.pre)
-	if created {
-		s.own(ctx, s.plan.GhostTable, s.plan.GhostTable) // the ALTER, failed or not, is done: its final identity
-	}
-	return created, err
 }
 
 // CheckOriginalUnchanged fails with binlogapply.ErrOriginalAltered when the original's definition

@@ -2,10 +2,12 @@ package migrator
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/changelog"
@@ -68,7 +70,7 @@ func (c *Config) validateRevert() error {
 
 // checkRevert names the revert's tables and checks, before anything is changed, that the old
 // table, the cut-over checkpoint and its binary log exist and that no helper table is in the way.
-func (m *Migrator) checkRevert(ctx context.Context, s *session) (*preflight.AlterSpec, error) {
+func (m *Migrator) checkRevert(ctx context.Context, s *session) (*preflight.AlterSpec, *checkpoint.Record, error) {
 	cfg, p := m.cfg, s.plan
 	schema, tbl := cfg.Database, cfg.Table
 	p.GhostTable, p.ChangelogTable = cfg.OldTableName, changelog.Name(tbl)
@@ -77,41 +79,40 @@ func (m *Migrator) checkRevert(ctx context.Context, s *session) (*preflight.Alte
 		p.OldTable = table.OldName(tbl, "")
 	}
 	if ok, err := table.Exists(ctx, s.primary, schema, p.GhostTable); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if !ok {
-		return nil, fmt.Errorf("--revert: the old table %s.%s does not exist: name the table the migration left with --old-table (%s unless --timestamp-old-table)", schema, p.GhostTable, table.OldName(tbl, ""))
+		return nil, nil, fmt.Errorf("--revert: the old table %s.%s does not exist: name the table the migration left with --old-table (%s unless --timestamp-old-table)", schema, p.GhostTable, table.OldName(tbl, ""))
 	}
 	if ok, err := table.Exists(ctx, s.primary, schema, p.CheckpointTable); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if !ok {
-		return nil, fmt.Errorf("--revert: the checkpoint table %s.%s does not exist (the migration ran without --checkpoint, or with --ok-to-drop-table): it cannot be reverted", schema, p.CheckpointTable)
+		return nil, nil, fmt.Errorf("--revert: the checkpoint table %s.%s does not exist (the migration ran without --checkpoint, or with --ok-to-drop-table): it cannot be reverted", schema, p.CheckpointTable)
 	}
 	rec, err := checkpoint.Last(ctx, s.primary, schema, p.CheckpointTable)
 	if errors.Is(err, checkpoint.ErrNone) || (err == nil && !rec.CutOver) {
-		return nil, fmt.Errorf("--revert: %s.%s holds no cut-over checkpoint (the migration of %s did not complete its cut-over): there is nothing to revert", schema, p.CheckpointTable, tbl)
+		return nil, nil, fmt.Errorf("--revert: %s.%s holds no cut-over checkpoint (the migration of %s did not complete its cut-over): there is nothing to revert", schema, p.CheckpointTable, tbl)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--revert: %w", err)
+		return nil, nil, fmt.Errorf("--revert: %w", err)
 	}
 	logs, err := checkpoint.BinaryLogs(ctx, s.inspected)
 	if err != nil {
-		return nil, fmt.Errorf("--revert: on %s: %w", p.Inspected.Addr(), err)
+		return nil, nil, fmt.Errorf("--revert: on %s: %w", p.Inspected.Addr(), err)
 	}
 	if !slices.Contains(logs, rec.File) {
-		return nil, fmt.Errorf("--revert: the cut-over checkpoint is in binary log %s, which %s no longer has (purged): the changes since the cut-over cannot be replayed", rec.File, p.Inspected.Addr())
+		return nil, nil, fmt.Errorf("--revert: the cut-over checkpoint is in binary log %s, which %s no longer has (purged): the changes since the cut-over cannot be replayed", rec.File, p.Inspected.Addr())
 	}
 	if cfg.UseGTID && rec.GTID == "" {
-		return nil, fmt.Errorf("--revert --gtid: the cut-over checkpoint has no GTID set: revert without --gtid")
+		return nil, nil, fmt.Errorf("--revert --gtid: the cut-over checkpoint has no GTID set: revert without --gtid")
 	}
 	if p.Ghost, err = table.Inspect(ctx, s.primary, schema, p.GhostTable); err != nil {
-		return nil, fmt.Errorf("--revert: inspect the old table: %w", err)
+		return nil, nil, fmt.Errorf("--revert: inspect the old table: %w", err)
 	}
 	renames, err := revertRenames(rec, p, schema)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s.revert = &rec
-	return &preflight.AlterSpec{Renames: renames}, preflight.CheckHelperTables(ctx, s.pre)
+	return &preflight.AlterSpec{Renames: renames}, &rec, preflight.CheckHelperTables(ctx, s.pre)
 }
 
 // revertRenames derives from the cut-over checkpoint's swap the renames that take the live
@@ -174,7 +175,7 @@ func renamedPairs(pairs []preflight.ColumnPair) map[string]string {
 }
 
 // adoptOldTable takes the old table as the revert's ghost: nothing is created.
-func (m *Migrator) adoptOldTable(ctx context.Context, s *session) error {
+func (m *Migrator) adoptOldTable(ctx context.Context, s *session, rec *checkpoint.Record) error {
 	cfg, p := m.cfg, s.plan
 	ddl, err := preflight.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
@@ -183,22 +184,8 @@ func (m *Migrator) adoptOldTable(ctx context.Context, s *session) error {
 	s.pre.DDL = ddl
 	p.TimeZone = ddl.TimeZone                        // p.Ghost, the old table, was inspected by checkRevert
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
-	m.log.Info().Str("checkpoint", s.revert.String()).Msgf("reverting %s.%s to %s: replaying the changes since the cut-over", cfg.Database, cfg.Table, p.GhostTable)
+	m.log.Info().Str("checkpoint", rec.String()).Msgf("reverting %s.%s to %s: replaying the changes since the cut-over", cfg.Database, cfg.Table, p.GhostTable)
 	return nil
-}
-
-// revertStart is where a revert's applier starts: the cut-over checkpoint, after the same checks
-// as a fresh start.
-func (r *run) revertStart(ctx context.Context) (binlogapply.Position, error) {
-	m, s := r.m, r.s
-	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
-		return binlogapply.Position{}, err
-	}
-	if err := preflight.CheckNoPreparedXA(ctx, s.pre); err != nil {
-		return binlogapply.Position{}, err
-	}
-	rec := s.revert
-	return binlogapply.Position{File: rec.File, Pos: rec.Pos, GTID: rec.GTID}, nil
 }
 
 // withCutOverCheckpoint adds to the work under the cut-over's lock (after the sentinel) the
@@ -208,7 +195,7 @@ func (r *run) revertStart(ctx context.Context) (binlogapply.Position, error) {
 // try of the revert starts there, after which the failed attempt's RENAMEs (and the recovery's)
 // come before any row of the table, where a stream from a cut-over's lock accepts them.
 func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context.Context) error {
-	if !r.m.cfg.checkpointing() && r.s.revert == nil {
+	if !r.kind.traits().checkpointTable {
 		return do
 	}
 	return func(ctx context.Context) error {
@@ -234,19 +221,11 @@ func (r *run) rowsCopied() int64 {
 	return 0
 }
 
-// keepsCheckpoint tells whether a successful run keeps the checkpoint table: a --checkpoint run
-// keeps it (with its cut-over checkpoint) for a revert, unless --ok-to-drop-table.
-func (c *Config) keepsCheckpoint() bool { return c.checkpointing() && !c.OkToDropTable }
-
 // doneMessage is the last log line's text: with what a revert would need.
 func (r *run) doneMessage() string {
-	cfg, p := r.m.cfg, r.s.plan
-	// gh-ost's words first, which wrappers wait for.
-	msg := fmt.Sprintf("Done migrating %s.%s", p.Original.Schema, p.Original.Name)
-	if r.s.revert != nil {
-		msg = fmt.Sprintf("Done reverting %s.%s: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
-	}
-	if cfg.keepsCheckpoint() {
+	p := r.s.plan
+	msg := r.kind.doneMessage(p)
+	if r.kind.traits().keepsCheckpoint {
 		msg += fmt.Sprintf("; to revert it: --database=%s --table=%s --revert --old-table=%s --execute (checkpoint %s kept)",
 			shellWord(p.Original.Schema), shellWord(p.Original.Name), shellWord(p.OldTable), p.CheckpointTable)
 	}
@@ -267,4 +246,69 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// revertKind swaps a completed --checkpoint migration back: the old table is the ghost, the
+// stream starts at the cut-over checkpoint, no row is copied.
+type revertKind struct {
+	keepCheckpoint bool               // --checkpoint without --ok-to-drop-table
+	rec            *checkpoint.Record // the cut-over checkpoint, once checked
+}
+
+// ghost checks the revert (checkRevert) and adopts the old table: nothing is created.
+func (k *revertKind) ghost(ctx context.Context, m *Migrator, s *session) (bool, error) {
+	spec, rec, err := m.checkRevert(ctx, s) // the old table is the ghost
+	s.pre.Spec, k.rec = spec, rec
+	if err != nil {
+		return false, err
+	}
+	return false, m.adoptOldTable(ctx, s, rec)
+}
+
+func (k *revertKind) planned(*session) error { return nil }
+
+// helpers creates the revert's changelog and records its cut-over's names there (changelog.go);
+// the checkpoint table is the migration's, adopted by adoptOldTable.
+func (k *revertKind) helpers(ctx context.Context, r *run) error {
+	if err := r.createChangelog(ctx, false); err != nil {
+		return err
+	}
+	return r.m.recordRevertNames(ctx, r.s)
+}
+
+// streamStart is the cut-over checkpoint, after the same checks as a fresh start.
+func (k *revertKind) streamStart(ctx context.Context, r *run) (binlogapply.Position, error) {
+	if err := r.m.startChecks(ctx, r.s); err != nil {
+		return binlogapply.Position{}, err
+	}
+	return binlogapply.Position{File: k.rec.File, Pos: k.rec.Pos, GTID: k.rec.GTID}, nil
+}
+
+// copyRows copies nothing: the old table had every row at the cut-over. The copy is said to
+// start and end now, and the status is logged from here on.
+func (k *revertKind) copyRows(ctx context.Context, r *run) error {
+	now := time.Now().UnixNano()
+	r.copyStart.Store(now)
+	r.copyEnd.Store(now)
+	r.stopStatus = r.m.startStatus(ctx)
+	return nil
+}
+
+func (k *revertKind) startAfter() []sql.RawBytes { return nil }
+
+func (k *revertKind) applyFailed(p *preflight.Plan, err error) error {
+	return fmt.Errorf("--revert: the changes since the cut-over could not all be applied to %s (nothing was swapped; %s is live as it was): %w", p.GhostTable, p.Original.Name, err)
+}
+
+// failureDrops is the revert's changelog: the old table and the cut-over checkpoint stay for
+// another try.
+func (k *revertKind) failureDrops(r *run) []string { return []string{r.s.plan.ChangelogTable} }
+
+func (k *revertKind) doneMessage(p *preflight.Plan) string {
+	return fmt.Sprintf("Done reverting %s.%s: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
+}
+
+func (k *revertKind) traits() kindTraits {
+	return kindTraits{copyPhase: phaseNone, checkpointTable: true, keepsCheckpoint: k.keepCheckpoint, renamesAtStart: true,
+		cutOverMessage: "the changes since the cut-over are applied to the old table; cutting over"}
 }

@@ -23,6 +23,7 @@ import (
 type run struct {
 	m      *Migrator
 	s      *session
+	kind   runKind // fresh, resume or revert (kind.go)
 	phases *phases
 
 	bg        *background // binlog applier, heartbeat, panic-flag watch
@@ -64,13 +65,13 @@ func (r *run) do(ctx context.Context, p Phase, fn func(context.Context) error) e
 // the panic-flag watch, and proves the stream delivers before anything is copied.
 func (r *run) start(ctx context.Context) error {
 	m, s, p := r.m, r.s, r.s.plan
-	if err := r.prepareHelpers(ctx); err != nil { // checkpoint.go
+	if err := r.kind.helpers(ctx, r); err != nil {
 		return err
 	}
 	r.phases.recordWith(func(ctx context.Context, ph Phase) { m.writeState(ctx, s, ph.String()) })
 	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
 
-	pos, err := r.streamStart(ctx)
+	pos, err := r.kind.streamStart(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -82,10 +83,7 @@ func (r *run) start(ctx context.Context) error {
 	r.bg.Go(m.watchPanicFlag)
 	r.bg.Go(func(ctx context.Context) error {
 		if err := r.applier.Run(ctx); err != nil {
-			if s.revert != nil { // revert.go
-				return fmt.Errorf("--revert: the changes since the cut-over could not all be applied to %s (nothing was swapped; %s is live as it was): %w", p.GhostTable, p.Original.Name, err)
-			}
-			return fmt.Errorf("binlog applier: %w", err)
+			return r.kind.applyFailed(p, err)
 		}
 		return nil
 	})
@@ -98,7 +96,7 @@ func (r *run) start(ctx context.Context) error {
 	m.startThrottleReadings(r.bg, s) // throttle.go
 	// The checkpoint writer (checkpoint.go), also used by the cut-over for its checkpoint.
 	r.checkpoints = r.newCheckpointWriter()
-	if m.cfg.checkpointing() && s.revert == nil {
+	if r.kind.traits().writesCheckpoints {
 		r.bg.Go(r.checkpoints.Run)
 	}
 
@@ -157,9 +155,13 @@ func (r *run) copyTime(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, start))
 }
 
-// postponeCutOver waits while --postpone-cut-over-flag-file exists (flagfiles.go).
+// postponeCutOver is PhasePostponed while the cut-over is postponed (flagfiles.go).
 func (r *run) postponeCutOver(ctx context.Context) error {
-	return r.m.postponeCutOver(ctx, r.phases)
+	if !r.m.postponing() {
+		return nil
+	}
+	r.phases.Enter(ctx, PhasePostponed)
+	return r.m.awaitUnpostponed(ctx)
 }
 
 // catchUp drains the backlog outside the lock, so the locked phase has little left to apply, and
@@ -174,11 +176,10 @@ func (r *run) catchUp(ctx context.Context) error {
 // cutOver swaps the ghost in place of the original (replica modes act around it: replica.go).
 func (r *run) cutOver(ctx context.Context) error {
 	m, s, p := r.m, r.s, r.s.plan
-	if s.revert != nil {
-		m.log.Info().Msg("the changes since the cut-over are applied to the old table; cutting over")
-	} else {
-		m.log.Info().Msg("cutting over: the ghost is in sync")
-		if err := preflight.AnalyzeGhost(ctx, s.pre); err != nil { // instant.go
+	t := r.kind.traits()
+	m.log.Info().Msg(t.cutOverMessage)
+	if t.analyzeGhost {
+		if err := preflight.AnalyzeGhost(ctx, s.pre); err != nil {
 			return err
 		}
 	}
@@ -218,30 +219,15 @@ func (r *run) cutOver(ctx context.Context) error {
 	return nil
 }
 
-// finish stops the background goroutines, drops the helper tables and logs the summary.
+// finish stops the background goroutines and drops the helper tables, once the swap is done.
 func (r *run) finish(ctx context.Context) {
-	m, p := r.m, r.s.plan
 	r.stopStatus()
 	_ = r.bg.stop()
-	m.finish(ctx, r.s)
-	r.phases.Enter(ctx, PhaseDone)
-	st := r.applier.Stats()
-	m.log.Info().
-		Int64("rows_copied", r.rowsCopied()).
-		Int64("events_applied", st.EventsApplied).
-		Int64("apply_transactions", st.Transactions).
-		Str("copy", logfmt.Duration(time.Unix(0, r.copyEnd.Load()).Sub(r.started))).
-		Str("cut_over", logfmt.Duration(r.cutDone.Sub(r.cutStart))).
-		Str("total", logfmt.Duration(time.Since(r.started))).
-		Str("old_table", p.OldTable).
-		Bool("old_table_dropped", m.cfg.OkToDropTable).
-		Strs("not_checksummed", r.unchecked).
-		Msg(r.doneMessage() + r.uncheckedNote()) // revert.go, checksum.go
+	r.m.finish(ctx, r.s)
 }
 
-// end stops the background goroutines and folds their failure into the run's; after a failure
-// it announces the failed phase and, unless the tables were swapped, drops the helper tables.
-func (r *run) end(ctx context.Context, err error) error {
+// end stops the background goroutines and folds their failure into the run's.
+func (r *run) end(err error) error {
 	if r.stopStatus != nil {
 		r.stopStatus()
 	}
@@ -258,13 +244,39 @@ func (r *run) end(ctx context.Context, err error) error {
 	if r.applierDB != nil {
 		r.applierDB.Close()
 	}
-	if err != nil {
-		r.phases.Fail(ctx, err)
-		if !r.swapped && !r.keepForResume() {
-			r.m.cleanupAfterFailure(r.s)
-		}
-	}
 	return err
+}
+
+// after is what follows the run's last phase change (Migrator.Run): the summary line after done;
+// after failed, unless the tables were swapped, the helper tables the kind drops.
+func (r *run) after(err error) {
+	if err == nil {
+		r.summary()
+		return
+	}
+	if r.swapped {
+		return
+	}
+	if drop := r.kind.failureDrops(r); drop != nil {
+		r.m.cleanupAfterFailure(r.s, drop)
+	}
+}
+
+// summary logs the last line of a run that succeeded.
+func (r *run) summary() {
+	m, p := r.m, r.s.plan
+	st := r.applier.Stats()
+	m.log.Info().
+		Int64("rows_copied", r.rowsCopied()).
+		Int64("events_applied", st.EventsApplied).
+		Int64("apply_transactions", st.Transactions).
+		Str("copy", logfmt.Duration(time.Unix(0, r.copyEnd.Load()).Sub(r.started))).
+		Str("cut_over", logfmt.Duration(r.cutDone.Sub(r.cutStart))).
+		Str("total", logfmt.Duration(time.Since(r.started))).
+		Str("old_table", p.OldTable).
+		Bool("old_table_dropped", m.cfg.OkToDropTable).
+		Strs("not_checksummed", r.unchecked).
+		Msg(r.doneMessage() + r.uncheckedNote()) // revert.go, checksum.go
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
