@@ -14,12 +14,11 @@ func TestNoteRoundingAppliedAsServerALTER(t *testing.T) {
 	for _, path := range []struct {
 		name     string
 		stmtOnly bool
-		serverID uint32
-	}{{"onetrip", false, 71081}, {"statements", true, 71082}} {
+	}{{"onetrip", false}, {"statements", true}} {
 		t.Run(path.name, func(t *testing.T) {
 			orig := `CREATE TABLE %s (id INT PRIMARY KEY, d DECIMAL(10,4) NULL, dt DATETIME NULL)`
 			ghost := `CREATE TABLE %s (id INT PRIMARY KEY, d DECIMAL(10,2) NULL, dt DATE NULL)`
-			f := newFixture(t, "note_round_"+path.name, orig, fixtureOpts{ghostDDL: ghost, serverID: path.serverID,
+			f := newFixture(t, "note_round_"+path.name, orig, fixtureOpts{ghostDDL: ghost,
 				statementByStatement: path.stmtOnly})
 			f.exec(`INSERT INTO {T} VALUES (1, 0.0050, '2020-01-01 10:00:00'), (2, -0.0050, NULL), (3, 1.2350, '2021-02-03 23:59:59'), (4, 999999.9949, NULL)`,
 				`INSERT INTO {T} SELECT seq, seq / 7 - 100, '2020-01-01' + INTERVAL seq HOUR FROM seq_10_to_200`,
@@ -46,7 +45,7 @@ func TestNoteRoundingAppliedAsServerALTER(t *testing.T) {
 func TestPadCharAppliedAsServerALTER(t *testing.T) {
 	orig := `CREATE TABLE %s (id INT PRIMARY KEY, c CHAR(8) CHARACTER SET utf8mb4 NULL, k CHAR(4) NULL)`
 	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, c VARCHAR(8) CHARACTER SET utf8mb4 NULL, k CHAR(6) NULL)`
-	f := newFixture(t, "pad_char", orig, fixtureOpts{ghostDDL: ghost, serverID: 71083, noStart: true})
+	f := newFixture(t, "pad_char", orig, fixtureOpts{ghostDDL: ghost, noStart: true})
 	f.cfg.PadChar = true
 	f.start()
 	f.exec(`INSERT INTO {T} VALUES (1, 'ab', 'x'), (2, 'é', NULL), (3, NULL, 'y'), (4, '', ''), (5, 'abcdefgh', 'abcd')`,

@@ -42,8 +42,6 @@ const (
 	mxIdentity   = "\u00b7" // the same type: not a conversion
 )
 
-const mxServerIDBase = 73000
-
 // mxRun holds the results of one matrix run.
 type mxRun struct {
 	cells    map[string]map[string]string // variant -> "src>dst" -> result
@@ -52,7 +50,6 @@ type mxRun struct {
 	values   int                          // edge values migrated (per variant, summed over pairs)
 	pairs    int
 	subsets  int // pairs the server refuses with all values, migrated with the values it accepts
-	serverID int
 }
 
 func TestConversionMatrix(t *testing.T) {
@@ -69,7 +66,7 @@ func TestConversionMatrix(t *testing.T) {
 		t.Fatal(buildErr)
 	}
 	start := time.Now()
-	run := &mxRun{cells: map[string]map[string]string{}, refusals: map[string]string{}, toolWhy: map[string]string{}, serverID: mxServerIDBase}
+	run := &mxRun{cells: map[string]map[string]string{}, refusals: map[string]string{}, toolWhy: map[string]string{}}
 	for _, v := range mxVariants {
 		if !selected("GHOSTLITE_MATRIX_VARIANTS", v.name) {
 			continue
@@ -240,11 +237,9 @@ func (m *mxRun) toolOnly(v mxVariant, key, line string) {
 // server's ALTER. A failure is judged by the caller (which pair caused it), not the subtest's.
 func (m *mxRun) migrates(t *testing.T, admin *sql.DB, v mxVariant, src mxType, targets []mxTarget, values []string, name string) (ok bool, msgs string) {
 	c := mxMigrationCase(src, targets, values)
-	m.serverID++
-	id := m.serverID
 	t.Run(name, func(t *testing.T) {
 		ok, msgs = soft(t, func(st testing.TB) {
-			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s", v.name, src.label), serverID: id}
+			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s", v.name, src.label)}
 			r.run()
 		})
 	})
@@ -391,11 +386,9 @@ func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src, dst mxTyp
 		ExpectFailure: anyRefusal, // any one error line: the pair is refused
 		ExpectExit:    1,
 	}
-	m.serverID++
-	id := m.serverID
 	t.Run("refuse_"+dst.label, func(t *testing.T) {
 		ok, _ = soft(t, func(st testing.TB) {
-			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s_r", v.name, src.label), serverID: id}
+			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s_r", v.name, src.label)}
 			defer func() { line = r.refusedWith }()
 			r.run()
 		})
