@@ -18,11 +18,11 @@ import (
 // uses a composite shared key.
 // The batch's changes reach the ghost the same way in one round trip and statement by statement.
 func TestApplyAlteredGhost(t *testing.T) {
-	t.Run("one trip", func(t *testing.T) { applyAlteredGhost(t, "altered", 71002, false) })
-	t.Run("statement by statement", func(t *testing.T) { applyAlteredGhost(t, "altered_sbs", 71060, true) })
+	t.Run("one trip", func(t *testing.T) { applyAlteredGhost(t, "altered", false) })
+	t.Run("statement by statement", func(t *testing.T) { applyAlteredGhost(t, "altered_sbs", true) })
 }
 
-func applyAlteredGhost(t *testing.T, name string, serverID uint32, statementByStatement bool) {
+func applyAlteredGhost(t *testing.T, name string, statementByStatement bool) {
 	orig := `CREATE TABLE %s (a INT NOT NULL, b VARCHAR(20) CHARACTER SET latin1 NOT NULL, old_name VARCHAR(50),
 	  dropped INT, c DATETIME(3), PRIMARY KEY (a, b)) DEFAULT CHARSET=latin1`
 	ghost := `CREATE TABLE %s (c DATETIME(3), added INT NOT NULL DEFAULT 7, new_name VARCHAR(50) CHARACTER SET utf8mb4,
@@ -31,7 +31,6 @@ func applyAlteredGhost(t *testing.T, name string, serverID uint32, statementBySt
 		ghostDDL:             ghost,
 		columnMap:            map[string]string{"a": "a", "b": "b", "old_name": "new_name", "c": "c"},
 		sharedKey:            []string{"a", "b"},
-		serverID:             serverID,
 		batch:                3,
 		statementByStatement: statementByStatement,
 	})
@@ -69,7 +68,7 @@ func applyAlteredGhost(t *testing.T, name string, serverID uint32, statementBySt
 func TestNarrowedColumnStopsRun(t *testing.T) {
 	orig := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b'), s VARCHAR(10))`
 	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b'), s VARCHAR(3))`
-	f := newFixture(t, "narrow", orig, fixtureOpts{ghostDDL: ghost, serverID: 71004})
+	f := newFixture(t, "narrow", orig, fixtureOpts{ghostDDL: ghost})
 	f.exec(`INSERT INTO {T} VALUES (1, 'a', 'abc')`)
 	f.sentinel(20 * time.Second)
 	f.exec(`INSERT INTO {T} VALUES (2, 'b', 'abcdefgh')`) // does not fit the narrowed ghost column
@@ -81,7 +80,7 @@ func TestNarrowedColumnStopsRun(t *testing.T) {
 }
 
 func TestOriginalAlteredStopsRun(t *testing.T) {
-	f := newFixture(t, "ddl", `CREATE TABLE %s (id INT PRIMARY KEY, v INT)`, fixtureOpts{serverID: 71005})
+	f := newFixture(t, "ddl", `CREATE TABLE %s (id INT PRIMARY KEY, v INT)`, fixtureOpts{})
 	f.exec(`INSERT INTO {T} VALUES (1, 1)`,
 		// These reference the original without changing it: no error.
 		`CREATE TABLE gl_binlogapply.ddl_copy LIKE {T}`,
@@ -110,7 +109,7 @@ func TestReconnectAfterKill(t *testing.T) {
 		t.Run(fmt.Sprintf("gtid=%v", useGTID), func(t *testing.T) {
 			name := fmt.Sprintf("kill%d", i)
 			f := newFixture(t, name, `CREATE TABLE %s (id INT PRIMARY KEY, v INT, pad VARCHAR(200))`,
-				fixtureOpts{serverID: uint32(71010 + i), useGTID: useGTID, batch: 20})
+				fixtureOpts{useGTID: useGTID, batch: 20})
 			f.exec(`INSERT INTO {T} VALUES (1, 0, 'x')`)
 			f.sentinel(20 * time.Second)
 			killed := 0
@@ -160,7 +159,7 @@ func TestReconnectAfterKill(t *testing.T) {
 func TestReadFromReplica(t *testing.T) {
 	rc := testenv.ReplicaConfig()
 	f := newFixture(t, "fromreplica", `CREATE TABLE %s (id BIGINT UNSIGNED PRIMARY KEY, v VARCHAR(20), n INT)`,
-		fixtureOpts{serverID: 71020, source: &rc, useGTID: true, noStart: true})
+		fixtureOpts{source: &rc, useGTID: true, noStart: true})
 	f.start()
 	f.exec(`INSERT INTO {T} VALUES (18446744073709551615, 'max', 1), (1, 'one', NULL)`,
 		`UPDATE {T} SET n = 5 WHERE id = 1`,
@@ -183,7 +182,7 @@ func TestReadFromReplica(t *testing.T) {
 
 // A sentinel already applied when ExpectSentinel is called returns a closed channel.
 func TestLateExpectSentinel(t *testing.T) {
-	f := newFixture(t, "late", `CREATE TABLE %s (id INT PRIMARY KEY)`, fixtureOpts{serverID: 71021})
+	f := newFixture(t, "late", `CREATE TABLE %s (id INT PRIMARY KEY)`, fixtureOpts{})
 	f.exec(`INSERT INTO {T} VALUES (1)`)
 	if err := changelog.Of(testSchema, f.orig).WriteSentinel(context.Background(), f.db, "early"); err != nil {
 		t.Fatal(err)
@@ -218,7 +217,7 @@ func TestApplyThroughput(t *testing.T) {
 		t.Skip("short")
 	}
 	f := newFixture(t, "bench", `CREATE TABLE %s (id INT PRIMARY KEY, a INT, b VARCHAR(64), c DATETIME(6))`,
-		fixtureOpts{serverID: 71030, batch: 100, noStart: true})
+		fixtureOpts{batch: 100, noStart: true})
 	const rows = 20000
 	for i := 0; i < rows; i += 500 {
 		var vals []string

@@ -37,7 +37,7 @@ func TestBinlogStreamCachingSHA2(t *testing.T) {
 				"FLUSH PRIVILEGES") // empties the cache: the next login is a full authentication
 			t.Cleanup(func() { _, _ = admin.Exec("DROP USER IF EXISTS " + user + "@'%'") })
 			f := newFixture(t, fmt.Sprintf("sha2_%d", i), `CREATE TABLE %s (id INT PRIMARY KEY, v INT)`,
-				fixtureOpts{serverID: uint32(71070 + i), source: &src})
+				fixtureOpts{source: &src})
 			f.exec(`INSERT INTO {T} VALUES (1, 1), (2, 2)`, `UPDATE {T} SET v = 5 WHERE id = 1`, `DELETE FROM {T} WHERE id = 2`)
 			f.sentinel(20 * time.Second)
 			f.compare([]string{"id", "v"}, []string{"id", "v"}, "id", "id")

@@ -19,9 +19,9 @@ import (
 
 // newDisplaceFixture creates the trio without starting the applier. seed runs before the
 // applier's start position: those rows exist before the changes the test then makes.
-func newDisplaceFixture(t *testing.T, name, origDDL, ghostDDL string, serverID uint32, batch int, seed ...string) *fixture {
+func newDisplaceFixture(t *testing.T, name, origDDL, ghostDDL string, batch int, seed ...string) *fixture {
 	t.Helper()
-	f := newFixture(t, name, origDDL, fixtureOpts{ghostDDL: ghostDDL, serverID: serverID, batch: batch, noStart: true})
+	f := newFixture(t, name, origDDL, fixtureOpts{ghostDDL: ghostDDL, batch: batch, noStart: true})
 	f.exec(seed...)
 	pos, err := CurrentPosition(context.Background(), f.db, f.flavor)
 	if err != nil {
@@ -62,7 +62,7 @@ func TestDisplacedRowRewrittenByItsOwnEvent(t *testing.T) {
 			f := newDisplaceFixture(t, fmt.Sprintf("future%d", i),
 				`CREATE TABLE %s (id INT PRIMARY KEY, u INT)`,
 				`CREATE TABLE %s (id INT PRIMARY KEY, u INT, UNIQUE KEY u (u))`,
-				uint32(71040+i), c.batch,
+				c.batch,
 				`INSERT INTO {T} VALUES (1, 4)`)
 			f.exec(
 				`INSERT INTO {T} VALUES (2, 5)`,     // T1
@@ -101,7 +101,7 @@ func TestDisplacedRowPutBack(t *testing.T) {
 				  f FLOAT, b BIT(5), t DATETIME(6)) DEFAULT CHARSET=utf8mb4`,
 				`CREATE TABLE %s (id INT PRIMARY KEY, u VARCHAR(20) COLLATE utf8mb4_general_ci, v INT,
 				  f FLOAT, b BIT(5), t DATETIME(6), UNIQUE KEY uv (u, v)) DEFAULT CHARSET=utf8mb4`,
-				uint32(71044+i), batch,
+				batch,
 				`INSERT INTO {T} VALUES (1, 'a', 1, 16777217, b'10101', '2024-02-29 23:59:59.999999'),
 				   (3, 'a', NULL, 0.1, b'1', NULL)`)
 			f.copyNow(cols)
@@ -129,7 +129,7 @@ func TestDisplacedGenuineClashReported(t *testing.T) {
 	f := newDisplaceFixture(t, "genuine",
 		`CREATE TABLE %s (id INT PRIMARY KEY, u INT, w VARCHAR(10))`,
 		`CREATE TABLE %s (id INT PRIMARY KEY, u INT, w VARCHAR(10), UNIQUE KEY u (u))`,
-		71046, 50,
+		50,
 		`INSERT INTO {T} VALUES (1, 5, 'a')`)
 	f.copyNow("id, u, w") // the copy ran before the changes
 	f.exec(`INSERT INTO {T} VALUES (2, 5, 'b'), (3, 6, 'c')`)
@@ -166,7 +166,7 @@ func TestDisplacedLimit(t *testing.T) {
 	f := newDisplaceFixture(t, "limit",
 		`CREATE TABLE %s (id INT PRIMARY KEY, u INT)`,
 		`CREATE TABLE %s (id INT PRIMARY KEY, u INT, UNIQUE KEY u (u))`,
-		71047, 50,
+		50,
 		`INSERT INTO {T} VALUES (1, 1), (2, 2), (3, 3)`)
 	f.copyNow("id, u")
 	f.exec(`INSERT INTO {T} VALUES (11, 1), (12, 2), (13, 3)`)
@@ -187,7 +187,7 @@ func TestRepairDropsImageOfRecopiedRow(t *testing.T) {
 	f := newDisplaceFixture(t, "recopy",
 		`CREATE TABLE %s (k INT NOT NULL PRIMARY KEY, u INT NOT NULL)`,
 		`CREATE TABLE %s (k INT NOT NULL, u INT NOT NULL, UNIQUE KEY a_u (u), UNIQUE KEY k (k))`,
-		71048, 50)
+		50)
 	f.cfg.SharedKey = []string{"k"}
 	app, err := New(f.cfg)
 	if err != nil {

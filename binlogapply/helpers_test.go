@@ -40,8 +40,7 @@ type fixtureOpts struct {
 	ghostDDL  string            // CREATE TABLE for the ghost with %s for its name; "" = same as original
 	columnMap map[string]string // nil: identity over non-generated columns
 	sharedKey []string          // nil: id
-	serverID  uint32
-	source    *dbconn.Config // nil: primary
+	source    *dbconn.Config    // nil: primary
 	useGTID   bool
 	batch     int
 	noStart   bool // create everything but do not start Run
@@ -111,7 +110,7 @@ func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
 		t.Cleanup(func() { target.Close() })
 	}
 	f.cfg = Config{
-		Source: src, Flavor: f.flavor, ServerID: o.serverID, UseGTID: o.useGTID, Start: start,
+		Source: src, Flavor: f.flavor, ServerID: testenv.NextServerID(), UseGTID: o.useGTID, Start: start,
 		Target: target, OneTrip: !o.statementByStatement, Schema: testSchema, Original: orig, Ghost: ghost, ColumnMap: cm, SharedKey: key,
 		Changelog: f.changelog, DMLBatchSize: o.batch,
 		Logger:          zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),

@@ -51,13 +51,13 @@ func TestWriterMergesRepeatedKeys(t *testing.T) {
 // round trip and statement by statement.
 func TestApplyMergedBatch(t *testing.T) {
 	for _, sbs := range []bool{false, true} {
-		name, id := "merged", uint32(71300)
+		name := "merged"
 		if sbs {
-			name, id = "merged_sbs", 71301
+			name = "merged_sbs"
 		}
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, name, `CREATE TABLE %s (id INT NOT NULL PRIMARY KEY, u INT, v INT, UNIQUE KEY u (u))`,
-				fixtureOpts{serverID: id, batch: 100, statementByStatement: sbs})
+				fixtureOpts{batch: 100, statementByStatement: sbs})
 			f.exec(`INSERT INTO {T} VALUES (1, 10, 0), (2, 20, 0), (3, 30, 0)`)
 			f.sentinel(20 * time.Second)
 			txn(t, f,

@@ -11,7 +11,7 @@ import (
 func TestOneTripWarningStopsRun(t *testing.T) {
 	orig := `CREATE TABLE %s (id INT PRIMARY KEY, d DECIMAL(10,3))`
 	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, d DECIMAL(4,2))`
-	f := newFixture(t, "onetrip_warn", orig, fixtureOpts{ghostDDL: ghost, serverID: 71061})
+	f := newFixture(t, "onetrip_warn", orig, fixtureOpts{ghostDDL: ghost})
 	f.exec(`INSERT INTO {T} VALUES (1, 1.5)`)
 	f.sentinel(20 * time.Second)
 	f.exec(`INSERT INTO {T} VALUES (2, 123.456)`)

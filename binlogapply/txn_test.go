@@ -111,7 +111,7 @@ func (f *fixture) compareTxn() {
 // savepoints nest, and the changes before the savepoint and after the rollback are applied.
 func TestSavepointRollbackToNotApplied(t *testing.T) {
 	testenv.OnlyMariaDB(t, mysqlLogsNoRollback)
-	f := newTxnFixture(t, "sp_rollback", 10, fixtureOpts{serverID: 71101})
+	f := newTxnFixture(t, "sp_rollback", 10, fixtureOpts{})
 	f.onOneConn(`BEGIN`,
 		`UPDATE {T} SET v = 1 WHERE id = 1`,
 		`SAVEPOINT s1`,
@@ -136,7 +136,7 @@ func TestSavepointRollbackToNotApplied(t *testing.T) {
 // savepoint set before any change, and an XA transaction rolled back before XA PREPARE.
 func TestLoggedRollbackNotApplied(t *testing.T) {
 	testenv.OnlyMariaDB(t, mysqlLogsNoRollback)
-	f := newTxnFixture(t, "rollback", 10, fixtureOpts{serverID: 71102})
+	f := newTxnFixture(t, "rollback", 10, fixtureOpts{})
 	f.onOneConn(`BEGIN`, `SAVEPOINT s0`,
 		`UPDATE {T} SET v = 99 WHERE id <= 3`, `INSERT INTO {M} VALUES (1)`, `DELETE FROM {T} WHERE id = 4`,
 		`ROLLBACK TO s0`, `UPDATE {T} SET v = 5 WHERE id = 5`, `COMMIT`)
@@ -150,7 +150,7 @@ func TestLoggedRollbackNotApplied(t *testing.T) {
 // others) even across a reconnection, a prepared one rolled back is not, and XA COMMIT ONE PHASE
 // is an ordinary commit.
 func TestXATransactions(t *testing.T) {
-	f := newTxnFixture(t, "xa", 10, fixtureOpts{serverID: 71103, useGTID: true, noStart: true})
+	f := newTxnFixture(t, "xa", 10, fixtureOpts{useGTID: true, noStart: true})
 	var dropped atomic.Int32
 	f.afterEvent = func(ev *replication.BinlogEvent) error {
 		if ev.Header.EventType == replication.XA_PREPARE_LOG_EVENT && dropped.Add(1) == 1 {
@@ -184,7 +184,7 @@ func TestReconnectAfterSavepoint(t *testing.T) {
 	for i, useGTID := range []bool{true, false} {
 		t.Run(fmt.Sprintf("gtid=%v", useGTID), func(t *testing.T) {
 			f := newTxnFixture(t, fmt.Sprintf("sp_reconnect%d", i), 500,
-				fixtureOpts{serverID: uint32(71104 + i), useGTID: useGTID, noStart: true})
+				fixtureOpts{useGTID: useGTID, noStart: true})
 			var dropped atomic.Int32
 			f.afterEvent = func(ev *replication.BinlogEvent) error {
 				if q, ok := ev.Event.(*replication.QueryEvent); ok && strings.HasPrefix(string(q.Query), "SAVEPOINT") &&
@@ -211,7 +211,7 @@ func TestReconnectAfterSavepoint(t *testing.T) {
 // instead of being applied early: a MyISAM table is touched on MariaDB, an XA transaction is
 // prepared on MySQL (which refuses MyISAM in a transaction under GTIDs, error 1785).
 func TestLargeTransaction(t *testing.T) {
-	f := newTxnFixture(t, "large_txn", 2000, fixtureOpts{serverID: 71106, noStart: true})
+	f := newTxnFixture(t, "large_txn", 2000, fixtureOpts{noStart: true})
 	f.cfg.MaxTxnBytes = 20000
 	var rowsEvents atomic.Int32
 	f.afterEvent = func(ev *replication.BinlogEvent) error {

@@ -67,7 +67,7 @@ var allTypesRows = []string{
 }
 
 func TestApplyAllTypes(t *testing.T) {
-	f := newFixture(t, "alltypes", allTypesDDL, fixtureOpts{serverID: 71001, batch: 7})
+	f := newFixture(t, "alltypes", allTypesDDL, fixtureOpts{batch: 7})
 	f.exec(allTypesRows...)
 	f.exec(
 		// updates: values, NULL <-> value, a shared-key change, deletes, re-inserts under an old key
@@ -107,7 +107,7 @@ func TestApplyAllTypes(t *testing.T) {
 // the member names must keep their case from the table definition to the ghost.
 func TestCaseSensitiveEnumMembers(t *testing.T) {
 	ddl := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','A','Red') COLLATE latin1_bin, s SET('x','X') COLLATE latin1_bin) DEFAULT CHARSET=latin1`
-	f := newFixture(t, "enum_case", ddl, fixtureOpts{serverID: 71062})
+	f := newFixture(t, "enum_case", ddl, fixtureOpts{})
 	f.exec(`INSERT INTO {T} VALUES (1, 'A', 'X'), (2, 'a', 'x,X'), (3, 'Red', 'x')`, `UPDATE {T} SET e = 'A' WHERE id = 2`)
 	f.sentinel(20 * time.Second)
 	f.compare([]string{"id", "e", "s"}, []string{"id", "e", "s"}, "id", "id")
@@ -134,7 +134,7 @@ func TestEnumErrorValueApplied(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, "enum_zero_"+name,
 				`CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, n ENUM('x','y'), v INT)`,
-				fixtureOpts{serverID: uint32(71110 + i), ghostDDL: ghostDDL})
+				fixtureOpts{ghostDDL: ghostDDL})
 			f.onOneConn(`SET SESSION sql_mode = ''`,
 				`INSERT INTO {T} VALUES (1, 'zz', 'x', 0), (2, 'a', 'bad', 0), (3, 'b', 'y', 0), (4, '', '', 0)`,
 				`UPDATE {T} SET e = 'nope' WHERE id = 3`)
@@ -160,7 +160,7 @@ func TestEnumErrorValueApplied(t *testing.T) {
 func TestDeprecatedCharsetApplied(t *testing.T) {
 	ddl := `CREATE TABLE %s (k VARCHAR(20) CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci PRIMARY KEY,
 	  v VARCHAR(20) CHARACTER SET utf8mb3, w TEXT CHARACTER SET utf8) DEFAULT CHARSET=utf8mb4`
-	f := newFixture(t, "utf8mb3", ddl, fixtureOpts{serverID: 71063, sharedKey: []string{"k"}})
+	f := newFixture(t, "utf8mb3", ddl, fixtureOpts{sharedKey: []string{"k"}})
 	f.exec(`INSERT INTO {T} VALUES (_utf8mb4'a', _utf8mb4'é', _utf8mb4'x'), (_utf8mb4'b', _utf8mb4'ü', NULL), (_utf8mb4'c', NULL, _utf8mb4'€')`,
 		`UPDATE {T} SET v = _utf8mb4'ça' WHERE k = _utf8mb4'a'`, `UPDATE {T} SET k = _utf8mb4'bé' WHERE k = _utf8mb4'b'`,
 		`DELETE FROM {T} WHERE k = _utf8mb4'c'`)

@@ -36,7 +36,7 @@ func TestApplierWarningsOnTruncatedList(t *testing.T) {
 	setGlobalMaxErrorCount(t, 0)
 	orig := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, s VARCHAR(10))`
 	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, s VARCHAR(3))`
-	f := newFixture(t, "warn_list", orig, fixtureOpts{ghostDDL: ghost, serverID: 71201})
+	f := newFixture(t, "warn_list", orig, fixtureOpts{ghostDDL: ghost})
 	f.exec(`INSERT INTO {T} VALUES (1, 'a', 'abc')`)
 	f.sentinel(20 * time.Second)
 	f.onOneConn(`SET SESSION sql_mode = ''`, `INSERT INTO {T} VALUES (2, 'zz', 'abcdefgh')`)
@@ -85,7 +85,7 @@ func TestWarningCheckRefusesTruncatedList(t *testing.T) {
 func TestApplierWarningsInGhostWords(t *testing.T) {
 	orig := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, s VARCHAR(10))`
 	ghost := `CREATE TABLE %s (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL, s VARCHAR(3))`
-	f := newFixture(t, "warn_words", orig, fixtureOpts{ghostDDL: ghost, serverID: 71202})
+	f := newFixture(t, "warn_words", orig, fixtureOpts{ghostDDL: ghost})
 	f.exec(`INSERT INTO {T} VALUES (1, 'a', 'abc')`)
 	f.sentinel(20 * time.Second)
 	f.onOneConn(`SET SESSION sql_mode = ''`, `INSERT INTO {T} VALUES (2, 'zz', 'abcdefgh')`)

@@ -119,15 +119,11 @@ func ktRun(t *testing.T, bin string, args ...string) (int, string) {
 	return code, p.output()
 }
 
-// ktArgs are the common arguments of a run on schema.t.
-func ktArgs(schema string, serverID int, extra ...string) []string {
-	c := testenv.PrimaryConfig()
-	return append([]string{
-		"--host=" + c.Host, fmt.Sprintf("--port=%d", c.Port), "--user=" + c.User, "--password=" + c.Password,
-		"--database=" + schema, "--table=t", "--allow-on-master", "--log-format=json",
-		"--default-retries=2", "--cut-over-lock-timeout-seconds=2", "--chunk-size=500",
-		fmt.Sprintf("--replica-server-id=%d", serverID),
-	}, extra...)
+// ktArgs are the common arguments of a run on schema.t (each run with a server id of its own).
+func ktArgs(schema string, extra ...string) []string {
+	args := append(testenv.MigrationArgs(testenv.PrimaryConfig(), schema, "t"), "--log-format=json",
+		"--default-retries=2", "--cut-over-lock-timeout-seconds=2", "--chunk-size=500")
+	return append(args, extra...)
 }
 
 // ktPool opens a pool on schema whose sessions give up a lock wait after 10 s.

@@ -50,11 +50,10 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 	}
 	w := ktStartWriters(ktPool(t, schema), ktRows, 300)
 	defer w.Stop()
-	sid := 74000 + 10*int(step)
 
 	// 1. A migration paused before the step, then killed.
 	marker := fmt.Sprintf("test: paused before cut-over step %d", step)
-	p := ktStart(t, bin, int(step), marker, ktArgs(schema, sid, "--alter=ADD COLUMN c1 INT NULL", "--execute")...)
+	p := ktStart(t, bin, int(step), marker, ktArgs(schema, "--alter=ADD COLUMN c1 INT NULL", "--execute")...)
 	select {
 	case <-p.marker:
 	case <-p.done:
@@ -84,7 +83,7 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 
 	// (b) A new run without the recovery flag: refuses with the died-cut-over message, or with
 	// the usual helper-table refusal.
-	code, out := ktRun(t, bin, ktArgs(schema, sid+1, "--alter=ADD COLUMN c2 INT NULL", "--execute")...)
+	code, out := ktRun(t, bin, ktArgs(schema, "--alter=ADD COLUMN c2 INT NULL", "--execute")...)
 	// The error that ends the run: the fatal line of the JSON log, with this message.
 	died := fmt.Sprintf(`"message":"%s.t is missing but _t_del and _t_gho exist: a previous run died during its cut-over; run again with --recover-cut-over to restore t (nothing was changed)"`, schema)
 	var drops []string
@@ -109,7 +108,7 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 
 	// --recover-cut-over exits 0 in every state a kill leaves, and t is in place after it.
 	recStart := time.Now()
-	code, out = ktRun(t, bin, ktArgs(schema, sid+2, "--recover-cut-over")...)
+	code, out = ktRun(t, bin, ktArgs(schema, "--recover-cut-over")...)
 	if code != 0 {
 		t.Fatalf("--recover-cut-over: exit %d\n%s", code, out)
 	}
@@ -134,7 +133,7 @@ func ktKillAt(t *testing.T, bin string, step cutover.Step) string {
 	}
 
 	// (c) A final migration completes, under load.
-	code, out = ktRun(t, bin, ktArgs(schema, sid+3, append([]string{"--alter=ADD COLUMN c2 INT NULL", "--execute", "--ok-to-drop-table"}, drops...)...)...)
+	code, out = ktRun(t, bin, ktArgs(schema, append([]string{"--alter=ADD COLUMN c2 INT NULL", "--execute", "--ok-to-drop-table"}, drops...)...)...)
 	if code != 0 {
 		t.Fatalf("final migration: exit %d\n%s", code, out)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
@@ -90,7 +91,7 @@ func TestTrials(t *testing.T) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			logs := &testenv.LogBuffer{}
-			res, err := runTrial(admin, tr, logs)
+			res, err := runTrial(t, admin, tr, logs)
 			sum.record(tr, res, err)
 			if err != nil {
 				t.Errorf("trial %d (%s, kill before %s in attempts %v, kills %v): %v\n%s",
@@ -173,26 +174,21 @@ func (s *summary) record(tr trial, res trialResult, err error) {
 	}
 }
 
-// migrationConfig is a fast, executing migration of gl_chaos_trials.tbl on the sandbox primary.
-// (It stays here: a builder shared with migrator's own tests would have to import migrator from
-// a non-test package, which only the main package may do.)
-func migrationConfig(tbl, algo string, serverID uint32, logs *testenv.LogBuffer) migrator.Config {
-	cfg := migrator.DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table = trialsDB, tbl
-	cfg.Alter = "ADD COLUMN note VARCHAR(16) NULL"
-	cfg.Execute, cfg.AllowOnMaster = true, true
+// migrationConfig is a fast live migration of gl_chaos_trials.tbl with the cut-over algo. Its
+// log goes to logs only (shown when the trial fails), not to the test's: a hundred trials would
+// bury the report.
+func migrationConfig(t testing.TB, tbl, algo string, logs *testenv.LogBuffer) migrator.Config {
+	cfg := migratortest.Config(t, trialsDB, tbl, "ADD COLUMN note VARCHAR(16) NULL", nil)
 	cfg.ChunkSize = 100
 	cfg.CutOverLockTimeout = time.Second
 	cfg.CutOver = algo
 	cfg.DefaultRetries = 5
-	cfg.ReplicaServerID = serverID
 	cfg.Logger = zerolog.New(logs).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	return cfg
 }
 
 // runTrial runs one trial; logs receives the migration's log.
-func runTrial(admin *sql.DB, tr trial, logs *testenv.LogBuffer) (res trialResult, err error) {
+func runTrial(t testing.TB, admin *sql.DB, tr trial, logs *testenv.LogBuffer) (res trialResult, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	tbl := fmt.Sprintf("t%d", tr.n)
@@ -252,7 +248,7 @@ func runTrial(admin *sql.DB, tr trial, logs *testenv.LogBuffer) (res trialResult
 		return nil
 	}
 
-	cfg := migrationConfig(tbl, tr.algo, uint32(75000+tr.n%500), logs)
+	cfg := migrationConfig(t, tbl, tr.algo, logs)
 	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: hook}
 	m, err := migrator.New(cfg)
 	if err != nil {
@@ -276,7 +272,7 @@ func runTrial(admin *sql.DB, tr trial, logs *testenv.LogBuffer) (res trialResult
 		if migrated, err := hasColumn(ctx, admin, trialsDB, tbl, "note"); err != nil || migrated {
 			return res, fmt.Errorf("migration failed (%v) but %s is the migrated table (%v)", runErr, tbl, err)
 		}
-		cfg2 := migrationConfig(tbl, tr.algo, uint32(75500+tr.n%500), logs)
+		cfg2 := migrationConfig(t, tbl, tr.algo, logs)
 		m2, err := migrator.New(cfg2)
 		if err != nil {
 			return res, err

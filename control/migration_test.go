@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -22,16 +23,12 @@ const controlDB = "gl_control"
 
 // migration sets up a real migration of controlDB.tbl (rows rows), serving commands on a socket
 // with cfg; it is started by the returned start.
-func migration(t *testing.T, tbl string, rows, serverID int, cfg Config) (m *migrator.Migrator, sock string, start func() <-chan error) {
+func migration(t *testing.T, tbl string, rows int, cfg Config) (m *migrator.Migrator, sock string, start func() <-chan error) {
 	t.Helper()
 	db := testenv.Database(t, controlDB)
 	testenv.Exec(t, db, fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, v INT NOT NULL)", tbl),
 		fmt.Sprintf("INSERT INTO %s SELECT seq, seq FROM seq_1_to_%d", tbl, rows))
-	mc := migrator.DefaultConfig()
-	mc.Conn = testenv.PrimaryConfig()
-	mc.Database, mc.Table, mc.Alter = controlDB, tbl, "ADD COLUMN c INT NULL"
-	mc.AllowOnMaster, mc.Execute, mc.ReplicaServerID = true, true, uint32(serverID)
-	mc.Logger = testenv.Logger(t, nil)
+	mc := migratortest.Config(t, controlDB, tbl, "ADD COLUMN c INT NULL", nil)
 	m, err := migrator.New(mc)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +94,7 @@ func stalled(t *testing.T, m *migrator.Migrator, done <-chan error) int64 {
 // the named cut-over is refused without the name, and unpostpone releases the cut-over.
 func TestCommandsSteerAMigration(t *testing.T) {
 	const rows, size = 60000, 37
-	m, sock, start := migration(t, "t", rows, 77301, Config{Version: "1.2.3"})
+	m, sock, start := migration(t, "t", rows, Config{Version: "1.2.3"})
 	if got := ask(t, sock, "throttle"); !strings.HasPrefix(got, throttleHint) {
 		t.Fatalf("throttle: %q", got)
 	}
@@ -230,7 +227,7 @@ func checkReadOnlyCommands(t *testing.T, sock string) {
 // original keeps its definition and rows and the helper tables are gone. Served on TCP as well.
 func TestPanicCommand(t *testing.T) {
 	port := testenv.PrimaryConfig().Port + 5 // within the sandbox's range of ports
-	m, sock, start := migration(t, "p", 3000, 77302, Config{ForceNamedPanic: true, TCPPort: port})
+	m, sock, start := migration(t, "p", 3000, Config{ForceNamedPanic: true, TCPPort: port})
 	tcp := fmt.Sprintf("127.0.0.1:%d", port)
 	ask(t, sock, "postpone")
 	done := start()

@@ -19,7 +19,7 @@ import (
 // refused whatever its value, while it can still be read. The victim table keeps its rows.
 func TestThrottleQueryOnlyReads(t *testing.T) {
 	port := freePort(t)
-	m, sock, start := migration(t, "t", 20000, 77311, Config{TCPPort: port})
+	m, sock, start := migration(t, "t", 20000, Config{TCPPort: port})
 	db := testenv.Open(t, testenv.PrimaryConfig(), controlDB)
 	testenv.Exec(t, db, "CREATE TABLE victim (id INT PRIMARY KEY)", "INSERT INTO victim SELECT seq FROM seq_1_to_10",
 		"CREATE FUNCTION wipe() RETURNS INT DETERMINISTIC MODIFIES SQL DATA BEGIN DELETE FROM victim; RETURN 1; END")

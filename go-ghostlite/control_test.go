@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -37,11 +36,8 @@ func TestRunServesCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(hooksDir, "gh-ost-on-interactive-command"), []byte(hook), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	c := testenv.PrimaryConfig()
-	args := []string{"--host=" + c.Host, fmt.Sprintf("--port=%d", c.Port), "--user=" + c.User, "--password=" + c.Password,
-		"--database=gl_main", "--table=t", "--alter=ADD COLUMN c INT NULL", "--allow-on-master", "--execute",
-		"--replica-server-id=77401", "--log-format=json", "--serve-socket-file=" + sock, "--postpone-cut-over-flag-file=" + flag,
-		"--hooks-path=" + hooksDir}
+	args := append(testenv.MigrationArgs(testenv.PrimaryConfig(), "gl_main", "t"), "--alter=ADD COLUMN c INT NULL", "--execute",
+		"--log-format=json", "--serve-socket-file="+sock, "--postpone-cut-over-flag-file="+flag, "--hooks-path="+hooksDir)
 	var stderr testenv.LogBuffer // written from several goroutines
 	code := make(chan int, 1)
 	go func() { code <- run(args, io.Discard, &stderr) }()

@@ -55,7 +55,7 @@ func TestPasswordNeverLeaks(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "--host="+c.Host, fmt.Sprintf("--port=%d", c.Port), "--user=gl_leak", "--password", leakCanary,
 		"--database=gl_leak", "--table=t", "--alter=ADD COLUMN c INT NULL", "--allow-on-master", "--execute", "--debug",
-		"--replica-server-id=77601", "--serve-socket-file="+sock, "--postpone-cut-over-flag-file="+postpone,
+		fmt.Sprintf("--replica-server-id=%d", testenv.NextServerID()), "--serve-socket-file="+sock, "--postpone-cut-over-flag-file="+postpone,
 		"--hooks-path="+hooksDir, "--hooks-status-interval=1", "--metrics-addr="+metricsAddr)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {

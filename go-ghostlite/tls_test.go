@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -18,8 +17,7 @@ func TestTLS(t *testing.T) {
 	srv := testenv.StartTLSServer(t)
 	db := testenv.Open(t, srv.Config(t), "test")
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_3000")
-	base := []string{"--host=127.0.0.1", fmt.Sprintf("--port=%d", srv.Port), "--user=" + srv.User, "--password=" + srv.Password,
-		"--database=test", "--table=t", "--allow-on-master", "--replica-server-id=77501"}
+	base := testenv.MigrationArgs(srv.Config(t), "test", "t")
 	runArgs := func(extra ...string) (int, string) {
 		var stderr bytes.Buffer
 		code := run(append(append([]string{}, base...), extra...), io.Discard, &stderr)

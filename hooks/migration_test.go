@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
@@ -37,11 +38,10 @@ func migration(t *testing.T, r *recorder, cfg migrator.Config, logs *testenv.Log
 	return m, h
 }
 
-func baseConfig(database string, serverID uint32) migrator.Config {
-	cfg := migrator.DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = database, "t", "ADD COLUMN c INT NULL"
-	cfg.AllowOnMaster, cfg.Execute, cfg.ReplicaServerID = true, true, serverID
+// baseConfig is the live migration of database.t these tests run (its logger is migration's).
+func baseConfig(t *testing.T, database string) migrator.Config {
+	t.Helper()
+	cfg := migratortest.Config(t, database, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ExactRowcount, cfg.ChunkSize = true, 100
 	cfg.FlagFileInterval = 10 * time.Millisecond
 	return cfg
@@ -58,7 +58,7 @@ func TestEveryHookOnARealMigration(t *testing.T) {
 		r.install(name, "")
 	}
 	logs := &testenv.LogBuffer{}
-	m, h := migration(t, r, baseConfig(hooksDB, 77501), logs)
+	m, h := migration(t, r, baseConfig(t, hooksDB), logs)
 	m.Throttle(true)
 	if err := m.Postpone(true); err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestInstantDDLOnSuccess(t *testing.T) {
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_100")
 	r := newRecorder(t)
 	r.install(OnSuccess, "")
-	cfg := baseConfig(hooksDB, 77505)
+	cfg := baseConfig(t, hooksDB)
 	cfg.AttemptInstantDDL = true
 	m, h := migration(t, r, cfg, nil)
 	if err := m.Run(context.Background()); err != nil {
@@ -186,7 +186,7 @@ func checkProgressEnv(t *testing.T, r *recorder) {
 // on the sandbox replica with every hook installed and failing (exit 3) in place of its empty one,
 // and checks that the hook aborted the run, that the hooks ran in the order want (on-status
 // aside), that replication runs on and that the replica's original is untouched.
-func abortOnReplica(t *testing.T, serverID uint32, skipStop bool, failing string, want []string) {
+func abortOnReplica(t *testing.T, skipStop bool, failing string, want []string) {
 	t.Helper()
 	const schema = "gl_hooks_replica"
 	primary := testenv.Database(t, schema)
@@ -199,7 +199,7 @@ func abortOnReplica(t *testing.T, serverID uint32, skipStop bool, failing string
 		r.install(name, "")
 	}
 	r.install(failing, "echo 'not now'; exit 3")
-	cfg := baseConfig(schema, serverID)
+	cfg := baseConfig(t, schema)
 	cfg.Conn, cfg.AllowOnMaster, cfg.TestOnReplica, cfg.TestOnReplicaSkipReplicaStop = testenv.ReplicaConfig(), false, true, skipStop
 	cfg.ExactRowcount, cfg.DefaultRetries = false, 2
 	m, _ := migration(t, r, cfg, nil)
@@ -221,7 +221,7 @@ func abortOnReplica(t *testing.T, serverID uint32, skipStop bool, failing string
 // attempt is made, on-failure runs, replication runs on, the original is untouched and the helper
 // tables are dropped.
 func TestFailingBeforeCutOverOnReplica(t *testing.T) {
-	abortOnReplica(t, 77502, false, OnBeforeCutOver,
+	abortOnReplica(t, false, OnBeforeCutOver,
 		[]string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnFailure})
 }
 
@@ -230,9 +230,9 @@ func TestFailingBeforeCutOverOnReplica(t *testing.T) {
 // on-start-replication runs, replication runs on, the replica's original is untouched. The same
 // with --test-on-replica-skip-replica-stop, where the hook is what would stop replication.
 func TestFailingStopReplicationOnReplica(t *testing.T) {
-	for i, skipStop := range []bool{false, true} {
+	for _, skipStop := range []bool{false, true} {
 		t.Run(fmt.Sprintf("skip-replica-stop=%v", skipStop), func(t *testing.T) {
-			abortOnReplica(t, uint32(77521+i), skipStop, OnStopReplication,
+			abortOnReplica(t, skipStop, OnStopReplication,
 				[]string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnStopReplication, OnStartReplication, OnFailure})
 		})
 	}
@@ -253,7 +253,7 @@ func TestFailingHookAbortsMigration(t *testing.T) {
 				r.install(name, "")
 			}
 			r.install(failing, "echo 'not now' >&2; exit 3")
-			m, _ := migration(t, r, baseConfig(hooksDB, 77503), nil)
+			m, _ := migration(t, r, baseConfig(t, hooksDB), nil)
 			err := m.Run(context.Background())
 			want := "migration aborted: hook " + filepath.Join(r.dir, failing) + " exited with status 3; the original table is untouched"
 			if !errors.Is(err, migrator.ErrAborted) || err.Error() != want {
@@ -277,7 +277,7 @@ func TestFailingOnSuccess(t *testing.T) {
 	r := newRecorder(t)
 	r.install(OnSuccess, "exit 2")
 	r.install(OnFailure, "")
-	m, _ := migration(t, r, baseConfig(hooksDB, 77504), nil)
+	m, _ := migration(t, r, baseConfig(t, hooksDB), nil)
 	err := m.Run(context.Background())
 	if want := "the migration is complete, but hook " + filepath.Join(r.dir, OnSuccess) + " exited with status 2"; err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)

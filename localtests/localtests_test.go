@@ -42,7 +42,6 @@ const (
 	exitTimeout     = 60 * time.Second  // from the flag file's removal until the binary exits
 	refusalTimeout  = 60 * time.Second  // a refusal case's whole run
 	moreLoad        = 300               // load statements run after "postponed", before the cut-over
-	serverIDBase    = 72000             // --replica-server-id = serverIDBase + case index
 )
 
 var (
@@ -95,13 +94,13 @@ func TestLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, name := range names {
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			c, err := loadCase(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &runner{t: t, c: c, admin: admin, schema: "glt_" + name, serverID: serverIDBase + i}
+			r := &runner{t: t, c: c, admin: admin, schema: "glt_" + name}
 			r.run()
 		})
 	}
@@ -109,12 +108,11 @@ func TestLocal(t *testing.T) {
 
 // runner runs one case.
 type runner struct {
-	t        testing.TB
-	c        *testCase
-	admin    *sql.DB // testenv pool without a default schema (binary charset, UTC, strict)
-	db       *sql.DB // the case's database, utf8mb4 client, server time zone: runs create/load
-	schema   string
-	serverID int
+	t      testing.TB
+	c      *testCase
+	admin  *sql.DB // testenv pool without a default schema (binary charset, UTC, strict)
+	db     *sql.DB // the case's database, utf8mb4 client, server time zone: runs create/load
+	schema string
 	// refusedWith is the error line of a refusal case that refused as expected.
 	refusedWith string
 	// noSeqViews: the case names no seq_A_to_B table, so none is made on MySQL (testenv.SeqTables
@@ -183,23 +181,16 @@ type process struct {
 
 // start runs the binary with the common flags, then extra, then the case's flags.
 func (r *runner) start(execute bool, extra ...string) *process {
-	args := []string{
-		"--host=" + testenv.PrimaryConfig().Host,
-		fmt.Sprintf("--port=%d", testenv.PrimaryConfig().Port),
-		"--user=" + testenv.PrimaryConfig().User,
-		"--password=" + testenv.PrimaryConfig().Password,
-		"--database=" + r.schema,
-		"--table=gl_test",
-		"--alter=" + r.c.Alter,
-		"--allow-on-master",
+	// Each run reads the binlog under a replica server id of its own (testenv.MigrationArgs).
+	args := append(testenv.MigrationArgs(testenv.PrimaryConfig(), r.schema, "gl_test"),
+		"--alter="+r.c.Alter,
 		"--log-format=json",
 		"--default-retries=3",
 		"--cut-over-lock-timeout-seconds=3",
-		fmt.Sprintf("--replica-server-id=%d", r.serverID),
 		// Its own socket: the default /tmp/gh-ost.<db>.<table>.sock is the same for every sandbox
 		// on the machine, so two runs of the same case would refuse each other.
-		"--serve-socket-file=" + filepath.Join(r.t.TempDir(), "s.sock"),
-	}
+		"--serve-socket-file="+filepath.Join(r.t.TempDir(), "s.sock"),
+	)
 	if execute {
 		args = append(args, "--execute")
 	}

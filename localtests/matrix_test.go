@@ -46,8 +46,6 @@ const (
 	mxIdentity   = "\u00b7" // the same type: not a conversion
 )
 
-const mxServerIDBase = 73000
-
 // mxRun holds the results of one matrix run.
 type mxRun struct {
 	cells    map[string]map[string]string // variant -> "src>dst" -> result
@@ -56,17 +54,8 @@ type mxRun struct {
 	values   int                          // edge values migrated (per variant, summed over pairs)
 	pairs    int
 	subsets  int // pairs the server refuses with all values, migrated with the values it accepts
-	serverID int
 	first    string     // the first variant run: its refusals and toolWhy go to the doc
 	mu       sync.Mutex // sources run in parallel (mxParallel)
-}
-
-// nextServerID is the --replica-server-id of the next run of the binary.
-func (m *mxRun) nextServerID() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.serverID++
-	return m.serverID
 }
 
 // set records the result of pair key ("src>dst") in variant v.
@@ -94,7 +83,7 @@ func TestConversionMatrix(t *testing.T) {
 		t.Fatal(buildErr)
 	}
 	start := time.Now()
-	run := &mxRun{cells: map[string]map[string]string{}, refusals: map[string]string{}, toolWhy: map[string]string{}, serverID: mxServerIDBase}
+	run := &mxRun{cells: map[string]map[string]string{}, refusals: map[string]string{}, toolWhy: map[string]string{}}
 	flavor := testenv.Flavor(t)
 	for _, v := range mxVariants {
 		if !v.runsOn(flavor) {
@@ -372,10 +361,9 @@ func (m *mxRun) toolOnly(v mxVariant, key, line string) {
 func (m *mxRun) migrates(t *testing.T, admin *sql.DB, v mxVariant, src mxType, targets []mxTarget, values []string, name string) (ok bool, msgs string) {
 	c := mxMigrationCase(src, targets, values)
 	c.Globals = v.globals
-	id := m.nextServerID()
 	t.Run(name, func(t *testing.T) {
 		ok, msgs = soft(t, func(st testing.TB) {
-			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s", v.name, src.label), serverID: id, noSeqViews: true}
+			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s", v.name, src.label), noSeqViews: true}
 			r.run()
 		})
 	})
@@ -534,10 +522,9 @@ func (m *mxRun) refuses(t *testing.T, admin *sql.DB, v mxVariant, src mxType, ds
 		ExpectFailure: anyRefusal, // any one error line: the pair is refused
 		ExpectExit:    1,
 	}
-	id := m.nextServerID()
 	t.Run(name, func(t *testing.T) {
 		ok, _ = soft(t, func(st testing.TB) {
-			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s_r", v.name, src.label), serverID: id, noSeqViews: true}
+			r := &runner{t: st, c: c, admin: admin, schema: fmt.Sprintf("glx_%s_%s_r", v.name, src.label), noSeqViews: true}
 			defer func() { line = r.refusedWith }()
 			r.run()
 		})

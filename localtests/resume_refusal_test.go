@@ -51,7 +51,7 @@ func TestResumeRefusals(t *testing.T) {
 			arrange: func(r *runner) { r.exec("UPDATE _gl_test_ghk SET alter_spec = NULL") }},
 	} {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
-			r := &runner{t: t, c: resumeCase(), admin: admin, schema: "glt_resume_refusal", serverID: serverIDBase + 901}
+			r := &runner{t: t, c: resumeCase(), admin: admin, schema: "glt_resume_refusal"}
 			r.setup()
 			if tc.first != "" {
 				r.c.Alter = tc.first
@@ -111,7 +111,7 @@ func TestResumeSameAlterWrittenDifferently(t *testing.T) {
 		t.Fatal(buildErr)
 	}
 	c := resumeCase()
-	r := &runner{t: t, c: c, admin: admin, schema: "glt_resume_respelled", serverID: serverIDBase + 902}
+	r := &runner{t: t, c: c, admin: admin, schema: "glt_resume_respelled"}
 	r.setup()
 	r.killAfterCheckpoint(0)
 	r.c.Alter = "add column `c` int not null default 3 ,\n  modify b varchar(60) not null, /* the index */ add index ix_a ( `a` , v )"

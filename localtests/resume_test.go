@@ -91,7 +91,7 @@ func TestKillAndResume(t *testing.T) {
 			c = uniqueResumeCase()
 		}
 		t.Run(fmt.Sprintf("trial%02d_%s", i, c.Name), func(t *testing.T) {
-			r := &runner{t: t, c: c, admin: admin, schema: "glt_kill_resume", serverID: serverIDBase + 900}
+			r := &runner{t: t, c: c, admin: admin, schema: "glt_kill_resume"}
 			r.setup()
 			n := r.killAfterCheckpoint(time.Duration(rng.Intn(1200)) * time.Millisecond)
 			if i%5 == 4 { // the resumed run is killed too

@@ -2,7 +2,6 @@ package localtests
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,14 +14,11 @@ import (
 
 // runWrapper runs scripts/gh-ost-wrapper.sh (a wrapper as gh-ost's users write them) with the
 // binary as its GHOST, on table t of database db, and returns its exit code and output.
-func runWrapper(t *testing.T, db string, serverID int, alter string) (int, string) {
+func runWrapper(t *testing.T, db, alter string) (int, string) {
 	t.Helper()
-	c := testenv.PrimaryConfig()
-	cmd := exec.Command("scripts/gh-ost-wrapper.sh",
-		"--host="+c.Host, fmt.Sprintf("--port=%d", c.Port), "--user="+c.User, "--password="+c.Password,
-		"--database="+db, "--table=t", "--alter="+alter, "--allow-on-master", "--chunk-size=100",
-		fmt.Sprintf("--replica-server-id=%d", serverID), "--serve-socket-file="+filepath.Join(t.TempDir(), "s.sock"),
-		"--checkpoint-interval-millis=300") // --checkpoint-seconds is 10 at least
+	cmd := exec.Command("scripts/gh-ost-wrapper.sh", append(testenv.MigrationArgs(testenv.PrimaryConfig(), db, "t"),
+		"--alter="+alter, "--chunk-size=100", "--serve-socket-file="+filepath.Join(t.TempDir(), "s.sock"),
+		"--checkpoint-interval-millis=300")...) // --checkpoint-seconds is 10 at least
 	cmd.Env = append(os.Environ(), "GHOST="+binary, "TIMEOUT=60")
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
@@ -48,7 +44,7 @@ func TestGhostWrapperScript(t *testing.T) {
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20) NOT NULL)",
 		"INSERT INTO t SELECT seq, CONCAT('v', seq) FROM seq_1_to_5000")
 
-	code, out := runWrapper(t, dbName, 71990, "ADD COLUMN c INT NOT NULL DEFAULT 7")
+	code, out := runWrapper(t, dbName, "ADD COLUMN c INT NOT NULL DEFAULT 7")
 	if code != 0 {
 		t.Fatalf("wrapper exited %d, want 0:\n%s", code, out)
 	}
@@ -65,7 +61,7 @@ func TestGhostWrapperScript(t *testing.T) {
 	// The server refuses the ALTER on the ghost: the wrapper finds the FATAL line.
 	testenv.Exec(t, db, "DROP TABLE t", "DROP TABLE IF EXISTS _t_del, _t_ghk",
 		"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20) NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_100")
-	code, out = runWrapper(t, dbName, 71991, "ADD COLUMN dt DATETIME NOT NULL DEFAULT 'nope'")
+	code, out = runWrapper(t, dbName, "ADD COLUMN dt DATETIME NOT NULL DEFAULT 'nope'")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "migration failed: FATAL ") ||
 		!strings.Contains(lines[0], "Error 1067 (42000): Invalid default value for 'dt'") {

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
@@ -71,12 +72,9 @@ func sample(t *testing.T, s map[string]float64, key string) float64 {
 func TestScrapeDuringAMigration(t *testing.T) {
 	db := testenv.Database(t, metricsDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
-	cfg := migrator.DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = metricsDB, "t", "ADD COLUMN c INT NULL"
-	cfg.AllowOnMaster, cfg.Execute, cfg.ReplicaServerID, cfg.ExactRowcount = true, true, 77511, true
-	cfg.FlagFileInterval = 10 * time.Millisecond
-	cfg.Logger = testenv.Logger(t, nil).Level(zerolog.InfoLevel)
+	cfg := migratortest.Config(t, metricsDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg.ExactRowcount, cfg.FlagFileInterval = true, 10*time.Millisecond
+	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	m, err := migrator.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -15,14 +15,13 @@ import (
 
 // checksumSetup creates t (3,000 rows: some names empty, some NULL) and a configuration that cuts
 // over at once, logging into logs, with chunks of 500 rows.
-func checksumSetup(t *testing.T, serverID uint32, alter string, logs *testenv.LogBuffer) (*sql.DB, Config) {
+func checksumSetup(t *testing.T, alter string, logs *testenv.LogBuffer) (*sql.DB, Config) {
 	t.Helper()
 	db := testenv.Table(t, sameResultDB,
 		"CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20) NULL, n INT NOT NULL)",
 		`INSERT INTO t SELECT seq, CASE WHEN seq % 7 = 0 THEN '' WHEN seq % 11 = 0 THEN NULL ELSE CONCAT('n', seq) END, seq * 3
 		 FROM seq_1_to_3000`)
-	cfg := testConfig(t, sameResultDB, "t", alter, logs)
-	executing(&cfg, serverID)
+	cfg := liveConfig(t, sameResultDB, "t", alter, logs)
 	cfg.OkToDropTable = true
 	cfg.ChunkSize = 500
 	return db, cfg
@@ -34,7 +33,7 @@ func checksumSetup(t *testing.T, serverID uint32, alter string, logs *testenv.Lo
 func TestChecksumRepairsCorruptedGhost(t *testing.T) {
 	logs := &testenv.LogBuffer{}
 	alter := "MODIFY name VARCHAR(40) CHARACTER SET utf8mb4 NULL, MODIFY n BIGINT NOT NULL, ADD COLUMN c INT NULL"
-	db, cfg := checksumSetup(t, 77901, alter, logs)
+	db, cfg := checksumSetup(t, alter, logs)
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	rounds := 0
 	cfg.checksumTest = func(ctx context.Context, round int) error {
@@ -76,7 +75,7 @@ func TestChecksumRepairsCorruptedGhost(t *testing.T) {
 // A ghost row corrupted again after each repair fails the migration with the keys of its range;
 // the original is untouched.
 func TestChecksumPersistentMismatchAborts(t *testing.T) {
-	db, cfg := checksumSetup(t, 77902, "ADD COLUMN c INT NULL", nil)
+	db, cfg := checksumSetup(t, "ADD COLUMN c INT NULL", nil)
 	_, before := testenv.Checksum(t, db, sameResultDB, "t", []string{"id", "name", "n"}, "id")
 	cfg.checksumTest = func(ctx context.Context, _ int) error {
 		_, err := db.ExecContext(ctx, "UPDATE _t_gho SET n = n + 1 WHERE id = 1234")
@@ -98,7 +97,7 @@ func TestChecksumPersistentMismatchAborts(t *testing.T) {
 // (none repaired), and the migrated table equals the original as of the cut-over.
 func TestChecksumUnderLoadFindsNoFalseMismatch(t *testing.T) {
 	logs := &testenv.LogBuffer{}
-	db, snapshots := checksumUnderLoad(t, 77903, logs, nil)
+	db, snapshots := checksumUnderLoad(t, logs, nil)
 	if snapshots != 1 || !logs.Contains(" 0 repaired") {
 		t.Errorf("the checksum under load repaired chunks (%d snapshots): a false mismatch", snapshots)
 	}
@@ -109,7 +108,7 @@ func TestChecksumUnderLoadFindsNoFalseMismatch(t *testing.T) {
 // writes the same ranges, and the result still equals the original as of the cut-over.
 func TestChecksumRepairsUnderLoad(t *testing.T) {
 	logs := &testenv.LogBuffer{}
-	db, snapshots := checksumUnderLoad(t, 77905, logs, func(ctx context.Context, db *sql.DB) error {
+	db, snapshots := checksumUnderLoad(t, logs, func(ctx context.Context, db *sql.DB) error {
 		_, err := db.ExecContext(ctx, "UPDATE _t_gho SET n = n + 1000000 WHERE id % 250 = 0")
 		return err
 	})
@@ -122,9 +121,9 @@ func TestChecksumRepairsUnderLoad(t *testing.T) {
 // checksumUnderLoad migrates t under a write load that stops at the cut-over, corrupting the
 // ghost with corrupt (when given) before the first snapshot, checks the migrated table equals the
 // original as of the cut-over, and returns how many snapshots the checksum took.
-func checksumUnderLoad(t *testing.T, serverID uint32, logs *testenv.LogBuffer, corrupt func(context.Context, *sql.DB) error) (*sql.DB, int) {
+func checksumUnderLoad(t *testing.T, logs *testenv.LogBuffer, corrupt func(context.Context, *sql.DB) error) (*sql.DB, int) {
 	t.Helper()
-	db, cfg := checksumSetup(t, serverID, "MODIFY n BIGINT NOT NULL, MODIFY name VARCHAR(30) NULL", logs)
+	db, cfg := checksumSetup(t, "MODIFY n BIGINT NOT NULL, MODIFY name VARCHAR(30) NULL", logs)
 	cfg.OkToDropTable = false
 	cfg.ChunkSize = 100
 	var snapshots int
@@ -181,7 +180,7 @@ func checksumUnderLoad(t *testing.T, serverID uint32, logs *testenv.LogBuffer, c
 // --checksum=false goes from the copy to the cut-over without the checksum phase.
 func TestChecksumDisabledSkipsPhase(t *testing.T) {
 	logs := &testenv.LogBuffer{}
-	db, cfg := checksumSetup(t, 77904, "ADD COLUMN c INT NULL", logs)
+	db, cfg := checksumSetup(t, "ADD COLUMN c INT NULL", logs)
 	cfg.Checksum = false
 	cfg.checksumTest = func(context.Context, int) error { return errors.New("the checksum ran") }
 	var phases []string
@@ -211,7 +210,7 @@ func TestChecksumRequiredWithCascadingLoss(t *testing.T) {
 func TestChecksumSummaryNamesColumnsNotCompared(t *testing.T) {
 	logs := &testenv.LogBuffer{}
 	alter := "MODIFY n DOUBLE(20,2) NOT NULL, MODIFY name VARCHAR(40) NULL"
-	db, cfg := checksumSetup(t, 77906, alter, logs)
+	db, cfg := checksumSetup(t, alter, logs)
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
@@ -233,8 +232,7 @@ func TestChecksumRepairsCompensatingChanges(t *testing.T) {
 		"INSERT INTO t SELECT seq, 1, CONCAT('row', seq % 7) FROM seq_1_to_1000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	alter := "ADD COLUMN c INT NULL"
-	cfg := testConfig(t, sameResultDB, "t", alter, logs)
-	executing(&cfg, 77907)
+	cfg := liveConfig(t, sameResultDB, "t", alter, logs)
 	cfg.OkToDropTable = true
 	cfg.ChunkSize = 10
 	cfg.checksumTest = func(ctx context.Context, round int) error {

@@ -69,8 +69,7 @@ func TestControlsSteerARun(t *testing.T) {
 	db := testenv.Database(t, controlsDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_20000")
-	cfg := testConfig(t, controlsDB, "t", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, 77021)
+	cfg := liveConfig(t, controlsDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ChunkSize = 1000
 	var chunks atomic.Int64
 	cfg.copyTest.beforeChunk = func(context.Context, int64) error { chunks.Add(1); return nil }
@@ -123,8 +122,7 @@ func TestControlsPanic(t *testing.T) {
 	db := testenv.Database(t, controlsDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS p", "CREATE TABLE p (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO p SELECT seq, seq FROM seq_1_to_500")
-	cfg := testConfig(t, controlsDB, "p", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, 77022)
+	cfg := liveConfig(t, controlsDB, "p", "ADD COLUMN c INT NULL", nil)
 	m := mustNew(t, cfg)
 	if err := m.Postpone(true); err != nil {
 		t.Fatal(err)

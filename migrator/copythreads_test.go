@@ -16,7 +16,7 @@ func TestCopyThreadsAreChosenAndLoggedOnce(t *testing.T) {
 	db := testenv.Database(t, copyThreadsDB)
 	var pool string
 	haveVar := db.QueryRow("SELECT @@thread_pool_size").Scan(&pool) == nil
-	for i, c := range []struct {
+	for _, c := range []struct {
 		threads int
 		want    string
 	}{
@@ -26,8 +26,7 @@ func TestCopyThreadsAreChosenAndLoggedOnce(t *testing.T) {
 		testenv.Exec(t, db, "DROP TABLE IF EXISTS ct", "CREATE TABLE ct (id INT PRIMARY KEY, v INT NOT NULL)",
 			"INSERT INTO ct SELECT seq, seq FROM seq_1_to_2000")
 		var logs testenv.LogBuffer
-		cfg := testConfig(t, copyThreadsDB, "ct", "ADD COLUMN c INT NULL", &logs)
-		executing(&cfg, uint32(77951+i))
+		cfg := liveConfig(t, copyThreadsDB, "ct", "ADD COLUMN c INT NULL", &logs)
 		cfg.OkToDropTable, cfg.ChunkSize, cfg.CopyThreads = true, 100, c.threads
 		if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 			t.Fatalf("--copy-threads=%d: %v", c.threads, err)

@@ -23,7 +23,7 @@ const displacedDB = "gl_displaced"
 // the clashing row displaced, and the migration fails before the cut-over with the key and the
 // value, the original untouched.
 func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
-	db, cfg := displacedSetup(t, 77101)
+	db, cfg := displacedSetup(t)
 	flag := postpone(t, &cfg)
 	saved := displacedPatience
 	displacedPatience = time.Second
@@ -51,7 +51,7 @@ func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
 // The same duplicate written just before the cut-over locks the original: the check under the
 // lock refuses the swap as unsafe, in one attempt (no retries).
 func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
-	db, cfg := displacedSetup(t, 77102)
+	db, cfg := displacedSetup(t)
 	var attempts atomic.Int32
 	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
 		if step == cutover.StepLock && attempts.Add(1) == 1 {
@@ -69,12 +69,11 @@ func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
 
 // displacedSetup creates t(id, u) with distinct u, and want: t as it must end, with the duplicate
 // (5001, 5) the test writes. The configuration adds UNIQUE KEY u (u).
-func displacedSetup(t *testing.T, serverID uint32) (*sql.DB, Config) {
+func displacedSetup(t *testing.T) (*sql.DB, Config) {
 	t.Helper()
 	db := testenv.Table(t, displacedDB, "CREATE TABLE t (id INT PRIMARY KEY, u INT)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t", "INSERT INTO want VALUES (5001, 5)")
-	cfg := testConfig(t, displacedDB, "t", "ADD UNIQUE KEY u (u)", nil)
-	executing(&cfg, serverID)
+	cfg := liveConfig(t, displacedDB, "t", "ADD UNIQUE KEY u (u)", nil)
 	cfg.DefaultRetries = 5
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	return db, cfg

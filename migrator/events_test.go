@@ -43,8 +43,7 @@ func TestEventsAndCutOverGate(t *testing.T) {
 	db := testenv.Database(t, dbName)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
-	cfg := testConfig(t, dbName, "t", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, 77031)
+	cfg := liveConfig(t, dbName, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ExactRowcount, cfg.OkToDropTable = true, true
 	m := mustNew(t, cfg)
 	var heard eventLog

@@ -19,8 +19,7 @@ func TestPostponeThenPanicFlagFile(t *testing.T) {
 	db := testenv.Table(t, flagFilesDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
 
-	cfg := testConfig(t, flagFilesDB, "t", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, 77001)
+	cfg := liveConfig(t, flagFilesDB, "t", "ADD COLUMN c INT NULL", nil)
 	postpone(t, &cfg)
 	panicFile := filepath.Join(t.TempDir(), "panic")
 	cfg.PanicFlagFile = panicFile

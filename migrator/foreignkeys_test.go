@@ -42,7 +42,7 @@ func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
 			testenv.Exec(t, db, fkParent, fkRows, fkChildTable(c.actions), fkChild)
 			before := captureState(t, db)
 			cfg := prepareConfig(t, "t", "ADD COLUMN x INT NULL", nil)
-			executing(&cfg, 77101)
+			live(&cfg)
 			cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !c.skip, c.skip
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -69,7 +69,7 @@ func testCascadeLossAllowed(t *testing.T) {
 	testenv.Exec(t, db, fkParent, fkRows, fkChildTable("ON DELETE CASCADE"), fkChild)
 	logs := &testenv.LogBuffer{}
 	cfg := prepareConfig(t, "t", "ADD COLUMN x INT NULL", logs)
-	executing(&cfg, 77102)
+	live(&cfg)
 	cfg.DiscardForeignKeys, cfg.AllowCascadingForeignKeysDataLoss = true, true
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)

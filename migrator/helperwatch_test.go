@@ -43,12 +43,11 @@ func TestHelperChangesStopMigration(t *testing.T) {
 		{"statement-logged write of the ghost", []string{sbr, "DELETE FROM _t_gho WHERE id = 1"}, binlogapply.ErrStatementLogged, "writing gl_ddlwatch._t_gho"},
 		{"statement-logged write of the changelog", []string{sbr, "DELETE FROM _t_ghc"}, binlogapply.ErrHelperChanged, "this run's changelog table"},
 	}
-	for i, c := range cases {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
-			cfg := testConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
-			executing(&cfg, uint32(77270+i))
+			cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 			postpone(t, &cfg)
 			cfg.Checksum, cfg.AssumeRBR, cfg.Checkpoint = false, true, true
 			cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
@@ -110,12 +109,11 @@ func TestGhostProvenBeforeSwap(t *testing.T) {
 		{"columns", []string{"ALTER TABLE _t_gho DROP COLUMN c, ADD COLUMN w INT, ALGORITHM=INSTANT"}, "changed its definition"},
 		{"trigger", []string{"CREATE TRIGGER tg AFTER INSERT ON _t_gho FOR EACH ROW SET @x = 1"}, "changed its triggers"},
 	}
-	for i, c := range cases {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
-			cfg := testConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
-			executing(&cfg, uint32(77285+i))
+			cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 			flag := postpone(t, &cfg)
 			cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 			done := runMigration(t, cfg)
@@ -168,8 +166,7 @@ func execUnlogged(t *testing.T, db *sql.DB, stmts []string) {
 func TestChangelogDroppedUnloggedStops(t *testing.T) {
 	db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 		"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
-	cfg := testConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, 77289)
+	cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 	postpone(t, &cfg)
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	done := runMigration(t, cfg)

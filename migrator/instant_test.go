@@ -12,14 +12,13 @@ import (
 // instantRun migrates t of sameResultDB with --attempt-instant-ddl and
 // --analyze-ghost-table-before-cutover, checks the result equals the server's own
 // ALGORITHM=COPY ALTER of the same rows, and returns the run's logs.
-func instantRun(t *testing.T, serverID uint32, alter string) *testenv.LogBuffer {
+func instantRun(t *testing.T, alter string) *testenv.LogBuffer {
 	t.Helper()
 	db := testenv.Table(t, sameResultDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL, s VARCHAR(20))",
 		"INSERT INTO t SELECT seq, seq * 7, CONCAT('row ', seq) FROM seq_1_to_500",
 		"CREATE TABLE o LIKE t", "INSERT INTO o SELECT * FROM t")
 	var logs testenv.LogBuffer
-	cfg := testConfig(t, sameResultDB, "t", alter, &logs)
-	executing(&cfg, serverID)
+	cfg := liveConfig(t, sameResultDB, "t", alter, &logs)
 	cfg.OkToDropTable = true
 	cfg.AttemptInstantDDL, cfg.AnalyzeGhostTable = true, true
 	if err := testenv.WaitResult(t, runMigration(t, cfg), 90*time.Second); err != nil {
@@ -38,7 +37,7 @@ func instantRun(t *testing.T, serverID uint32, alter string) *testenv.LogBuffer 
 
 // An ADD COLUMN is instant on MariaDB 10.11 and MySQL 8: no copy, no cut-over.
 func TestAttemptInstantDDL(t *testing.T) {
-	logs := instantRun(t, 77140, "ADD COLUMN extra INT NOT NULL DEFAULT 3")
+	logs := instantRun(t, "ADD COLUMN extra INT NOT NULL DEFAULT 3")
 	if !logs.Contains("altered instantly") {
 		t.Errorf("no instant ALTER logged:\n%s", logs)
 	}
@@ -50,7 +49,7 @@ func TestAttemptInstantDDL(t *testing.T) {
 // A type change is refused with ALGORITHM=INSTANT: the full migration runs, and the ghost is
 // analyzed before the cut-over.
 func TestAttemptInstantDDLFallsBack(t *testing.T) {
-	logs := instantRun(t, 77141, "MODIFY v VARCHAR(30) NOT NULL")
+	logs := instantRun(t, "MODIFY v VARCHAR(30) NOT NULL")
 	for _, want := range []string{"cannot do this ALTER instantly", "Row copy complete", "analyzed", "cut-over complete"} {
 		if !logs.Contains(want) {
 			t.Errorf("log lacks %q:\n%s", want, logs)

@@ -76,7 +76,7 @@ func TestMetadataLockPreflight(t *testing.T) {
 	}
 	t.Run("execute with allow", func(t *testing.T) {
 		err := run(t, func(c *Config) {
-			executing(c, 77031)
+			live(c)
 			c.AllowSetupMetadataLockInstruments = true
 		})
 		if err != nil {

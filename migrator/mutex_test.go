@@ -23,16 +23,15 @@ import (
 const mutexDB = "gl_mutex"
 
 // mutexRun starts a migration of mutexDB.t that postpones its cut-over while postpone exists.
-func mutexRun(t *testing.T, postpone string, serverID uint32, dropGhost bool, opts ...func(*Config)) <-chan error {
+func mutexRun(t *testing.T, postpone string, dropGhost bool, opts ...func(*Config)) <-chan error {
 	t.Helper()
-	cfg := testConfig(t, mutexDB, "t", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, serverID)
+	cfg := liveConfig(t, mutexDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.InitiallyDropGhostTable = dropGhost
 	cfg.PostponeCutOverFlagFile = postpone
 	cfg.FlagFileInterval = 10 * time.Millisecond
 	cfg.CutOverLockTimeout = time.Second
 	cfg.DefaultRetries = 2
-	cfg.Logger = cfg.Logger.With().Uint32("server_id", serverID).Logger()
+	cfg.Logger = cfg.Logger.With().Uint32("server_id", cfg.ReplicaServerID).Logger()
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -73,7 +72,7 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 	}
 	ghost, changelog := table.GhostName("t"), changelog.Name("t")
 
-	doneA := mutexRun(t, postponeA, 78001, false)
+	doneA := mutexRun(t, postponeA, false)
 	waitPostponedOwn(t, db, doneA, 0)
 	ghostA, changelogA := innodbID(t, db, ghost), innodbID(t, db, changelog)
 
@@ -83,7 +82,7 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 	}
 
 	// B takes the free lock and, told to, replaces A's helper tables with its own.
-	doneB := mutexRun(t, postponeB, 78002, true)
+	doneB := mutexRun(t, postponeB, true)
 	waitPostponedOwn(t, db, doneB, changelogA)
 	ghostB, changelogB := innodbID(t, db, ghost), innodbID(t, db, changelog)
 	if ghostB == 0 || ghostB == ghostA || changelogB == 0 {
@@ -154,7 +153,7 @@ func TestLostMutexStopsCutOverAttempt(t *testing.T) {
 		}
 		return nil
 	}}
-	done := mutexRun(t, "", 78003, false, func(c *Config) { c.CutOverSeams = hooks })
+	done := mutexRun(t, "", false, func(c *Config) { c.CutOverSeams = hooks })
 	err := testenv.WaitResult(t, done, 60*time.Second)
 	if !killed {
 		t.Fatal("the cut-over never reached the sentinel")

@@ -36,8 +36,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 	for _, c := range refusals {
 		setup(c.null)
 		before := captureState(t, db)
-		cfg := testConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
-		executing(&cfg, 77171)
+		cfg := liveConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
 		cfg.AllowNullableUniqueKey = c.allow
 		err := mustNew(t, cfg).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -48,8 +47,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 
 	// No NULL: migrated, with writes during the copy.
 	setup(false)
-	cfg := testConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, 77172)
+	cfg := liveConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.AllowNullableUniqueKey = true
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)
@@ -69,8 +67,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 
 	// A NULL written during the migration: the cut-over refuses it, once, and the original stays.
 	setup(false)
-	cfg = testConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, 77173)
+	cfg = liveConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.AllowNullableUniqueKey = true
 	flag = postpone(t, &cfg)
 	done = runMigration(t, cfg)

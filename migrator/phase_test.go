@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -110,27 +109,16 @@ func TestObserverHearsEveryPhase(t *testing.T) {
 	db := testenv.Database(t, dbName)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_500")
-	postpone := filepath.Join(t.TempDir(), "postpone")
-	if err := os.WriteFile(postpone, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := DefaultConfig()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = dbName, "t", "ADD COLUMN c INT NULL"
-	cfg.AllowOnMaster, cfg.Execute, cfg.OkToDropTable = true, true, true
-	cfg.ReplicaServerID = 77011
-	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
-	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t))
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := liveConfig(t, dbName, "t", "ADD COLUMN c INT NULL", nil)
+	cfg.OkToDropTable = true
+	flag := postpone(t, &cfg)
+	m := mustNew(t, cfg)
 	var heard phaseLog
 	m.Observe(&heard)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(context.Background()) }()
 	waitPostponed(t, db, done)
-	if err := os.Remove(postpone); err != nil {
+	if err := os.Remove(flag); err != nil {
 		t.Fatal(err)
 	}
 	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {

@@ -28,7 +28,7 @@ func TestRestrictedUser(t *testing.T) {
 	t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS gl_restricted@'%'") })
 
 	cfg := restricted("GRANT SELECT ON `gl_privileges`.* TO gl_restricted@'%'", "GRANT REPLICATION SLAVE ON *.* TO gl_restricted@'%'")
-	executing(&cfg, 77801)
+	live(&cfg)
 	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestRestrictedUser(t *testing.T) {
 	}
 
 	cfg = restricted(minimalGrants(f)...)
-	executing(&cfg, 77802)
+	live(&cfg)
 	if m, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}

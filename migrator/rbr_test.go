@@ -30,7 +30,7 @@ func TestSwitchToRBR(t *testing.T) {
 	})
 	testenv.WaitReplicaRunning(t, replica)
 
-	cfg := replicaTestConfig(t, schema, 77181, nil)
+	cfg := replicaTestConfig(t, schema, nil)
 	err := mustNew(t, cfg).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "you must be using ROW binlog format. I can switch it for you, provided --switch-to-rbr") {
 		t.Fatalf("MIXED without --switch-to-rbr: %v", err)

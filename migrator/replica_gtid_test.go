@@ -32,7 +32,7 @@ func TestTestOnReplicaStrictModeOwnDomain(t *testing.T) {
 	before := localGTIDs(t, replica, 0)
 
 	logs := &testenv.LogBuffer{}
-	cfg := replicaTestConfig(t, schema, 76011, logs)
+	cfg := replicaTestConfig(t, schema, logs)
 	cfg.TestOnReplica = true
 	cfg.AssumeMasterHost = testenv.PrimaryConfig().Addr()
 	if err := runUnderReplicaLoad(t, primary, cfg, 0); err != nil {
@@ -73,7 +73,7 @@ func TestReplicaModesRefuseStrictReplicatedDomain(t *testing.T) {
 	strictReplica(t, primary, replica, 0)
 	for _, testMode := range []bool{false, true} {
 		t.Run(fmt.Sprintf("test-on-replica=%v", testMode), func(t *testing.T) {
-			cfg := replicaTestConfig(t, schema, 76012, nil)
+			cfg := replicaTestConfig(t, schema, nil)
 			cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
 			err := runToEnd(t, cfg)
 			want := fmt.Sprintf("gtid_strict_mode is ON on replica %s and its gtid_domain_id 0 is a domain it replicates from its primary", testenv.ReplicaConfig().Addr())

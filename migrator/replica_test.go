@@ -73,7 +73,7 @@ func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := replicaTestConfig(t, schema, 76001, nil)
+	cfg := replicaTestConfig(t, schema, nil)
 	cfg.PostponeCutOverFlagFile = flag
 	stopLoad := startReplicaLoad(t, primary)
 	done := runMigration(t, cfg)
@@ -109,7 +109,7 @@ func TestMigrateOnReplicaEndToEnd(t *testing.T) {
 	const schema = "gl_replica_mor"
 	primary := replicaFixture(t, schema)
 	logs := &testenv.LogBuffer{}
-	cfg := replicaTestConfig(t, schema, 76002, logs)
+	cfg := replicaTestConfig(t, schema, logs)
 	cfg.MigrateOnReplica = true
 	// Writes after the cut-over go into the replica's new table.
 	if err := runUnderReplicaLoad(t, primary, cfg, 300*time.Millisecond); err != nil {
@@ -138,7 +138,7 @@ func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
 	primary := replicaFixture(t, schema)
 	for _, testMode := range []bool{false, true} {
 		t.Run(fmt.Sprintf("test-on-replica=%v", testMode), func(t *testing.T) {
-			cfg := replicaTestConfig(t, schema, 76003, nil)
+			cfg := replicaTestConfig(t, schema, nil)
 			cfg.Conn = testenv.PrimaryConfig()
 			cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
 			flag := cfg.replicaModeFlag()
@@ -160,7 +160,7 @@ func TestTestOnReplicaEndToEnd(t *testing.T) {
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	t.Cleanup(func() { startReplicationAndWait(t, replica) })
 	logs := &testenv.LogBuffer{}
-	cfg := replicaTestConfig(t, schema, 76004, logs)
+	cfg := replicaTestConfig(t, schema, logs)
 	cfg.TestOnReplica = true
 	if err := runUnderReplicaLoad(t, primary, cfg, 0); err != nil {
 		t.Fatalf("migration: %v", err)
@@ -192,7 +192,7 @@ func TestTestOnReplicaSkipReplicaStopEndToEnd(t *testing.T) {
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	t.Cleanup(func() { startReplicationAndWait(t, replica) }) // only if the test failed half-way
 	logs := &testenv.LogBuffer{}
-	cfg := replicaTestConfig(t, schema, 76005, logs)
+	cfg := replicaTestConfig(t, schema, logs)
 	cfg.TestOnReplica, cfg.TestOnReplicaSkipReplicaStop = true, true
 	if err := runToEnd(t, cfg); err != nil {
 		t.Fatalf("migration: %v", err)
@@ -228,11 +228,11 @@ func replicaFixture(t *testing.T, schema string) *sql.DB {
 	return primary
 }
 
-func replicaTestConfig(t *testing.T, schema string, serverID uint32, logs *testenv.LogBuffer) Config {
+func replicaTestConfig(t *testing.T, schema string, logs *testenv.LogBuffer) Config {
 	t.Helper()
 	cfg := testConfig(t, schema, "t", "ADD COLUMN c INT NOT NULL DEFAULT 7", logs)
 	cfg.Conn, cfg.AllowOnMaster = testenv.ReplicaConfig(), false
-	executing(&cfg, serverID)
+	live(&cfg)
 	cfg.ChunkSize = 500
 	cfg.DefaultRetries = 5
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)

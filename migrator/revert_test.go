@@ -32,10 +32,9 @@ var revertSeed = []string{
 const revertAlter = "ADD COLUMN c INT NOT NULL DEFAULT 7, DROP COLUMN b"
 
 // revertConfig is a --checkpoint migration (or, with revert, the --revert of it) of t.
-func revertConfig(t *testing.T, serverID uint32, revert bool, logs *testenv.LogBuffer) Config {
+func revertConfig(t *testing.T, revert bool, logs *testenv.LogBuffer) Config {
 	t.Helper()
-	cfg := testConfig(t, revertDB, "t", revertAlter, logs)
-	executing(&cfg, serverID)
+	cfg := liveConfig(t, revertDB, "t", revertAlter, logs)
 	cfg.Checkpoint, cfg.CheckpointInterval = true, 200*time.Millisecond
 	if revert {
 		cfg.Checkpoint, cfg.Alter = false, ""
@@ -134,7 +133,7 @@ func TestRevertUnderLoad(t *testing.T) {
 	defer load.Stop()
 
 	var logs testenv.LogBuffer
-	if err := runPostponed(t, db, load, revertConfig(t, 79311, false, &logs)); err != nil {
+	if err := runPostponed(t, db, load, revertConfig(t, false, &logs)); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	if !logs.Contains("--revert --old-table=_t_del") {
@@ -155,7 +154,7 @@ func TestRevertUnderLoad(t *testing.T) {
 		t.Fatalf("the load did not write: %v", load.Err())
 	}
 	start := time.Now()
-	if err := runPostponed(t, db, load, revertConfig(t, 79312, true, &logs)); err != nil {
+	if err := runPostponed(t, db, load, revertConfig(t, true, &logs)); err != nil {
 		t.Fatalf("revert: %v", err)
 	}
 	t.Logf("revert took %v (300 writes while postponed)", time.Since(start))
@@ -220,7 +219,7 @@ func TestRevertRefusals(t *testing.T) {
 	if !strings.Contains(original, intType) {
 		t.Fatalf("unexpected definition of t: %s", original)
 	}
-	cfg := revertConfig(t, 79313, false, nil)
+	cfg := revertConfig(t, false, nil)
 	cfg.Alter = revertAlter + ", MODIFY a BIGINT NOT NULL"
 	if err := testenv.WaitResult(t, runMigration(t, cfg), 60*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
@@ -256,7 +255,7 @@ func TestRevertRefusals(t *testing.T) {
 				defer c.after()
 			}
 			before := revertState(t, db)
-			rc := revertConfig(t, 79314, true, nil)
+			rc := revertConfig(t, true, nil)
 			rc.OldTableName = c.oldTable
 			err := waitFailed(t, runMigration(t, rc), "despite "+c.name)
 			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -270,7 +269,7 @@ func TestRevertRefusals(t *testing.T) {
 
 	testenv.Exec(t, db, "INSERT INTO t (id, a) VALUES (100000, 1099511627776)") // 2^40: too big for the old INT
 	before := revertState(t, db)
-	err = waitFailed(t, runMigration(t, revertConfig(t, 79315, true, nil)), "with a value the old table cannot hold")
+	err = waitFailed(t, runMigration(t, revertConfig(t, true, nil)), "with a value the old table cannot hold")
 	if !strings.Contains(err.Error(), "Out of range value for column 'a'") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("error %q, want one line with the out-of-range value", err)
 	}
@@ -279,7 +278,7 @@ func TestRevertRefusals(t *testing.T) {
 	}
 	// The change stays in the binlog: widening the old table by hand lets a retry replay it.
 	testenv.Exec(t, db, "DELETE FROM t WHERE id = 100000", "ALTER TABLE _t_del MODIFY a BIGINT NOT NULL")
-	if err := testenv.WaitResult(t, runMigration(t, revertConfig(t, 79316, true, nil)), 60*time.Second); err != nil {
+	if err := testenv.WaitResult(t, runMigration(t, revertConfig(t, true, nil)), 60*time.Second); err != nil {
 		t.Fatalf("revert once the old table can hold the change: %v", err)
 	}
 	if got, want := showCreate(t, db, "t"), strings.Replace(original, intType, bigType, 1); got != want {
@@ -333,18 +332,17 @@ const renameAlter = "CHANGE b label VARCHAR(20) NOT NULL DEFAULT 'b', RENAME COL
 
 // renameConfig is the --checkpoint migration of renameAlter (--approve-renamed-columns), or the
 // --revert of it with --old-table=oldTable.
-func renameConfig(t *testing.T, serverID uint32, oldTable string) Config {
+func renameConfig(t *testing.T, oldTable string) Config {
 	t.Helper()
-	return checkpointConfig(t, serverID, renameAlter, oldTable)
+	return checkpointConfig(t, renameAlter, oldTable)
 }
 
 // checkpointConfig is the --checkpoint migration of t in revertDB with alter
 // (--approve-renamed-columns), or, when oldTable is given, the --revert of it with
 // --old-table=oldTable.
-func checkpointConfig(t *testing.T, serverID uint32, alter, oldTable string) Config {
+func checkpointConfig(t *testing.T, alter, oldTable string) Config {
 	t.Helper()
-	cfg := testConfig(t, revertDB, "t", alter, nil)
-	executing(&cfg, serverID)
+	cfg := liveConfig(t, revertDB, "t", alter, nil)
 	cfg.Checkpoint, cfg.CheckpointInterval, cfg.ApproveRenamedColumns = true, 200*time.Millisecond, true
 	if oldTable != "" {
 		cfg.Alter, cfg.ApproveRenamedColumns = "", false
@@ -376,7 +374,7 @@ func TestRevertMapsRenamedColumns(t *testing.T) {
 	db := testenv.Database(t, revertDB)
 	testenv.Exec(t, db, renameSeed...)
 	original := showCreate(t, db, "t")
-	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, 79321, "")), 60*time.Second); err != nil {
+	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, "")), 60*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	migrated := showCreate(t, db, "t")
@@ -389,7 +387,7 @@ func TestRevertMapsRenamedColumns(t *testing.T) {
 	testenv.Exec(t, db, "UPDATE t SET label = CONCAT('after-', id), qty = id * 3 WHERE id % 7 = 0",
 		"INSERT INTO t (id, a, label, qty) VALUES (5001, 1, 'new-1', 11), (5002, 2, 'new-2', 22)",
 		"DELETE FROM t WHERE id % 11 = 0")
-	err = revertWriting(t, db, renameConfig(t, 79322, "_t_del"),
+	err = revertWriting(t, db, renameConfig(t, "_t_del"),
 		"UPDATE t SET label = 'during', qty = qty + 1000 WHERE id % 13 = 0",
 		"INSERT INTO t (id, a, label, qty) VALUES (5003, 3, 'new-3', 33)")
 	if err != nil {
@@ -411,7 +409,7 @@ func TestRevertMapsRenamedColumns(t *testing.T) {
 	// The revert kept its own cut-over checkpoint (--checkpoint): reverting it maps b and n to
 	// label and qty again.
 	testenv.Exec(t, db, "UPDATE t SET b = 'old-name', n = -1 WHERE id % 5 = 0")
-	if err := revertWriting(t, db, renameConfig(t, 79323, "_t_rev_del"), "UPDATE t SET b = 'old-during' WHERE id = 2"); err != nil {
+	if err := revertWriting(t, db, renameConfig(t, "_t_rev_del"), "UPDATE t SET b = 'old-during' WHERE id = 2"); err != nil {
 		t.Fatalf("revert of the revert: %v", err)
 	}
 	if got := showCreate(t, db, "t"); got != migrated {
@@ -459,7 +457,7 @@ func checkRenameRefusals(t *testing.T, db *sql.DB) {
 			testenv.Exec(t, db, c.before...)
 			defer testenv.Exec(t, db, c.after...)
 			before := revertState(t, db)
-			err := waitFailed(t, runMigration(t, renameConfig(t, 79324, c.oldTable)), "despite "+c.name)
+			err := waitFailed(t, runMigration(t, renameConfig(t, c.oldTable)), "despite "+c.name)
 			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %q, want one line with %q", err, c.want)
 			}
@@ -478,23 +476,23 @@ func checkRenameRefusals(t *testing.T, db *sql.DB) {
 func TestRecoverRevertCutOver(t *testing.T) {
 	db := testenv.Database(t, revertDB)
 	testenv.Exec(t, db, renameSeed...)
-	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, 79331, "")), 60*time.Second); err != nil {
+	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, "")), 60*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	testenv.Exec(t, db, "UPDATE t SET label = 'before-crash', qty = -7 WHERE id = 3")
-	dieBetweenRenames(t, db, renameConfig(t, 79332, "_t_del"))
+	dieBetweenRenames(t, db, renameConfig(t, "_t_del"))
 	if got := testenv.TableNames(t, db, revertDB, ""); !sameNames(got, "_t_rev_del", "_t_del", "_t_ghc", "_t_ghk") {
 		t.Fatalf("tables after the revert died: %v, want _t_rev_del, _t_del, _t_ghc and _t_ghk", got)
 	}
 
 	before := revertState(t, db)
-	err := waitFailed(t, runMigration(t, renameConfig(t, 79333, "_t_del")), "with t missing")
+	err := waitFailed(t, runMigration(t, renameConfig(t, "_t_del")), "with t missing")
 	want := revertDB + ".t is missing but _t_rev_del and _t_del exist: a previous --revert died during its cut-over; run again with --recover-cut-over to restore t (nothing was changed)"
 	if err.Error() != want {
 		t.Errorf("revert on a died revert: %v, want %q", err, want)
 	}
 	recoverCfg := func(oldTable string) Config {
-		c := renameConfig(t, 79334, oldTable)
+		c := renameConfig(t, oldTable)
 		c.RecoverCutOver, c.Alter, c.ApproveRenamedColumns = true, "", false
 		return c
 	}
@@ -520,7 +518,7 @@ func TestRecoverRevertCutOver(t *testing.T) {
 	}
 
 	testenv.Exec(t, db, "UPDATE t SET label = 'after-recovery' WHERE id = 4")
-	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, 79335, "_t_del")), 60*time.Second); err != nil {
+	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, "_t_del")), 60*time.Second); err != nil {
 		t.Fatalf("the revert after the recovery: %v", err)
 	}
 	sameRowsAs(t, db, "t", "_t_rev_del")

@@ -18,8 +18,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	testenv.Exec(t, db, "CREATE TABLE r (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO r SELECT seq, seq FROM seq_1_to_7777")
 	var logs testenv.LogBuffer
-	cfg := testConfig(t, controlsDB, "r", "ADD COLUMN c INT NULL", &logs)
-	executing(&cfg, 77023)
+	cfg := liveConfig(t, controlsDB, "r", "ADD COLUMN c INT NULL", &logs)
 	cfg.ExactRowcount = true
 	m := mustNew(t, cfg)
 	m.Throttle(true) // the copy waits: the count has the time to finish

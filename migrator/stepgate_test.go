@@ -21,7 +21,7 @@ func stepGateRun(t *testing.T, refuse Step, execute bool) ([]string, error) {
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
 	cfg := testConfig(t, stepGateDB, "t", "ADD COLUMN c INT NULL", nil)
 	if execute {
-		executing(&cfg, 77041)
+		live(&cfg)
 	}
 	m := mustNew(t, cfg)
 	var heard []string // the gate and the observer both run on the run's goroutine

@@ -16,15 +16,15 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
-// The configuration builder and the run helpers of this package's tests. They live here, not in
-// internal/testenv: testenv cannot import migrator (this package's own tests import testenv, a
-// cycle), and a migratortest package would import migrator from outside the main package, which
-// the package boundaries forbid. (The chaos tests, outside, build their one configuration
-// themselves.)
+// The configuration builder and the run helpers of this package's tests. testConfig and
+// liveConfig are the twin of internal/testenv/migratortest.Config, which the other packages' tests
+// use: this package's own tests cannot import it (migratortest imports migrator: a cycle), so the
+// two set the same fields, the shared values coming from internal/testenv (the sandbox's
+// primary, the test's logger, a replica server id of the run's own).
 
 // testConfig is the configuration every migration of these tests starts from: a dry run of
 // database.tbl with alter on the sandbox primary (--allow-on-master), logging to the test and,
-// when logs is not nil, to logs. A test sets what it needs on top (see executing, postpone).
+// when logs is not nil, to logs. A test sets what it needs on top (see live, postpone).
 func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) Config {
 	t.Helper()
 	cfg := DefaultConfig()
@@ -35,8 +35,24 @@ func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuff
 	return cfg
 }
 
-// executing makes cfg migrate for real (--execute), reading the binlog as replica server id
-// serverID (each test its own, so two runs never share one).
+// liveConfig is testConfig migrating for real: the live migration of database.tbl (see live).
+func liveConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) Config {
+	t.Helper()
+	cfg := testConfig(t, database, tbl, alter, logs)
+	live(&cfg)
+	return cfg
+}
+
+// live makes cfg migrate for real (--execute), reading the binlog under a replica server id no
+// other stream uses (testenv.NextServerID): call it once per run.
+func live(cfg *Config) {
+	cfg.Execute = true
+	cfg.ReplicaServerID = testenv.NextServerID()
+}
+
+// executing is live with a server id picked by the caller. Only test files left alone while
+// other work moves migrator's files (sameresult_test.go, triggers_test.go) still call it: once
+// they call live, it goes. (Their ids are below 100000, apart from every id NextServerID gives.)
 func executing(cfg *Config, serverID uint32) {
 	cfg.Execute = true
 	cfg.ReplicaServerID = serverID

@@ -63,13 +63,12 @@ func TestThrottleFlagsValidate(t *testing.T) {
 
 // throttledRun starts a migration of throttleDB.tbl (rows rows, chunks of chunk rows) whose
 // chunks are counted; configure adjusts the configuration.
-func throttledRun(t *testing.T, tbl string, rows, chunk int, serverID uint32, configure func(*Config)) (*Migrator, <-chan error, *atomic.Int64, *sql.DB) {
+func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*Config)) (*Migrator, <-chan error, *atomic.Int64, *sql.DB) {
 	t.Helper()
 	db := testenv.Database(t, throttleDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS "+tbl, "CREATE TABLE "+tbl+" (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO "+tbl+" SELECT seq, seq FROM seq_1_to_"+strconv.Itoa(rows))
-	cfg := testConfig(t, throttleDB, tbl, "ADD COLUMN c INT NULL", nil)
-	executing(&cfg, serverID)
+	cfg := liveConfig(t, throttleDB, tbl, "ADD COLUMN c INT NULL", nil)
 	cfg.ChunkSize = chunk
 	cfg.ThrottleAdditionalFlagFile = filepath.Join(t.TempDir(), "gh-ost.throttle") // not the machine's shared one
 	var chunks atomic.Int64
@@ -124,7 +123,7 @@ func TestThrottleSignalsOnARun(t *testing.T) {
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, done, chunks, db := throttledRun(t, "s", 3000, 100, 77301, func(c *Config) {
+	m, done, chunks, db := throttledRun(t, "s", 3000, 100, func(c *Config) {
 		c.ThrottleFlagFile = flag
 		c.MaxLoad = "Threads_connected=1" // always reached: this run's own connections count
 	})
@@ -187,14 +186,13 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 	replicaAddr := testenv.ReplicaConfig().Addr()
 	for _, c := range []struct {
 		name      string
-		serverID  uint32
 		configure func(*Config)
 		reason    func(string) bool
 	}{
-		{"control replica", 77302, func(c *Config) { c.ThrottleControlReplicas = replicaAddr }, func(r string) bool {
+		{"control replica", func(c *Config) { c.ThrottleControlReplicas = replicaAddr }, func(r string) bool {
 			return strings.HasPrefix(r, replicaAddr+" replica-lag=")
 		}},
-		{"inspected replica", 77303, func(c *Config) { c.Conn, c.AllowOnMaster = testenv.ReplicaConfig(), false }, func(r string) bool {
+		{"inspected replica", func(c *Config) { c.Conn, c.AllowOnMaster = testenv.ReplicaConfig(), false }, func(r string) bool {
 			return strings.HasPrefix(r, "lag=")
 		}},
 	} {
@@ -203,7 +201,7 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 			f := testenv.Flavor(t)
 			t.Cleanup(func() { _, _ = replica.Exec(f.StartReplicaSQL() + " SQL_THREAD") })
 			var stopped atomic.Bool
-			m, done, chunks, db := throttledRun(t, "l", 20000, 10, c.serverID, func(cfg *Config) {
+			m, done, chunks, db := throttledRun(t, "l", 20000, 10, func(cfg *Config) {
 				cfg.MaxLag = 500 * time.Millisecond
 				c.configure(cfg)
 				count := cfg.copyTest.beforeChunk
@@ -248,7 +246,7 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	if err := os.WriteFile(held, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, done, _, db := throttledRun(t, "k", 500, 100, 77304, func(c *Config) {
+	m, done, _, db := throttledRun(t, "k", 500, 100, func(c *Config) {
 		c.CriticalLoad = "Threads_connected=1"
 		c.CriticalLoadInterval = 50 * time.Millisecond
 		c.ThrottleFlagFile = held // the copy waits, so it cannot end before the load is judged
@@ -278,8 +276,7 @@ func TestCopyDoesNotWaitForTheFirstHeartbeat(t *testing.T) {
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS hb", "CREATE TABLE hb (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO hb SELECT seq, seq FROM seq_1_to_100")
 	var logs testenv.LogBuffer
-	cfg := testConfig(t, throttleDB, "hb", "ADD COLUMN c INT NULL", &logs)
-	executing(&cfg, 77061)
+	cfg := liveConfig(t, throttleDB, "hb", "ADD COLUMN c INT NULL", &logs)
 	cfg.ThrottleAdditionalFlagFile = filepath.Join(t.TempDir(), "none")
 	if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)

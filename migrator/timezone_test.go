@@ -16,9 +16,9 @@ import (
 // daylight-saving transitions fall inside the data (the rows on both sides of each transition, the
 // repeated hour included), rows copied and rows changed during the migration.
 func TestTimestampConversionFollowsServerTimeZone(t *testing.T) {
-	for i, zone := range []string{"+05:30", "America/New_York"} {
+	for _, zone := range []string{"+05:30", "America/New_York"} {
 		t.Run(strings.ReplaceAll(zone, "/", "_"), func(t *testing.T) {
-			testTimestampConversion(t, uint32(77301+i), zone)
+			testTimestampConversion(t, zone)
 		})
 	}
 }
@@ -31,7 +31,7 @@ var zoneEdgeValues = []string{
 	"2020-06-01 12:01:00", "1970-01-02 00:00:00", "2038-01-18 00:00:00", "0000-00-00 00:00:00",
 }
 
-func testTimestampConversion(t *testing.T, serverID uint32, zone string) {
+func testTimestampConversion(t *testing.T, zone string) {
 	create := "CREATE TABLE t (id INT PRIMARY KEY, dt DATETIME(1) NULL, ts TIMESTAMP(1) NULL, d DATE NULL, keep TIMESTAMP NULL)"
 	var inserts []string
 	for i, v := range zoneEdgeValues {
@@ -39,7 +39,7 @@ func testTimestampConversion(t *testing.T, serverID uint32, zone string) {
 		inserts = append(inserts, "INSERT INTO t VALUES ("+strconv.Itoa(i+1)+", '"+v+"', '"+v+"', '"+v[:10]+"', '"+v+"')")
 	}
 	alter := "MODIFY dt TIMESTAMP(1) NULL, MODIFY ts DATETIME(1) NULL, MODIFY d TIMESTAMP NULL"
-	db, cfg, postpone := sameResultSetup(t, serverID, create, alter, inserts...)
+	db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), create, alter, inserts...)
 	setGlobal(t, db, "time_zone", zone)
 	if !testenv.Flavor(t).MariaDB {
 		// MySQL's default sql_mode (NO_ZERO_DATE, strict) refuses the zero value in the oracle's
@@ -68,9 +68,9 @@ func testTimestampConversion(t *testing.T, serverID uint32, zone string) {
 // so does the migration (rows copied and rows applied alike), leaving the original in place.
 func TestTimestampConversionRefusesDSTGap(t *testing.T) {
 	create := "CREATE TABLE t (id INT PRIMARY KEY, dt DATETIME NULL)"
-	for i, applied := range []bool{false, true} {
+	for _, applied := range []bool{false, true} {
 		t.Run(map[bool]string{false: "copied", true: "applied"}[applied], func(t *testing.T) {
-			db, cfg, postpone := sameResultSetup(t, uint32(77311+i), create, "MODIFY dt TIMESTAMP NULL",
+			db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), create, "MODIFY dt TIMESTAMP NULL",
 				"INSERT INTO t VALUES (1, '2020-03-08 01:59:59'), (2, '2020-03-08 03:00:00')")
 			setGlobal(t, db, "time_zone", "America/New_York")
 			if !applied {

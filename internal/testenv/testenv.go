@@ -1,17 +1,20 @@
 // Package testenv is the test support every package shares: it connects tests to the sandbox
 // servers started by script/sandbox, and holds the plumbing tests would otherwise copy: a log
 // buffer to assert on (logs.go), tables and their columns and rows (tables.go), waiting for a
-// condition instead of sleeping (wait.go) and killing sessions (sessions.go). The write load
-// that records acknowledged writes is internal/loadgen.
+// condition instead of sleeping (wait.go), killing sessions (sessions.go), and the replica
+// server id of each binlog stream with the command-line flags of a migration (serverid.go). The
+// write load that records acknowledged writes is internal/loadgen.
 //
 // Invariants: settings come from the GHOSTLITE_TEST_* variables printed by `script/sandbox env`
 // (defaults: the sandbox's own ports and user). When the sandbox does not answer, a test is
 // skipped when run by hand, and fails under CI=true: CI never passes on skipped integration tests.
 // Each test package works in its own database. Packages still run one at a time (script/test
 // passes -p 1): some tests change server-wide state (globals, prepared XA transactions).
-// testenv imports no package of the tool but internal leaves, so any package's own tests
-// (package migrator included) may use it; a helper that needs a package's types (a
-// migrator.Config builder) lives in that package's _test.go files.
+// Every replica server id a test uses comes from NextServerID, never picked by hand: two streams
+// with one id on one server cut each other off. testenv imports no package of the tool but
+// internal leaves, so any package's own tests (package migrator included) may use it; the
+// migrator.Config of a live migration is built by internal/testenv/migratortest (for migrator's
+// own tests, by its twin in migrator/testrun_test.go).
 package testenv
 
 import (
