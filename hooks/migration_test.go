@@ -58,7 +58,9 @@ func TestEveryHookOnARealMigration(t *testing.T) {
 		r.install(name, "")
 	}
 	logs := &testenv.LogBuffer{}
-	m, h := migration(t, r, baseConfig(t, hooksDB), logs)
+	cfg := baseConfig(t, hooksDB)
+	cfg.ConcurrentRowcount = false // counted in preparation: on-rowcount-complete has its place in the order
+	m, h := migration(t, r, cfg, logs)
 	m.Throttle(true)
 	if err := m.Postpone(true); err != nil {
 		t.Fatal(err)
@@ -98,6 +100,35 @@ func TestEveryHookOnARealMigration(t *testing.T) {
 	checkProgressEnv(t, r)
 	if !testenv.HasColumn(t, db, hooksDB, "t", "c") {
 		t.Error("the table was not migrated")
+	}
+}
+
+// With --concurrent-rowcount (gh-ost's default) the exact count runs beside the copy, and
+// on-rowcount-complete runs once it is done, with the count, not the optimizer's estimate before
+// it (which was seen as 1001 for 1000 rows).
+func TestRowCountCompleteAfterTheConcurrentCount(t *testing.T) {
+	db := testenv.Database(t, hooksDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_1000")
+	r := newRecorder(t)
+	r.install(OnBeforeRowCopy, "")
+	r.install(OnRowCountComplete, "")
+	cfg := baseConfig(t, hooksDB)
+	cfg.ConcurrentRowcount = true
+	m, h := migration(t, r, cfg, nil)
+	m.Throttle(true) // the copy waits until the count is done
+	done := make(chan error, 1)
+	go func() { done <- m.Run(context.Background()) }()
+	r.waitRan(OnRowCountComplete, done)
+	m.Throttle(false)
+	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
+		t.Fatalf("migration failed: %v", err)
+	}
+	h.Wait()
+	if got := r.order(); !slices.Equal(got, []string{OnBeforeRowCopy, OnRowCountComplete}) {
+		t.Errorf("hooks ran in the order %q, want the count's after before-row-copy", got)
+	}
+	if got := r.env(OnRowCountComplete)["GH_OST_ESTIMATED_ROWS"]; got != "1000" {
+		t.Errorf("on-rowcount-complete: GH_OST_ESTIMATED_ROWS=%s, want the exact count 1000", got)
 	}
 }
 

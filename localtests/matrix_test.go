@@ -53,7 +53,7 @@ type mxRun struct {
 	toolWhy  map[string]string            // "src>dst" -> the tool's error line for a pair the server accepts
 	values   int                          // edge values migrated (per variant, summed over pairs)
 	pairs    int
-	subsets  int // pairs the server refuses with all values, migrated with the values it accepts
+	subsets  int        // pairs the server refuses with all values, migrated with the values it accepts
 	first    string     // the first variant run: its refusals and toolWhy go to the doc
 	mu       sync.Mutex // sources run in parallel (mxParallel)
 }

@@ -13,7 +13,7 @@ type EventKind int
 // The events, in the order a run meets them (status and cut-over attempts repeat).
 const (
 	EventValidated        EventKind = iota + 1 // preparation passed: every check, the ghost altered, the plan made
-	EventRowCountComplete                      // --exact-rowcount: the rows are counted (right after EventValidated)
+	EventRowCountComplete                      // --exact-rowcount: the rows are counted (after EventValidated; with --concurrent-rowcount once the count beside the copy is done)
 	EventBeforeRowCopy                         // the binlog applier runs; the first chunk is next
 	EventStatus                                // a status line was logged (Event.Detail)
 	EventRowCopyComplete                       // every row is copied

@@ -212,7 +212,7 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	if err := m.pass(ctx, StepValidated); err != nil {
 		return nothing, m.abandon(s, err) // prepare.go
 	}
-	if m.cfg.ExactRowcount {
+	if m.cfg.ExactRowcount && !m.cfg.countsConcurrently() { // counted in preparation; else once counted (run.go)
 		m.emit(EventRowCountComplete, Event{})
 	}
 	if !m.cfg.Execute {

@@ -125,7 +125,8 @@ func (r *run) copyRows(ctx context.Context) error {
 	r.copier.Store(c)
 	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
 	if r.m.cfg.countsConcurrently() {
-		r.stopCount = preflight.CountRowsBeside(ctx, r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, r.rowsEstimate.Store)
+		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(EventRowCountComplete, Event{}) }
+		r.stopCount = preflight.CountRowsBeside(ctx, r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
 	}
 	err = c.Run(ctx)
 	end := time.Now()

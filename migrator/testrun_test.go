@@ -110,6 +110,13 @@ func waitPostponed(t *testing.T, db *sql.DB, done <-chan error, also ...func() b
 			return false, fmt.Errorf("run ended before postponing: %v", err)
 		default:
 		}
+		// The other conditions first: one that names the changelog's table (waitPostponedOwn) must
+		// hold before its state row is read, or the row read may be of the table it replaced.
+		for _, cond := range also {
+			if !cond() {
+				return false, nil
+			}
+		}
 		var state string
 		err := db.QueryRow(q, changelog.HintState).Scan(&state)
 		switch {
@@ -118,14 +125,6 @@ func waitPostponed(t *testing.T, db *sql.DB, done <-chan error, also ...func() b
 		case err != nil:
 			return false, fmt.Errorf("read state: %w", err)
 		}
-		if state != "postponed" {
-			return false, nil
-		}
-		for _, cond := range also {
-			if !cond() {
-				return false, nil
-			}
-		}
-		return true, nil
+		return state == "postponed", nil
 	})
 }

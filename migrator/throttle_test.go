@@ -207,6 +207,12 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 				count := cfg.copyTest.beforeChunk
 				cfg.copyTest.beforeChunk = func(ctx context.Context, n int64) error {
 					if n == 3 && !stopped.Swap(true) {
+						// The replica must hold the changelog's heartbeat before its SQL thread stops:
+						// without it the lag cannot be read at all (a "lag unknown" reason, seen when
+						// the replica was behind the migration's start).
+						if err := heartbeatReplicated(ctx, replica, "_l_ghc"); err != nil {
+							return err
+						}
 						if _, err := replica.ExecContext(ctx, f.StopReplicaSQL()+" SQL_THREAD"); err != nil {
 							return err
 						}
@@ -284,4 +290,14 @@ func TestCopyDoesNotWaitForTheFirstHeartbeat(t *testing.T) {
 	if logs.Contains("no heartbeat yet") || logs.Contains("copy throttled") {
 		t.Errorf("the copy waited for the first heartbeat:\n%s", logs.String())
 	}
+}
+
+// heartbeatReplicated waits until the replica holds the migration's heartbeat in changelog.
+func heartbeatReplicated(ctx context.Context, replica *sql.DB, changelog string) error {
+	q := "SELECT COUNT(*) FROM " + throttleDB + "." + changelog + " WHERE hint = 'heartbeat'"
+	return testenv.Poll(ctx, 30*time.Second, 10*time.Millisecond, "the heartbeat on the replica", func() (bool, error) {
+		var n int
+		err := replica.QueryRowContext(ctx, q).Scan(&n)
+		return err == nil && n > 0, nil
+	})
 }
