@@ -290,7 +290,7 @@ func (k *revertKind) copyRows(ctx context.Context, r *run) error {
 	now := time.Now().UnixNano()
 	r.copyStart.Store(now)
 	r.copyEnd.Store(now)
-	r.stopStatus = r.m.startStatus(ctx)
+	r.bg.Go(r.m.logStatus)
 	return nil
 }
 

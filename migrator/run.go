@@ -26,16 +26,15 @@ type run struct {
 	kind   runKind // fresh, resume or revert (kind.go)
 	phases *phases
 
-	bg        *background // binlog applier, heartbeat, panic-flag watch
+	bg        *background // binlog applier, heartbeat, panic-flag watch, throttle, checkpoints, status, count
 	applier   *binlogapply.Applier
 	applierDB *sql.DB
 	copier    atomic.Pointer[copier.Copier] // set when the copy starts; read by Status
 	sent      *sentinel
 
-	rowsEstimate          atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
-	copyStart, copyEnd    atomic.Int64 // UnixNano; 0 until the copy starts, ends
-	rate                  status.Rate  // the copy's recent speed (status.go)
-	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
+	rowsEstimate       atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
+	copyStart, copyEnd atomic.Int64 // UnixNano; 0 until the copy starts, ends
+	rate               status.Rate  // the copy's recent speed (status.go)
 
 	checkpoints *checkpoint.Writer // set once the stream is positioned (checkpoint.go)
 	// unchecked is what the checksum did not compare ("column: why", or the whole table when it
@@ -123,17 +122,16 @@ func (r *run) copyRows(ctx context.Context) error {
 	r.copyStart.Store(began.UnixNano())
 	r.rate.Observe(began, c.Copied()) // the first status has a rate: rows since the start
 	r.copier.Store(c)
-	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
-	if r.m.cfg.countsConcurrently() {
+	r.bg.Go(r.m.logStatus) // until the run ends (end)
+	stopCount := func() {}
+	if r.m.cfg.countsConcurrently() { // cancelled when the copy ends
 		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(EventRowCountComplete, Event{}) }
-		r.stopCount = preflight.CountRowsBeside(ctx, r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
+		stopCount = r.bg.goUntil(preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted))
 	}
 	err = c.Run(ctx)
 	end := time.Now()
 	r.copyEnd.Store(end.UnixNano())
-	if r.stopCount != nil {
-		r.stopCount()
-	}
+	stopCount()
 	if err != nil {
 		return err
 	}
@@ -222,16 +220,12 @@ func (r *run) cutOver(ctx context.Context) error {
 
 // finish stops the background goroutines and drops the helper tables, once the swap is done.
 func (r *run) finish(ctx context.Context) {
-	r.stopStatus()
 	_ = r.bg.stop()
 	r.m.finish(ctx, r.s)
 }
 
 // end stops the background goroutines and folds their failure into the run's.
 func (r *run) end(err error) error {
-	if r.stopStatus != nil {
-		r.stopStatus()
-	}
 	if r.bg != nil {
 		bgErr := r.bg.stop()
 		switch {
