@@ -37,6 +37,8 @@ type runKind interface {
 	// failureDrops are the helper tables dropped after a failure before the swap (those this run
 	// created or adopted); nil keeps them all, saying why.
 	failureDrops(r *run) []string
+	// startMessage is the run's first log line, "" for none.
+	startMessage(schema, tbl string) string
 	// doneMessage is the first words of the last log line.
 	doneMessage(p *preflight.Plan) string
 	traits() kindTraits
@@ -126,6 +128,11 @@ func (k freshKind) failureDrops(r *run) []string {
 		drop = append(drop, p.CheckpointTable)
 	}
 	return drop
+}
+
+// startMessage is gh-ost's first words, names backquoted: Migrating `db`.`t`.
+func (freshKind) startMessage(schema, tbl string) string {
+	return "Migrating " + table.Qualify(schema, tbl)
 }
 
 // doneMessage is gh-ost's words, which wrappers wait for.

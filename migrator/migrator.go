@@ -181,6 +181,10 @@ func (m *Migrator) Run(ctx context.Context) error {
 	if m.cfg.RecoverCutOver {
 		return m.recoverCutOver(ctx)
 	}
+	// gh-ost's first line, once the configuration is valid (New), before the startup step.
+	if msg := newKind(m.cfg).startMessage(m.cfg.Database, m.cfg.Table); msg != "" {
+		m.log.Info().Msg(msg)
+	}
 	m.phases.Enter(ctx, PhasePrepare)
 	after, err := m.migrate(ctx)
 	if err != nil { // the run's one failed and one done

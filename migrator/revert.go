@@ -304,6 +304,9 @@ func (k *revertKind) applyFailed(p *preflight.Plan, err error) error {
 // another try.
 func (k *revertKind) failureDrops(r *run) []string { return []string{r.s.plan.ChangelogTable} }
 
+// startMessage is none: adoptOldTable says what the revert does once it is checked.
+func (k *revertKind) startMessage(string, string) string { return "" }
+
 func (k *revertKind) doneMessage(p *preflight.Plan) string {
 	return fmt.Sprintf("Done reverting %s.%s: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
 }
