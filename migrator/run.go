@@ -275,18 +275,14 @@ func (r *run) summary() {
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
-// the proof that the ghost is the table this run built (ghostproof.go), the checks before the
-// cut-over (preflight: the nullable key's proof again, on the ghost, the original being locked;
-// the triggers still the original's), then the triggers created on the ghost
-// (preflight/triggers.go). The undo is nil without triggers.
+// the checks before the cut-over (preflight: the ghost still the table this run built, the
+// nullable key's proof again, on the ghost, the original being locked; the triggers still the
+// original's), then the triggers created on the ghost (preflight/triggers.go). The undo is nil
+// without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema
 	do = func(ctx context.Context) error {
-		if err := s.proveGhost(ctx); err != nil { // ghostproof.go
-			return err
-		}
-		// the nullable key's proof again, on the ghost; the triggers still the original's
 		if err := preflight.Run(ctx, s.pre, preflight.BeforeCutOver); err != nil {
 			if preflight.IsFinal(err) {
 				return fmt.Errorf("%w: %w", cutover.ErrUnsafe, err)
