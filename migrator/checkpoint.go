@@ -10,6 +10,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // Checkpoints and --resume (doc/resume.md): the call sites of package checkpoint. A goroutine of
@@ -83,7 +84,7 @@ func (r *run) newCheckpointWriter() *checkpoint.Writer {
 		Interval: r.m.cfg.CheckpointInterval,
 		Due: func() bool {
 			ph, _ := r.phases.Current()
-			return ph == PhaseCopy || ph == PhasePostponed
+			return ph == status.PhaseCopy || ph == status.PhasePostponed
 		},
 		Applied: func() (checkpoint.Position, int64) {
 			st := r.applier.Stats()

@@ -147,7 +147,7 @@ func (m *Migrator) Set(name, value string) error {
 // Throttle implements Controls.
 func (m *Migrator) Throttle(on bool) {
 	m.levers.monitor.Command(on)
-	if ph, _ := m.phases.Current(); ph == PhaseCopy { // the reply's status reflects the command
+	if ph, _ := m.phases.Current(); ph == status.PhaseCopy { // the reply's status reflects the command
 		m.levers.monitor.Refresh(context.Background())
 	}
 	m.log.Info().Bool("throttle", on).Msg("throttle set by the operator")

@@ -66,7 +66,7 @@ const (
 	StepRowCopyComplete                 // every row is copied (right after EventRowCopyComplete)
 	StepBeforeCutOver                   // the cut-over is next: once, before its attempts, before anything is locked
 	StepStopReplication                 // --test-on-replica: replication is about to be stopped (right after EventStopReplication)
-	StepSuccess                         // the migration is complete (after PhaseDone; also after a dry run or an instant ALTER)
+	StepSuccess                         // the migration is complete (after status.PhaseDone; also after a dry run or an instant ALTER)
 )
 
 var stepNames = [...]string{"startup", "validated", "before-row-copy", "row-copy-complete", "before-cut-over", "stop-replication", "success"}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // Run kinds: a run is fresh (freshKind, here), a --resume of a stopped run (resumeKind,
@@ -46,8 +47,8 @@ type runKind interface {
 
 // kindTraits is what a kind decides as plain data.
 type kindTraits struct {
-	copyPhase Phase // the phase the copy runs in; phaseNone: nothing is copied, no copy phase
-	checksum  bool  // --checksum compares the tables before the cut-over
+	copyPhase status.Phase // the phase the copy runs in; status.PhaseNone: nothing is copied, no copy phase
+	checksum  bool         // --checksum compares the tables before the cut-over
 	// checkpointTable: the run has a checkpoint table: the applier watches it, the cut-over
 	// writes its checkpoint there, and success drops it unless keepsCheckpoint.
 	checkpointTable   bool
@@ -141,7 +142,7 @@ func (freshKind) doneMessage(p *preflight.Plan) string {
 }
 
 func (k freshKind) traits() kindTraits {
-	return kindTraits{copyPhase: PhaseCopy, checksum: true, checkpointTable: k.checkpoint, writesCheckpoints: k.checkpoint,
+	return kindTraits{copyPhase: status.PhaseCopy, checksum: true, checkpointTable: k.checkpoint, writesCheckpoints: k.checkpoint,
 		keepsCheckpoint: k.keepCheckpoint, analyzeGhost: true, cutOverMessage: "cutting over: the ghost is in sync"}
 }
 

@@ -39,6 +39,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // ErrUsage marks a configuration that is wrong before any server is asked (a missing or
@@ -185,12 +186,12 @@ func (m *Migrator) Run(ctx context.Context) error {
 	if msg := newKind(m.cfg).startMessage(m.cfg.Database, m.cfg.Table); msg != "" {
 		m.log.Info().Msg(msg)
 	}
-	m.phases.Enter(ctx, PhasePrepare)
+	m.phases.Enter(ctx, status.PhasePrepare)
 	after, err := m.migrate(ctx)
 	if err != nil { // the run's one failed and one done
 		m.phases.Fail(ctx, err)
 	} else {
-		m.phases.Enter(ctx, PhaseDone)
+		m.phases.Enter(ctx, status.PhaseDone)
 	}
 	after(err)
 	if err != nil {

@@ -10,27 +10,12 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
-// Phase is where a migration is (status.Phase); the names below keep the conductor's code short.
-type Phase = status.Phase
-
-// The phases, in the order a run passes them (status.Phase).
-const (
-	phaseNone      = status.PhaseNone
-	PhasePrepare   = status.PhasePrepare
-	PhaseCopy      = status.PhaseCopy
-	PhasePostponed = status.PhasePostponed
-	PhaseChecksum  = status.PhaseChecksum
-	PhaseCutOver   = status.PhaseCutOver
-	PhaseDone      = status.PhaseDone
-	PhaseFailed    = status.PhaseFailed
-)
-
 // PhaseChange is what observers hear when the run enters a phase.
 type PhaseChange struct {
-	Phase    Phase
-	Previous Phase
+	Phase    status.Phase
+	Previous status.Phase
 	At       time.Time
-	// Err is why the run failed (Phase == PhaseFailed only).
+	// Err is why the run failed (Phase == status.PhaseFailed only).
 	Err error
 }
 
@@ -55,38 +40,38 @@ type phases struct {
 	observers []Observer
 
 	mu      sync.Mutex
-	current Phase
+	current status.Phase
 	since   time.Time
 	// record writes the phase where scripts can read it (the changelog's state row); nil until
 	// there is somewhere to write it.
-	record func(ctx context.Context, p Phase)
+	record func(ctx context.Context, p status.Phase)
 }
 
 func newPhases(log zerolog.Logger, observers []Observer) *phases {
-	return &phases{log: log, observers: observers, current: phaseNone, since: time.Now()}
+	return &phases{log: log, observers: observers, current: status.PhaseNone, since: time.Now()}
 }
 
 // recordWith makes every later phase change call record first.
-func (t *phases) recordWith(record func(ctx context.Context, p Phase)) {
+func (t *phases) recordWith(record func(ctx context.Context, p status.Phase)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.record = record
 }
 
 // Current is the run's phase and when it began.
-func (t *phases) Current() (Phase, time.Time) {
+func (t *phases) Current() (status.Phase, time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.current, t.since
 }
 
 // Enter moves the run to phase p; entering the phase it is in changes nothing.
-func (t *phases) Enter(ctx context.Context, p Phase) { t.change(ctx, p, nil) }
+func (t *phases) Enter(ctx context.Context, p status.Phase) { t.change(ctx, p, nil) }
 
-// Fail moves the run to PhaseFailed with its cause.
-func (t *phases) Fail(ctx context.Context, cause error) { t.change(ctx, PhaseFailed, cause) }
+// Fail moves the run to status.PhaseFailed with its cause.
+func (t *phases) Fail(ctx context.Context, cause error) { t.change(ctx, status.PhaseFailed, cause) }
 
-func (t *phases) change(ctx context.Context, p Phase, cause error) {
+func (t *phases) change(ctx context.Context, p status.Phase, cause error) {
 	t.mu.Lock()
 	prev := t.current
 	if prev == p {
@@ -98,11 +83,11 @@ func (t *phases) change(ctx context.Context, p Phase, cause error) {
 	record := t.record
 	t.mu.Unlock()
 
-	if record != nil && p != PhaseDone && p != PhaseFailed {
+	if record != nil && p != status.PhaseDone && p != status.PhaseFailed {
 		record(ctx, p)
 	}
 	ev := t.log.Info()
-	if p == PhaseFailed {
+	if p == status.PhaseFailed {
 		ev = t.log.Warn()
 	}
 	ev.Str("phase", p.String()).Msgf("phase: %s", p)

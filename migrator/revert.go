@@ -13,6 +13,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // Revert (--revert --old-table, doc/revert.md): swap a completed --checkpoint migration back.
@@ -201,6 +202,6 @@ func (k *revertKind) doneMessage(p *preflight.Plan) string {
 }
 
 func (k *revertKind) traits() kindTraits {
-	return kindTraits{copyPhase: phaseNone, checkpointTable: true, keepsCheckpoint: k.keepCheckpoint, renamesAtStart: true,
+	return kindTraits{copyPhase: status.PhaseNone, checkpointTable: true, keepsCheckpoint: k.keepCheckpoint, renamesAtStart: true,
 		cutOverMessage: "the changes since the cut-over are applied to the old table; cutting over"}
 }

@@ -45,10 +45,10 @@ type run struct {
 	started, cutStart, cutDone time.Time
 }
 
-// do enters phase p (phaseNone: stays in the current phase) and runs fn under the background
+// do enters phase p (status.PhaseNone: stays in the current phase) and runs fn under the background
 // group's context. When fn fails because a background goroutine failed, that failure is returned.
-func (r *run) do(ctx context.Context, p Phase, fn func(context.Context) error) error {
-	if p != phaseNone {
+func (r *run) do(ctx context.Context, p status.Phase, fn func(context.Context) error) error {
+	if p != status.PhaseNone {
 		r.phases.Enter(ctx, p)
 	}
 	if err := fn(r.bg.ctx); err != nil { //nolint:contextcheck // the group's context derives from the run's (start)
@@ -67,7 +67,7 @@ func (r *run) start(ctx context.Context) error {
 	if err := r.kind.helpers(ctx, r); err != nil {
 		return err
 	}
-	r.phases.recordWith(func(ctx context.Context, ph Phase) { m.writeState(ctx, s, ph.String()) })
+	r.phases.recordWith(func(ctx context.Context, ph status.Phase) { m.writeState(ctx, s, ph.String()) })
 	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
 
 	pos, err := r.kind.streamStart(ctx, r)
@@ -100,7 +100,7 @@ func (r *run) start(ctx context.Context) error {
 	}
 
 	r.sent = &sentinel{db: s.primary, plan: p, applier: r.applier, mutex: s.checkMutex}
-	return r.do(ctx, phaseNone, func(ctx context.Context) error {
+	return r.do(ctx, status.PhaseNone, func(ctx context.Context) error {
 		if err := r.sent.awaitWithin(ctx, 30*time.Second); err != nil {
 			return fmt.Errorf("binlog stream from %s does not deliver changelog events: %w", p.Inspected.Addr(), err)
 		}
@@ -154,12 +154,12 @@ func (r *run) copyTime(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, start))
 }
 
-// postponeCutOver is PhasePostponed while the cut-over is postponed (flagfiles.go).
+// postponeCutOver is status.PhasePostponed while the cut-over is postponed (flagfiles.go).
 func (r *run) postponeCutOver(ctx context.Context) error {
 	if !r.m.postponing() {
 		return nil
 	}
-	r.phases.Enter(ctx, PhasePostponed)
+	r.phases.Enter(ctx, status.PhasePostponed)
 	return r.m.awaitUnpostponed(ctx)
 }
 

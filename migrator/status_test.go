@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // --exact-rowcount with --concurrent-rowcount: the count runs beside the copy and becomes the
@@ -26,7 +27,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	go func() { done <- m.Run(context.Background()) }()
 	testenv.WaitFor(t, 60*time.Second, 10*time.Millisecond, "the exact count as the estimate", func() (bool, error) {
 		st := m.Status()
-		return st.Phase == PhaseCopy && st.RowsCopied == 0 && logs.Contains(`"rows":7777,`) && st.RowsEstimate == 7777, nil
+		return st.Phase == status.PhaseCopy && st.RowsCopied == 0 && logs.Contains(`"rows":7777,`) && st.RowsEstimate == 7777, nil
 	})
 	m.Throttle(false)
 	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
