@@ -35,6 +35,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -109,8 +110,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --chunk-size must be between 10 and 100000 (got %d)", ErrUsage, c.ChunkSize)
 	case c.ChunkTime != 0 && (c.ChunkTime < 10*time.Millisecond || c.ChunkTime > time.Minute):
 		return fmt.Errorf("%w: --chunk-time must be 0 (off) or between 10ms and 1m (got %v)", ErrUsage, c.ChunkTime)
-	case c.CopyThreads < 0 || c.CopyThreads > maxCopyThreads:
-		return fmt.Errorf("%w: --copy-threads must be 0 (auto) or between 1 and %d (got %d)", ErrUsage, maxCopyThreads, c.CopyThreads)
+	case c.CopyThreads < 0 || c.CopyThreads > copier.MaxThreads:
+		return fmt.Errorf("%w: --copy-threads must be 0 (auto) or between 1 and %d (got %d)", ErrUsage, copier.MaxThreads, c.CopyThreads)
 	case c.DMLBatchSize < 1 || c.DMLBatchSize > 100:
 		return fmt.Errorf("%w: --dml-batch-size must be between 1 and 100 (got %d)", ErrUsage, c.DMLBatchSize)
 	case c.DefaultRetries < 1:
