@@ -39,6 +39,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -61,19 +62,19 @@ type Migrator struct {
 	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).
-	events []EventObserver
+	events []observe.EventObserver
 	gates  []func(ctx context.Context, attempt int) error
 	// stepGates run at each Step and may abort the run (events.go).
-	stepGates []func(ctx context.Context, at Step) error
+	stepGates []func(ctx context.Context, at observe.Step) error
 }
 
-var _ Controls = (*Migrator)(nil)
+var _ observe.Controls = (*Migrator)(nil)
 
 // Observe adds an observer of the run's phases; an EventObserver hears the run's events too.
 // Call it before Run.
-func (m *Migrator) Observe(o Observer) {
+func (m *Migrator) Observe(o observe.Observer) {
 	m.phases.observers = append(m.phases.observers, o)
-	if eo, ok := o.(EventObserver); ok {
+	if eo, ok := o.(observe.EventObserver); ok {
 		m.events = append(m.events, eo)
 	}
 }
@@ -198,7 +199,7 @@ func (m *Migrator) Run(ctx context.Context) error {
 	if err != nil {
 		return explained(err)
 	}
-	return m.pass(ctx, StepSuccess)
+	return m.pass(ctx, observe.StepSuccess)
 }
 
 // migrate prepares, then dry-runs, does the ALTER instantly or executes the run. after is what
@@ -206,7 +207,7 @@ func (m *Migrator) Run(ctx context.Context) error {
 // done, and the session's release.
 func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	nothing := func(error) {}
-	if err := m.pass(ctx, StepStartup); err != nil {
+	if err := m.pass(ctx, observe.StepStartup); err != nil {
 		return nothing, err
 	}
 	s, err := m.prepare(ctx)
@@ -214,12 +215,12 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 		return nothing, err
 	}
 	m.prepared.Store(s.plan)
-	m.emit(EventValidated, Event{})
-	if err := m.pass(ctx, StepValidated); err != nil {
+	m.emit(observe.EventValidated, observe.Event{})
+	if err := m.pass(ctx, observe.StepValidated); err != nil {
 		return nothing, m.abandon(s, err) // prepare.go
 	}
 	if m.cfg.ExactRowcount && !m.cfg.countsConcurrently() { // counted in preparation; else once counted (run.go)
-		m.emit(EventRowCountComplete, Event{})
+		m.emit(observe.EventRowCountComplete, observe.Event{})
 	}
 	if !m.cfg.Execute {
 		return nothing, m.dryRun(ctx, s)

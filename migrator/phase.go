@@ -7,37 +7,16 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
-
-// PhaseChange is what observers hear when the run enters a phase.
-type PhaseChange struct {
-	Phase    status.Phase
-	Previous status.Phase
-	At       time.Time
-	// Err is why the run failed (Phase == status.PhaseFailed only).
-	Err error
-}
-
-// Observer hears about the run: hooks, metrics, the interactive status and checkpoints attach
-// here, never inside the phase code. PhaseChanged is called synchronously, in order, from the
-// run's goroutine: it must return quickly and must not call back into the Migrator's run.
-type Observer interface {
-	PhaseChanged(PhaseChange)
-}
-
-// ObserverFunc adapts a function to Observer.
-type ObserverFunc func(PhaseChange)
-
-// PhaseChanged calls f.
-func (f ObserverFunc) PhaseChanged(c PhaseChange) { f(c) }
 
 // phases tracks the run's phase. Each change is recorded (the changelog's state row, while the
 // changelog exists and the run goes on: done and failed are not written, the changelog is dropped
 // then), logged in one line and announced to every observer, in that order.
 type phases struct {
 	log       zerolog.Logger
-	observers []Observer
+	observers []observe.Observer
 
 	mu      sync.Mutex
 	current status.Phase
@@ -47,7 +26,7 @@ type phases struct {
 	record func(ctx context.Context, p status.Phase)
 }
 
-func newPhases(log zerolog.Logger, observers []Observer) *phases {
+func newPhases(log zerolog.Logger, observers []observe.Observer) *phases {
 	return &phases{log: log, observers: observers, current: status.PhaseNone, since: time.Now()}
 }
 
@@ -79,7 +58,7 @@ func (t *phases) change(ctx context.Context, p status.Phase, cause error) {
 		return
 	}
 	t.current, t.since = p, time.Now()
-	ch := PhaseChange{Phase: p, Previous: prev, At: t.since, Err: cause}
+	ch := observe.PhaseChange{Phase: p, Previous: prev, At: t.since, Err: cause}
 	record := t.record
 	t.mu.Unlock()
 

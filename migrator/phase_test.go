@@ -14,16 +14,17 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // phaseLog records what observers hear, from any goroutine.
 type phaseLog struct {
 	mu      sync.Mutex
-	changes []PhaseChange
+	changes []observe.PhaseChange
 }
 
-func (l *phaseLog) PhaseChanged(c PhaseChange) {
+func (l *phaseLog) PhaseChanged(c observe.PhaseChange) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.changes = append(l.changes, c)
@@ -42,13 +43,13 @@ func (l *phaseLog) phases() []string {
 func TestPhasesRecordLogAndAnnounceInOrder(t *testing.T) {
 	var logs bytes.Buffer
 	var order []string
-	obs := ObserverFunc(func(c PhaseChange) {
+	obs := observe.ObserverFunc(func(c observe.PhaseChange) {
 		order = append(order, "observe "+c.Phase.String()+" after "+c.Previous.String())
 		if !strings.Contains(logs.String(), `"phase":"`+c.Phase.String()+`"`) {
 			t.Errorf("observer heard %s before its log line", c.Phase)
 		}
 	})
-	ph := newPhases(zerolog.New(&logs), []Observer{obs})
+	ph := newPhases(zerolog.New(&logs), []observe.Observer{obs})
 	ctx := context.Background()
 	ph.Enter(ctx, status.PhasePrepare) // nothing records yet: no changelog
 	ph.recordWith(func(_ context.Context, p status.Phase) { order = append(order, "record "+p.String()) })

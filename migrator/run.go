@@ -13,6 +13,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -114,8 +115,8 @@ func (r *run) copyRows(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.m.emit(EventBeforeRowCopy, Event{}) // before the copy's clock starts: its time is still 0
-	if err := r.m.pass(ctx, StepBeforeRowCopy); err != nil {
+	r.m.emit(observe.EventBeforeRowCopy, observe.Event{}) // before the copy's clock starts: its time is still 0
+	if err := r.m.pass(ctx, observe.StepBeforeRowCopy); err != nil {
 		return err
 	}
 	began := time.Now()
@@ -125,7 +126,7 @@ func (r *run) copyRows(ctx context.Context) error {
 	r.bg.Go(r.m.logStatus) // until the run ends (end)
 	stopCount := func() {}
 	if r.m.cfg.countsConcurrently() { // cancelled when the copy ends
-		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(EventRowCountComplete, Event{}) }
+		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(observe.EventRowCountComplete, observe.Event{}) }
 		stopCount = r.bg.goUntil(preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted))
 	}
 	err = c.Run(ctx)
@@ -138,8 +139,8 @@ func (r *run) copyRows(ctx context.Context) error {
 	// gh-ost's words, which wrappers wait for: the copy is done (the postponed wait, the catch-up
 	// and the cut-over come after).
 	r.m.log.Info().Int64("rows_copied", c.Copied()).Str("copy", logfmt.Duration(end.Sub(time.Unix(0, r.copyStart.Load())))).Msg("Row copy complete")
-	r.m.emit(EventRowCopyComplete, Event{At: end})
-	return r.m.pass(ctx, StepRowCopyComplete)
+	r.m.emit(observe.EventRowCopyComplete, observe.Event{At: end})
+	return r.m.pass(ctx, observe.StepRowCopyComplete)
 }
 
 // copyTime is how long the copy has run at now, or ran once it ended.
@@ -182,7 +183,7 @@ func (r *run) cutOver(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := m.pass(ctx, StepBeforeCutOver); err != nil { // once, before the attempts and any lock
+	if err := m.pass(ctx, observe.StepBeforeCutOver); err != nil { // once, before the attempts and any lock
 		return err
 	}
 	r.applier.BeginCutOver()

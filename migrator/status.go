@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
@@ -77,7 +78,7 @@ func (m *Migrator) logStatus(ctx context.Context) error {
 			last = now
 			line := st.Line()
 			m.log.Info().Dict(status.LogField, st.Fields()).Msg(line)
-			m.emit(EventStatus, Event{At: now, Detail: line})
+			m.emit(observe.EventStatus, observe.Event{At: now, Detail: line})
 		}
 	}
 }
