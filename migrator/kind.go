@@ -96,8 +96,8 @@ func (k freshKind) helpers(ctx context.Context, r *run) error {
 		return nil
 	}
 	s, p := r.s, r.s.plan
-	if _, err := s.primary.ExecContext(ctx, checkpoint.DDL(p.Original.Schema, p.CheckpointTable)); err != nil {
-		return fmt.Errorf("create checkpoint table %s: %w", p.CheckpointTable, err)
+	if err := checkpoint.Create(ctx, s.primary, p.Original.Schema, p.CheckpointTable); err != nil {
+		return err
 	}
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable)
 	return nil
@@ -150,17 +150,14 @@ func (k freshKind) traits() kindTraits {
 // it as this run's: from here a failure drops it (failureDrops).
 func (r *run) createChangelog(ctx context.Context, adopt bool) error {
 	s, p := r.s, r.s.plan
-	exists := false
+	var err error
 	if adopt {
-		var err error
-		if exists, err = table.Exists(ctx, s.primary, p.Original.Schema, p.ChangelogTable); err != nil {
-			return err
-		}
+		err = changelogOf(p).Adopt(ctx, s.primary)
+	} else {
+		err = changelogOf(p).Create(ctx, s.primary)
 	}
-	if !exists {
-		if err := changelogOf(p).Create(ctx, s.primary); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
 	if hook := r.m.cfg.copyTest.afterChangelog; hook != nil {
