@@ -127,7 +127,8 @@ func (r *run) copyRows(ctx context.Context) error {
 	stopCount := func() {}
 	if r.m.cfg.countsConcurrently() { // cancelled when the copy ends
 		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(observe.EventRowCountComplete, observe.Event{}) }
-		stopCount = r.bg.goUntil(preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted))
+		count, kill := preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
+		stopCount = r.bg.goUntil(ctx, count, kill)
 	}
 	err = c.Run(ctx)
 	end := time.Now()
