@@ -2,8 +2,9 @@
 // (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
 // preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
 // phases, the same for a fresh run, a --resume and a --revert, which differ only in their run kind
-// (kind.go). It owns the state of the run and announces each phase change to observers (phase.go);
-// the mechanisms live in binlogapply, copier, cutover and throttle, which never import one another.
+// (kind.go). It owns the state of the run and announces each phase change to observers (phase.go,
+// package observe); the mechanisms live in binlogapply, copier, cutover and throttle, which never
+// import one another. Every goroutine of a run belongs to its background group (background.go).
 //
 // Invariants:
 //   - every phase change is announced in order, after it is recorded in the changelog's state row
