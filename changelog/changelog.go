@@ -81,6 +81,16 @@ func (t Table) Create(ctx context.Context, db Execer) error {
 	return nil
 }
 
+// Adopt keeps the table when it exists (a --resume continues the stopped run's) and creates it
+// when it does not.
+func (t Table) Adopt(ctx context.Context, db *sql.DB) error {
+	exists, err := table.Exists(ctx, db, t.Schema, t.Name)
+	if err != nil || exists {
+		return err
+	}
+	return t.Create(ctx, db)
+}
+
 // WriteState records the run's state (its phase's name) in the state row.
 func (t Table) WriteState(ctx context.Context, db Execer, state string) error {
 	return t.write(ctx, db, HintState, state)

@@ -163,3 +163,26 @@ func TestRevertNames(t *testing.T) {
 		t.Fatalf("WriteRevert without a table: %v", err)
 	}
 }
+
+// Adopt keeps a changelog that exists (its rows too) and creates a missing one; Create refuses a
+// name that is taken.
+func TestAdopt(t *testing.T) {
+	db := testenv.Database(t, testSchema)
+	ctx := context.Background()
+	tbl := Of(testSchema, "a")
+	if err := tbl.Adopt(ctx, db); err != nil {
+		t.Fatalf("adopt a missing changelog: %v", err)
+	}
+	if err := tbl.WriteState(ctx, db, "copy"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Adopt(ctx, db); err != nil {
+		t.Fatalf("adopt an existing changelog: %v", err)
+	}
+	if n := testenv.CountRows(t, db, testSchema, tbl.Name); n != 1 {
+		t.Errorf("the adopted changelog has %d rows, want its 1", n)
+	}
+	if err := tbl.Create(ctx, db); err == nil {
+		t.Error("Create over an existing changelog succeeded")
+	}
+}

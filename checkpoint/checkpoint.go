@@ -118,6 +118,14 @@ func DDL(schema, name string) string {
 ) ENGINE=InnoDB`, table.Qualify(schema, name))
 }
 
+// Create creates the checkpoint table schema.name on db; it fails when a table has the name.
+func Create(ctx context.Context, db *sql.DB, schema, name string) error {
+	if _, err := db.ExecContext(ctx, DDL(schema, name)); err != nil {
+		return fmt.Errorf("create checkpoint table %s: %w", name, err)
+	}
+	return nil
+}
+
 // Write adds rec to schema.name and deletes the records before it.
 func Write(ctx context.Context, db *sql.DB, schema, name string, rec Record) error {
 	var key sql.NullString

@@ -1,6 +1,6 @@
 // Package control serves gh-ost's interactive commands (help, status, sup, chunk-size=, throttle,
 // unpostpone, panic, ...) on a unix socket (--serve-socket-file) and optionally a TCP port on
-// 127.0.0.1 (--serve-tcp-port), steering a migration through migrator.Controls.
+// 127.0.0.1 (--serve-tcp-port), steering a migration through observe.Controls.
 //
 // Invariants:
 //   - one command per connection: a line, answered in text, then the connection is closed;
@@ -9,7 +9,7 @@
 //     and every malformed or oversized line is answered with an error line;
 //   - the socket file is created owner-only (0600) and removed when the server closes; a file
 //     already at its path is refused while a process serves on it or when it is not a socket;
-//   - the server only calls migrator.Controls: it never reaches into the migration.
+//   - the server only calls observe.Controls: it never reaches into the migration.
 package control
 
 import (
@@ -27,7 +27,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
 // Limits on what one connection may send and take.
@@ -68,7 +68,7 @@ func DefaultSocketFile(database, table string) string {
 // Server answers interactive commands. Start it, then Close it when the migration ends.
 type Server struct {
 	cfg      Config
-	controls migrator.Controls
+	controls observe.Controls
 	log      zerolog.Logger
 
 	// OnCommand, when set, runs before each command with the command line as received (trimmed):
@@ -87,7 +87,7 @@ type Server struct {
 }
 
 // New returns a server for cfg steering c; nothing is served before Start.
-func New(cfg Config, c migrator.Controls) *Server {
+func New(cfg Config, c observe.Controls) *Server {
 	return &Server{cfg: cfg, controls: c, slots: make(chan struct{}, MaxConnections), timeout: ConnTimeout,
 		log: cfg.Logger.With().Str("component", "control").Logger()}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -108,7 +109,7 @@ func send(t *testing.T, network, addr, line string) string {
 	return string(reply)
 }
 
-func startServer(t *testing.T, cfg Config, c migrator.Controls, setup ...func(*Server)) (*Server, string) {
+func startServer(t *testing.T, cfg Config, c observe.Controls, setup ...func(*Server)) (*Server, string) {
 	t.Helper()
 	if cfg.SocketFile == "" {
 		cfg.SocketFile = filepath.Join(shortDir(t), "s.sock")

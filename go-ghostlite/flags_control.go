@@ -6,7 +6,7 @@ import (
 )
 
 // controlFlags are the interactive commands' flags (package control). They stay in this package:
-// the server watches and steers the run from outside, through migrator.Controls.
+// the server watches and steers the run from outside, through observe.Controls.
 type controlFlags struct {
 	socketFile        string
 	tcpPort           int

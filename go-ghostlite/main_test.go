@@ -265,6 +265,10 @@ func TestMySQLTimeoutBoundsTheHandshake(t *testing.T) {
 		if format == "console" && !strings.HasPrefix(last, "FATAL ") {
 			t.Errorf("last line %q does not start with FATAL", last)
 		}
+		// gh-ost's start line, logged before the server is asked anything.
+		if format == "console" && !strings.Contains(stderr.String(), " INF Migrating `d`.`t` ") {
+			t.Errorf("no line of gh-ost's \"Migrating `d`.`t`\":\n%s", stderr.String())
+		}
 		for _, l := range lines {
 			if format == "json" && !json.Valid([]byte(l)) {
 				t.Errorf("json: line %q is not JSON", l)

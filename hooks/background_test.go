@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -16,7 +16,7 @@ func TestHookLeavingABackgroundChildSucceeds(t *testing.T) {
 	r.install(OnBeforeCutOver, "sleep 3 &\necho started")
 	h, _ := newTestHooks(t, r, nil, status.Status{})
 	began := time.Now()
-	if err := h.Step(context.Background(), migrator.StepBeforeCutOver); err != nil {
+	if err := h.Step(context.Background(), observe.StepBeforeCutOver); err != nil {
 		t.Fatalf("the hook exited 0, yet the step failed: %v", err)
 	}
 	if d := time.Since(began); d > 2500*time.Millisecond {

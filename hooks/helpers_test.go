@@ -109,7 +109,7 @@ func (r *recorder) waitRan(name string, done <-chan error) {
 	}
 }
 
-// fakeControls is a migrator.Controls with a fixed Status, for tests without a server.
+// fakeControls is a observe.Controls with a fixed Status, for tests without a server.
 type fakeControls struct {
 	mu sync.Mutex
 	st status.Status

@@ -1,9 +1,9 @@
 // Package hooks runs gh-ost's hook scripts at the moments of a migration: every executable in
 // --hooks-path whose name starts with gh-ost-on-<event> (gh-ost-on-startup, gh-ost-on-success,
 // ...) runs, in name order, with the GH_OST_* environment that describes the run. It is a step
-// gate of the run (Step, for migrator.GateStep), an observer of it (migrator.EventObserver) for
-// the hooks that do not steer it, and the interactive commands' gate (InteractiveCommand): it
-// reads status.Status and never reaches into the run.
+// gate of the run (observe.Step, for the Migrator's GateStep), an observer of it
+// (observe.EventObserver) for the hooks that do not steer it, and the interactive commands' gate
+// (InteractiveCommand): it reads status.Status and never reaches into the run.
 //
 // Invariants:
 //   - a hook runs at most Config.Timeout; then it and the processes it started are killed;
@@ -38,7 +38,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
 // The hooks' file-name prefixes, gh-ost's.
@@ -88,7 +88,7 @@ type Config struct {
 // Migrator.GateStep(h.Step).
 type Hooks struct {
 	cfg      Config
-	controls migrator.Controls
+	controls observe.Controls
 	log      zerolog.Logger
 	host     string // GH_OST_EXECUTING_HOST
 
@@ -99,10 +99,10 @@ type Hooks struct {
 	status sync.WaitGroup // the on-status hook running beside the run, if any
 }
 
-var _ migrator.EventObserver = (*Hooks)(nil)
+var _ observe.EventObserver = (*Hooks)(nil)
 
 // New returns the hooks of the migration that c controls.
-func New(cfg Config, c migrator.Controls) *Hooks {
+func New(cfg Config, c observe.Controls) *Hooks {
 	if cfg.StatusInterval <= 0 {
 		cfg.StatusInterval = DefaultStatusInterval
 	}

@@ -5,31 +5,31 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // steps are the hooks that run at the migrator's steps (Step): gh-ost's hooks whose failure
 // aborts the run, or, for on-success, makes it return an error.
-var steps = map[migrator.Step]string{
-	migrator.StepStartup:         OnStartup,
-	migrator.StepValidated:       OnValidated,
-	migrator.StepBeforeRowCopy:   OnBeforeRowCopy,
-	migrator.StepRowCopyComplete: OnRowCopyComplete,
-	migrator.StepBeforeCutOver:   OnBeforeCutOver,
-	migrator.StepStopReplication: OnStopReplication,
-	migrator.StepSuccess:         OnSuccess,
+var steps = map[observe.Step]string{
+	observe.StepStartup:         OnStartup,
+	observe.StepValidated:       OnValidated,
+	observe.StepBeforeRowCopy:   OnBeforeRowCopy,
+	observe.StepRowCopyComplete: OnRowCopyComplete,
+	observe.StepBeforeCutOver:   OnBeforeCutOver,
+	observe.StepStopReplication: OnStopReplication,
+	observe.StepSuccess:         OnSuccess,
 }
 
 // Step runs the hooks of step at and returns the first failure, which the migrator turns into the
 // run's (gh-ost's effect: the migration aborts; after on-success, the run reports the error).
 // Register it with Migrator.GateStep.
-func (h *Hooks) Step(ctx context.Context, at migrator.Step) error {
+func (h *Hooks) Step(ctx context.Context, at observe.Step) error {
 	prefix, ok := steps[at]
 	if !ok {
 		return nil
 	}
-	if at == migrator.StepSuccess { // gh-ost's: whether the ALTER was done instantly
+	if at == observe.StepSuccess { // gh-ost's: whether the ALTER was done instantly
 		return h.run(ctx, prefix, fmt.Sprintf("GH_OST_INSTANT_DDL=%t", h.controls.Status().Instant))
 	}
 	return h.run(ctx, prefix)
@@ -37,8 +37,8 @@ func (h *Hooks) Step(ctx context.Context, at migrator.Step) error {
 
 // PhaseChanged runs the hooks of a phase change: on-begin-postponed when the cut-over is first
 // postponed and on-failure when the run fails; the start of the run starts the on-status clock.
-// Implements migrator.Observer.
-func (h *Hooks) PhaseChanged(c migrator.PhaseChange) {
+// Implements observe.Observer.
+func (h *Hooks) PhaseChanged(c observe.PhaseChange) {
 	switch c.Phase {
 	case status.PhasePrepare:
 		h.mu.Lock()
@@ -52,14 +52,14 @@ func (h *Hooks) PhaseChanged(c migrator.PhaseChange) {
 }
 
 // Event runs the hooks of the run's moments that do not steer it; a failure is logged. Implements
-// migrator.EventObserver.
-func (h *Hooks) Event(e migrator.Event) {
+// observe.EventObserver.
+func (h *Hooks) Event(e observe.Event) {
 	switch e.Kind {
-	case migrator.EventRowCountComplete:
+	case observe.EventRowCountComplete:
 		h.runLogged(OnRowCountComplete)
-	case migrator.EventStartReplication:
+	case observe.EventStartReplication:
 		h.runLogged(OnStartReplication)
-	case migrator.EventStatus:
+	case observe.EventStatus:
 		h.statusTick(e.At, e.Detail)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -30,7 +30,7 @@ func TestHookTimeoutKillsIt(t *testing.T) {
 	h, _ := newTestHooks(t, r, nil, status.Status{})
 	h.cfg.Timeout = 300 * time.Millisecond
 	began := time.Now()
-	err := h.Step(context.Background(), migrator.StepBeforeCutOver)
+	err := h.Step(context.Background(), observe.StepBeforeCutOver)
 	if err == nil || err.Error() != "hook "+filepath.Join(r.dir, OnBeforeCutOver)+" ran longer than 300ms and was killed" {
 		t.Fatalf("got %v, want a timeout", err)
 	}
@@ -48,7 +48,7 @@ func TestHooksRunInOrderAndLogOutput(t *testing.T) {
 	r.install("not-a-hook", "")
 	logs := &testenv.LogBuffer{}
 	h, _ := newTestHooks(t, r, logs, status.Status{})
-	err := h.Step(context.Background(), migrator.StepBeforeCutOver)
+	err := h.Step(context.Background(), observe.StepBeforeCutOver)
 	if want := "hook " + filepath.Join(r.dir, OnBeforeCutOver+"-a") + " exited with status 3"; err == nil || err.Error() != want {
 		t.Fatalf("got %v, want the failure of -a", err)
 	}
@@ -90,11 +90,11 @@ func TestEnvironment(t *testing.T) {
 	c.st.RowsCopied, c.st.CopyDone, c.st.HeartbeatLag = 10, true, 250*time.Millisecond
 	c.st.GhostTable, c.st.OldTable = "_orders_gho", "_orders_20260101000000_del"
 	c.mu.Unlock()
-	if err := h.Step(context.Background(), migrator.StepSuccess); err != nil { // no on-success installed: nothing runs
+	if err := h.Step(context.Background(), observe.StepSuccess); err != nil { // no on-success installed: nothing runs
 		t.Fatal(err)
 	}
 	r.install(OnSuccess, "")
-	if err := h.Step(context.Background(), migrator.StepSuccess); err != nil {
+	if err := h.Step(context.Background(), observe.StepSuccess); err != nil {
 		t.Fatal(err)
 	}
 	got := r.env(OnSuccess)
@@ -114,7 +114,7 @@ func TestEnvironment(t *testing.T) {
 	c.st.Instant = true
 	c.mu.Unlock()
 	h.cfg.Revert = true
-	if err := h.Step(context.Background(), migrator.StepSuccess); err != nil {
+	if err := h.Step(context.Background(), observe.StepSuccess); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.envs(OnSuccess); got[len(got)-1]["GH_OST_INSTANT_DDL"] != "true" || got[len(got)-1]["GH_OST_REVERT"] != "true" {
@@ -146,9 +146,9 @@ func TestStatusInterval(t *testing.T) {
 	h, _ := newTestHooks(t, r, nil, status.Status{})
 	h.cfg.StatusInterval = time.Minute
 	t0 := time.Now()
-	h.PhaseChanged(migrator.PhaseChange{Phase: status.PhasePrepare, At: t0})
+	h.PhaseChanged(observe.PhaseChange{Phase: status.PhasePrepare, At: t0})
 	for _, at := range []time.Duration{10 * time.Second, 59 * time.Second, 61 * time.Second, 90 * time.Second} {
-		h.Event(migrator.Event{Kind: migrator.EventStatus, At: t0.Add(at), Detail: "line at " + at.String()})
+		h.Event(observe.Event{Kind: observe.EventStatus, At: t0.Add(at), Detail: "line at " + at.String()})
 		h.Wait()
 	}
 	envs := r.envs(OnStatus)
@@ -160,7 +160,7 @@ func TestStatusInterval(t *testing.T) {
 // Without --hooks-path nothing runs and nothing fails.
 func TestNoHooksPath(t *testing.T) {
 	h := New(Config{}, &fakeControls{})
-	if err := h.Step(context.Background(), migrator.StepStartup); err != nil {
+	if err := h.Step(context.Background(), observe.StepStartup); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.InteractiveCommand("sup"); err != nil {
@@ -178,17 +178,17 @@ func TestStepsRunTheirHooks(t *testing.T) {
 	h, _ := newTestHooks(t, r, nil, status.Status{})
 	// What the migrator announces around the steps: none of it runs a step's hook.
 	for _, p := range []status.Phase{status.PhasePrepare, status.PhaseCopy, status.PhaseCutOver, status.PhaseDone} {
-		h.PhaseChanged(migrator.PhaseChange{Phase: p})
+		h.PhaseChanged(observe.PhaseChange{Phase: p})
 	}
-	for _, k := range []migrator.EventKind{migrator.EventValidated, migrator.EventBeforeRowCopy, migrator.EventRowCopyComplete, migrator.EventCutOverAttempt} {
-		h.Event(migrator.Event{Kind: k})
+	for _, k := range []observe.EventKind{observe.EventValidated, observe.EventBeforeRowCopy, observe.EventRowCopyComplete, observe.EventCutOverAttempt} {
+		h.Event(observe.Event{Kind: k})
 	}
 	if got := r.order(); len(got) != 0 {
 		t.Fatalf("phases and events ran %q, want nothing (the steps run these hooks)", got)
 	}
-	for step, name := range map[migrator.Step]string{migrator.StepStartup: OnStartup, migrator.StepValidated: OnValidated,
-		migrator.StepBeforeRowCopy: OnBeforeRowCopy, migrator.StepRowCopyComplete: OnRowCopyComplete,
-		migrator.StepBeforeCutOver: OnBeforeCutOver, migrator.StepSuccess: OnSuccess} {
+	for step, name := range map[observe.Step]string{observe.StepStartup: OnStartup, observe.StepValidated: OnValidated,
+		observe.StepBeforeRowCopy: OnBeforeRowCopy, observe.StepRowCopyComplete: OnRowCopyComplete,
+		observe.StepBeforeCutOver: OnBeforeCutOver, observe.StepSuccess: OnSuccess} {
 		before := len(r.order())
 		err := h.Step(context.Background(), step)
 		if want := "hook " + filepath.Join(r.dir, name) + " exited with status 4"; err == nil || err.Error() != want {
@@ -198,7 +198,7 @@ func TestStepsRunTheirHooks(t *testing.T) {
 			t.Errorf("step %s ran %q, want only %s", step, got, name)
 		}
 	}
-	if err := h.Step(context.Background(), migrator.Step(99)); err != nil {
+	if err := h.Step(context.Background(), observe.Step(99)); err != nil {
 		t.Errorf("an unknown step: %v", err)
 	}
 }
@@ -211,7 +211,7 @@ func TestHookThatCannotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := newTestHooks(t, r, nil, status.Status{})
-	err := h.Step(context.Background(), migrator.StepValidated)
+	err := h.Step(context.Background(), observe.StepValidated)
 	if err == nil || !strings.HasPrefix(err.Error(), "hook "+filepath.Join(r.dir, OnValidated)+" could not run: ") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("got %v, want one line saying the hook could not run", err)
 	}

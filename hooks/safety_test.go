@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -97,13 +97,13 @@ func TestDirCheckedBeforeEachHook(t *testing.T) {
 			}
 			h, _ := newTestHooks(t, r, nil, status.Status{})
 			ctx := context.Background()
-			if err := h.Step(ctx, migrator.StepBeforeCutOver); err != nil || len(r.order()) != 1 {
+			if err := h.Step(ctx, observe.StepBeforeCutOver); err != nil || len(r.order()) != 1 {
 				t.Fatalf("before the change: %v, ran %q", err, r.order())
 			}
 			if err := c.change(r.dir); err != nil {
 				t.Fatal(err)
 			}
-			err := h.Step(ctx, migrator.StepBeforeCutOver)
+			err := h.Step(ctx, observe.StepBeforeCutOver)
 			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("after the change: %v, want one line with %q", err, c.want)
 			}

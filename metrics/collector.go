@@ -3,14 +3,14 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
 // statusCollector reads the run's Status at each scrape.
 type statusCollector struct {
-	controls migrator.Controls
+	controls observe.Controls
 
 	rowsCopied, rowsEstimated, progress   *prometheus.Desc
 	eventsApplied, backlog, heartbeatLag  *prometheus.Desc
@@ -18,7 +18,7 @@ type statusCollector struct {
 	elapsed, eta, chunkSize, dmlBatchSize *prometheus.Desc
 }
 
-func newStatusCollector(c migrator.Controls, labels prometheus.Labels) *statusCollector {
+func newStatusCollector(c observe.Controls, labels prometheus.Labels) *statusCollector {
 	d := func(name, help string, variable ...string) *prometheus.Desc {
 		return prometheus.NewDesc(prometheus.BuildFQName(namespace, "", name), help, variable, labels)
 	}

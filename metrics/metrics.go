@@ -1,7 +1,7 @@
 // Package metrics serves a migration's metrics in Prometheus' text format (--metrics-addr): rows
 // copied and estimated, events applied, backlog, heartbeat lag, throttle state and reason, phase,
 // postponement, and the cut-over attempts with their durations. It is an observer of the run
-// (migrator.EventObserver) and reads status.Status at scrape time; it never steers the run.
+// (observe.EventObserver) and reads status.Status at scrape time; it never steers the run.
 //
 // Invariants:
 //   - the values of the run are read when scraped (a custom collector over Controls.Status), so a
@@ -25,14 +25,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
 const namespace = "ghostlite"
 
 // Metrics is the registry of one migration's metrics and its HTTP endpoint.
 type Metrics struct {
-	controls migrator.Controls
+	controls observe.Controls
 	log      zerolog.Logger
 	registry *prometheus.Registry
 
@@ -44,10 +44,10 @@ type Metrics struct {
 	done chan struct{} // closed when the server stops serving
 }
 
-var _ migrator.EventObserver = (*Metrics)(nil)
+var _ observe.EventObserver = (*Metrics)(nil)
 
 // New registers the metrics of the migration that c controls (and the Go runtime's).
-func New(c migrator.Controls, log zerolog.Logger) *Metrics {
+func New(c observe.Controls, log zerolog.Logger) *Metrics {
 	st := c.Status()
 	labels := prometheus.Labels{"database": st.Database, "table": st.Table}
 	m := &Metrics{controls: c, log: log.With().Str("component", "metrics").Logger(), registry: prometheus.NewRegistry()}
@@ -108,12 +108,12 @@ func (m *Metrics) Close() {
 	<-m.done
 }
 
-// PhaseChanged implements migrator.Observer: the phase is read from Status when scraped.
-func (m *Metrics) PhaseChanged(migrator.PhaseChange) {}
+// PhaseChanged implements observe.Observer: the phase is read from Status when scraped.
+func (m *Metrics) PhaseChanged(observe.PhaseChange) {}
 
-// Event counts the cut-over attempts. Implements migrator.EventObserver.
-func (m *Metrics) Event(e migrator.Event) {
-	if e.Kind != migrator.EventCutOverAttempt {
+// Event counts the cut-over attempts. Implements observe.EventObserver.
+func (m *Metrics) Event(e observe.Event) {
+	if e.Kind != observe.EventCutOverAttempt {
 		return
 	}
 	outcome := "success"

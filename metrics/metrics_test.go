@@ -186,7 +186,7 @@ func TestListenOnBusyAddress(t *testing.T) {
 	}
 }
 
-// fakeStatus is a migrator.Controls with a fixed Status.
+// fakeStatus is a observe.Controls with a fixed Status.
 type fakeStatus struct{}
 
 func (fakeStatus) Status() status.Status {

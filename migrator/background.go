@@ -38,6 +38,22 @@ func (b *background) Go(fn func(context.Context) error) {
 	}()
 }
 
+// goUntil runs each of fns like Go, under one context of their own derived from ctx (the
+// group's, or one derived from it), and returns stop, which cancels that context and waits for
+// them (the group's end stops them too). It is safe to call stop more than once.
+func (b *background) goUntil(ctx context.Context, fns ...func(context.Context) error) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, fn := range fns {
+		wg.Add(1)
+		b.Go(func(context.Context) error {
+			defer wg.Done()
+			return fn(ctx)
+		})
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
 // Err is the first error a goroutine returned, or nil.
 func (b *background) Err() error {
 	b.mu.Lock()

@@ -3,13 +3,12 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // Checkpoints and --resume (doc/resume.md): the call sites of package checkpoint. A goroutine of
@@ -30,7 +29,7 @@ type resumeKind struct {
 
 // ghost adopts the stopped run's ghost, after the checks of a --resume.
 func (k *resumeKind) ghost(ctx context.Context, m *Migrator, s *session) (bool, error) {
-	rec, err := m.checkResume(ctx, s, s.pre.Spec)
+	rec, err := m.checkResume(ctx, s)
 	k.rec = rec
 	return false, err
 }
@@ -83,7 +82,7 @@ func (r *run) newCheckpointWriter() *checkpoint.Writer {
 		Interval: r.m.cfg.CheckpointInterval,
 		Due: func() bool {
 			ph, _ := r.phases.Current()
-			return ph == PhaseCopy || ph == PhasePostponed
+			return ph == status.PhaseCopy || ph == status.PhasePostponed
 		},
 		Applied: func() (checkpoint.Position, int64) {
 			st := r.applier.Stats()
@@ -108,43 +107,17 @@ func (r *run) keptForResume() {
 		p.GhostTable, p.ChangelogTable, p.CheckpointTable)
 }
 
-// checkResume runs the checks of a --resume (checkpoint.Resume) and adopts the stopped run's ghost.
-func (m *Migrator) checkResume(ctx context.Context, s *session, spec *preflight.AlterSpec) (*checkpoint.Record, error) {
-	cfg, p := m.cfg, s.plan
-	rc := checkpoint.Resume{Primary: s.primary, Source: s.inspected, SourceAddr: p.Inspected.Addr(), Tables: helperTables(p),
-		Alter: s.pre.Alter, Log: m.log}
-	rec, err := rc.Checkpoint(ctx)
+// checkResume runs the checks of a --resume (preflight.CheckResume) and adopts the stopped run's
+// ghost.
+func (m *Migrator) checkResume(ctx context.Context, s *session) (*checkpoint.Record, error) {
+	rec, err := preflight.CheckResume(ctx, s.pre, helperTables(s.plan))
 	if err != nil {
 		return nil, err
 	}
-	ddl, err := preflight.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
-	if err != nil {
-		return nil, fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
-	}
-	s.pre.DDL = ddl
-	p.TimeZone = ddl.TimeZone
-	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = preflight.ZeroDateChecks(ddl.SQLMode)
-	p.AlterSetsAutoIncrement = preflight.SetsAutoIncrement(spec)
-	err = rc.CompareGhost(ctx, func(ctx context.Context, scratch string) (bool, error) {
-		created, err := preflight.CreateGhost(ctx, s.primary, ddl, cfg.Database, cfg.Table, scratch, spec, cfg.DiscardForeignKeys)
-		if err != nil {
-			return created, fmt.Errorf("--resume: %w", err)
-		}
-		return created, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if p.Ghost, err = table.Inspect(ctx, s.primary, cfg.Database, p.GhostTable); err != nil {
-		return nil, fmt.Errorf("--resume: inspect the ghost table: %w", err)
-	}
-	if err := rc.Adopt(ctx); err != nil { // an older version's table
-		return nil, err
-	}
-	s.own(ctx, p.GhostTable, p.GhostTable)
+	s.own(ctx, s.plan.GhostTable, s.plan.GhostTable)
 	m.log.Info().Str("checkpoint", rec.String()).Int64("rows_copied", rec.RowsCopied).Str("written", rec.At.Format(time.RFC3339)).
 		Msg("resuming from the last checkpoint")
-	return &rec, nil
+	return rec, nil
 }
 
 // alterRecord is what a checkpoint records of the run's ALTER: normalized, and the original

@@ -11,6 +11,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checksum"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
 // checksumSetup creates t (3,000 rows: some names empty, some NULL) and a configuration that cuts
@@ -54,7 +55,7 @@ func TestChecksumRepairsCorruptedGhost(t *testing.T) {
 	}
 	var phases []string
 	m := mustNew(t, cfg)
-	m.Observe(ObserverFunc(func(c PhaseChange) { phases = append(phases, c.Phase.String()) }))
+	m.Observe(observe.ObserverFunc(func(c observe.PhaseChange) { phases = append(phases, c.Phase.String()) }))
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
@@ -185,7 +186,7 @@ func TestChecksumDisabledSkipsPhase(t *testing.T) {
 	cfg.checksumTest = func(context.Context, int) error { return errors.New("the checksum ran") }
 	var phases []string
 	m := mustNew(t, cfg)
-	m.Observe(ObserverFunc(func(c PhaseChange) { phases = append(phases, c.Phase.String()) }))
+	m.Observe(observe.ObserverFunc(func(c observe.PhaseChange) { phases = append(phases, c.Phase.String()) }))
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
 	}

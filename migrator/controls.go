@@ -15,27 +15,6 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
-// Controls are the operator's levers on a migration: what the interactive commands (and anything
-// else that steers a run from outside) may call. Every method is safe for concurrent use and
-// returns at once; a change takes effect at the next chunk, batch or check.
-type Controls interface {
-	// Status is a snapshot of the run (status.go).
-	Status() status.Status
-	// Knobs lists the names of the settings Get and Set accept, sorted (gh-ost's names:
-	// chunk-size, dml-batch-size, ...).
-	Knobs() []string
-	// Get reads a setting by name; Set changes it, refusing a value out of its range.
-	Get(name string) (string, error)
-	Set(name, value string) error
-	// Throttle holds the copy back (on) or lets it go (off); the binlog applier keeps running.
-	Throttle(on bool)
-	// Postpone holds the cut-over back (on) once the copy is done, or releases it (off: also
-	// removes --postpone-cut-over-flag-file, as gh-ost's unpostpone does).
-	Postpone(on bool) error
-	// Panic aborts the migration at once; the original table is left untouched.
-	Panic(reason string)
-}
-
 // ErrUnknownKnob is returned (wrapped) by Get and Set for a name that is not a setting.
 var ErrUnknownKnob = errors.New("unknown setting")
 
@@ -147,7 +126,7 @@ func (m *Migrator) Set(name, value string) error {
 // Throttle implements Controls.
 func (m *Migrator) Throttle(on bool) {
 	m.levers.monitor.Command(on)
-	if ph, _ := m.phases.Current(); ph == PhaseCopy { // the reply's status reflects the command
+	if ph, _ := m.phases.Current(); ph == status.PhaseCopy { // the reply's status reflects the command
 		m.levers.monitor.Refresh(context.Background())
 	}
 	m.log.Info().Bool("throttle", on).Msg("throttle set by the operator")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 const controlsDB = "gl_controls"
@@ -35,7 +36,7 @@ func TestKnobsGetSetAndRanges(t *testing.T) {
 	if err := m.Set("no-such", "1"); !errors.Is(err, ErrUnknownKnob) {
 		t.Errorf("Set(no-such) = %v, want ErrUnknownKnob", err)
 	}
-	if st := m.Status(); st.ChunkSize != 500 || st.DMLBatchSize != 100 || st.Phase != phaseNone {
+	if st := m.Status(); st.ChunkSize != 500 || st.DMLBatchSize != 100 || st.Phase != status.PhaseNone {
 		t.Errorf("Status before Run: %+v", st)
 	}
 }
@@ -83,7 +84,7 @@ func TestControlsSteerARun(t *testing.T) {
 
 	testenv.WaitFor(t, 60*time.Second, 10*time.Millisecond, "the copy throttled by the operator", func() (bool, error) {
 		st := m.Status()
-		return st.Phase == PhaseCopy && st.Throttled && st.ThrottleReason == "commanded by user", nil
+		return st.Phase == status.PhaseCopy && st.Throttled && st.ThrottleReason == "commanded by user", nil
 	})
 	time.Sleep(200 * time.Millisecond)
 	if n := chunks.Load(); n != 0 {
@@ -95,7 +96,7 @@ func TestControlsSteerARun(t *testing.T) {
 	m.Throttle(false)
 	waitPostponed(t, db, done)
 	st := m.Status()
-	if !st.CopyDone || st.RowsCopied != 20000 || st.Phase != PhasePostponed || !st.Postponed || st.Throttled {
+	if !st.CopyDone || st.RowsCopied != 20000 || st.Phase != status.PhasePostponed || !st.Postponed || st.Throttled {
 		t.Fatalf("status while postponed: %+v", st)
 	}
 	// A few chunks were planned ahead at 1000 rows; the rest have the new size (100).
@@ -108,7 +109,7 @@ func TestControlsSteerARun(t *testing.T) {
 	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
-	if st := m.Status(); st.Phase != PhaseDone {
+	if st := m.Status(); st.Phase != status.PhaseDone {
 		t.Errorf("phase after the run: %s", st.Phase)
 	}
 	if n := testenv.CountRows(t, db, controlsDB, "t"); n != 20000 {
@@ -130,7 +131,7 @@ func TestControlsPanic(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- m.Run(context.Background()) }()
 	testenv.WaitFor(t, 60*time.Second, 10*time.Millisecond, "the cut-over postponed", func() (bool, error) {
-		return m.Status().Phase == PhasePostponed, nil
+		return m.Status().Phase == status.PhasePostponed, nil
 	})
 	m.Panic("operator said so")
 	err := waitFailed(t, done, "a panicked migration succeeded")
@@ -143,7 +144,7 @@ func TestControlsPanic(t *testing.T) {
 	if n := testenv.CountRows(t, db, controlsDB, "p"); n != 500 {
 		t.Errorf("%d rows in the original after panic, want 500", n)
 	}
-	if st := m.Status(); st.Phase != PhaseFailed {
+	if st := m.Status(); st.Phase != status.PhaseFailed {
 		t.Errorf("phase after panic: %s", st.Phase)
 	}
 }

@@ -2,12 +2,9 @@ package migrator
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/copier"
-	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
@@ -51,37 +48,16 @@ func copierConfig(p *preflight.Plan) copier.Config {
 	}
 }
 
-// maxCopyThreads is the largest --copy-threads: each session is a connection copying at full speed.
-const maxCopyThreads = 32
-
-// maxAutoCopyThreads bounds the number of copy sessions --copy-threads=0 chooses.
-const maxAutoCopyThreads = 8
-
-// copyThreads is the number of copy sessions: --copy-threads, or when 0 the one autoCopyThreads
-// chooses from the primary's @@thread_pool_size. It logs the number and why, once per copy.
+// copyThreads is the number of copy sessions: --copy-threads, or when 0 the one
+// copier.AutoThreads chooses from the primary. It logs the number and why, once per copy.
 func (m *Migrator) copyThreads(ctx context.Context, s *session) (int, error) {
 	n, why := m.cfg.CopyThreads, "--copy-threads"
 	if n == 0 {
-		vars, err := dbconn.ReadVariables(ctx, s.primary, "thread_pool_size")
-		if err != nil {
-			return 0, fmt.Errorf("choose the number of copy sessions: %w", err)
+		var err error
+		if n, why, err = copier.AutoThreads(ctx, s.primary); err != nil {
+			return 0, err
 		}
-		n, why = autoCopyThreads(vars)
 	}
 	m.log.Info().Int("copy_threads", n).Str("why", why).Msg("row copy sessions")
 	return n, nil
-}
-
-// autoCopyThreads is --copy-threads=0's choice from the primary's global variables: half its
-// cores, at least 1 and at most maxAutoCopyThreads. The cores are MariaDB's @@thread_pool_size
-// (on Linux it defaults to the number of CPUs, whether or not the pool is in use); a server
-// without it (MySQL) gets one session.
-func autoCopyThreads(vars map[string]string) (n int, why string) {
-	v, ok := vars["thread_pool_size"]
-	cores, err := strconv.Atoi(v)
-	if !ok || err != nil || cores < 1 {
-		return 1, "auto: the server has no @@thread_pool_size to count its cores by"
-	}
-	n = min(max(cores/2, 1), maxAutoCopyThreads)
-	return n, fmt.Sprintf("auto: half of @@thread_pool_size=%d (the server's cores), from 1 to %d", cores, maxAutoCopyThreads)
 }

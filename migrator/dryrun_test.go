@@ -186,8 +186,7 @@ func TestPreparePlanDetails(t *testing.T) {
 	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = '_t_gho'`, prepareDB).Scan(&fks); err != nil || fks != 0 {
 		t.Errorf("the ghost has %d foreign keys (%v), want none", fks, err)
 	}
-	cfg.ExactRowcount = true
-	lines := strings.Join(planLines(s, cfg), "\n")
+	lines := strings.Join(preflight.PlanLines(s.pre, true), "\n") // as with --exact-rowcount
 	for _, want := range []string{"shared key: uk_code (code)", "foreign keys of the original NOT carried to the new table: fk_t_p -> p",
 		"generated columns (computed by the server, never copied): g", "rows: 2 (exact count)"} {
 		if !strings.Contains(lines, want) {

@@ -9,28 +9,29 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
 // eventLog records phases and events, in the order heard, from any goroutine.
 type eventLog struct {
 	mu       sync.Mutex
 	heard    []string
-	attempts []Event
+	attempts []observe.Event
 }
 
-func (l *eventLog) PhaseChanged(c PhaseChange) {
+func (l *eventLog) PhaseChanged(c observe.PhaseChange) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.heard = append(l.heard, "phase "+c.Phase.String())
 }
 
-func (l *eventLog) Event(e Event) {
+func (l *eventLog) Event(e observe.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch e.Kind {
-	case EventStatus: // its timing depends on the copy's speed: not part of the order
+	case observe.EventStatus: // its timing depends on the copy's speed: not part of the order
 		return
-	case EventCutOverAttempt:
+	case observe.EventCutOverAttempt:
 		l.attempts = append(l.attempts, e)
 	}
 	l.heard = append(l.heard, e.Kind.String())
@@ -78,13 +79,5 @@ func TestEventsAndCutOverGate(t *testing.T) {
 	}
 	if !testenv.HasColumn(t, db, dbName, "t", "c") {
 		t.Error("the table was not migrated")
-	}
-}
-
-func TestEventNames(t *testing.T) {
-	for k, name := range map[EventKind]string{EventValidated: "validated", EventStartReplication: "start-replication", EventKind(0): "event(0)", EventKind(99): "event(99)"} {
-		if k.String() != name {
-			t.Errorf("EventKind(%d) = %q, want %q", int(k), k.String(), name)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // execute runs a prepared migration, phase by phase: the same phases for every kind of run
@@ -28,18 +29,18 @@ func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (r *run,
 	if err := r.do(ctx, t.copyPhase, func(ctx context.Context) error { return r.kind.copyRows(ctx, r) }); err != nil {
 		return r, err
 	}
-	if err := r.do(ctx, phaseNone, r.postponeCutOver); err != nil { // enters PhasePostponed while the flag file exists
+	if err := r.do(ctx, status.PhaseNone, r.postponeCutOver); err != nil { // enters PhasePostponed while the flag file exists
 		return r, err
 	}
-	if err := r.do(ctx, phaseNone, r.catchUp); err != nil {
+	if err := r.do(ctx, status.PhaseNone, r.catchUp); err != nil {
 		return r, err
 	}
 	if m.cfg.Checksum && t.checksum { // after the postponed wait: it proves the data as it is right before the swap
-		if err := r.do(ctx, PhaseChecksum, r.checksum); err != nil {
+		if err := r.do(ctx, status.PhaseChecksum, r.checksum); err != nil {
 			return r, err
 		}
 	}
-	if err := r.do(ctx, PhaseCutOver, r.cutOver); err != nil {
+	if err := r.do(ctx, status.PhaseCutOver, r.cutOver); err != nil {
 		return r, err
 	}
 	r.finish(ctx)

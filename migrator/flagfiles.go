@@ -27,7 +27,7 @@ func (m *Migrator) postponing() bool {
 }
 
 // awaitUnpostponed waits while the cut-over is postponed. The applier keeps the ghost in sync
-// meanwhile; the run is in PhasePostponed (run.go's postponeCutOver: the changelog's state row
+// meanwhile; the run is in status.PhasePostponed (run.go's postponeCutOver: the changelog's state row
 // says "postponed" so scripts can tell).
 func (m *Migrator) awaitUnpostponed(ctx context.Context) error {
 	path := m.cfg.PostponeCutOverFlagFile

@@ -9,6 +9,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // Run kinds: a run is fresh (freshKind, here), a --resume of a stopped run (resumeKind,
@@ -37,6 +38,8 @@ type runKind interface {
 	// failureDrops are the helper tables dropped after a failure before the swap (those this run
 	// created or adopted); nil keeps them all, saying why.
 	failureDrops(r *run) []string
+	// startMessage is the run's first log line, "" for none.
+	startMessage(schema, tbl string) string
 	// doneMessage is the first words of the last log line.
 	doneMessage(p *preflight.Plan) string
 	traits() kindTraits
@@ -44,8 +47,8 @@ type runKind interface {
 
 // kindTraits is what a kind decides as plain data.
 type kindTraits struct {
-	copyPhase Phase // the phase the copy runs in; phaseNone: nothing is copied, no copy phase
-	checksum  bool  // --checksum compares the tables before the cut-over
+	copyPhase status.Phase // the phase the copy runs in; status.PhaseNone: nothing is copied, no copy phase
+	checksum  bool         // --checksum compares the tables before the cut-over
 	// checkpointTable: the run has a checkpoint table: the applier watches it, the cut-over
 	// writes its checkpoint there, and success drops it unless keepsCheckpoint.
 	checkpointTable   bool
@@ -93,8 +96,8 @@ func (k freshKind) helpers(ctx context.Context, r *run) error {
 		return nil
 	}
 	s, p := r.s, r.s.plan
-	if _, err := s.primary.ExecContext(ctx, checkpoint.DDL(p.Original.Schema, p.CheckpointTable)); err != nil {
-		return fmt.Errorf("create checkpoint table %s: %w", p.CheckpointTable, err)
+	if err := checkpoint.Create(ctx, s.primary, p.Original.Schema, p.CheckpointTable); err != nil {
+		return err
 	}
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable)
 	return nil
@@ -128,13 +131,18 @@ func (k freshKind) failureDrops(r *run) []string {
 	return drop
 }
 
+// startMessage is gh-ost's first words, names backquoted: Migrating `db`.`t`.
+func (freshKind) startMessage(schema, tbl string) string {
+	return "Migrating " + table.Qualify(schema, tbl)
+}
+
 // doneMessage is gh-ost's words, which wrappers wait for.
 func (freshKind) doneMessage(p *preflight.Plan) string {
 	return fmt.Sprintf("Done migrating %s.%s", p.Original.Schema, p.Original.Name)
 }
 
 func (k freshKind) traits() kindTraits {
-	return kindTraits{copyPhase: PhaseCopy, checksum: true, checkpointTable: k.checkpoint, writesCheckpoints: k.checkpoint,
+	return kindTraits{copyPhase: status.PhaseCopy, checksum: true, checkpointTable: k.checkpoint, writesCheckpoints: k.checkpoint,
 		keepsCheckpoint: k.keepCheckpoint, analyzeGhost: true, cutOverMessage: "cutting over: the ghost is in sync"}
 }
 
@@ -142,17 +150,14 @@ func (k freshKind) traits() kindTraits {
 // it as this run's: from here a failure drops it (failureDrops).
 func (r *run) createChangelog(ctx context.Context, adopt bool) error {
 	s, p := r.s, r.s.plan
-	exists := false
+	var err error
 	if adopt {
-		var err error
-		if exists, err = table.Exists(ctx, s.primary, p.Original.Schema, p.ChangelogTable); err != nil {
-			return err
-		}
+		err = changelogOf(p).Adopt(ctx, s.primary)
+	} else {
+		err = changelogOf(p).Create(ctx, s.primary)
 	}
-	if !exists {
-		if err := changelogOf(p).Create(ctx, s.primary); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
 	if hook := r.m.cfg.copyTest.afterChangelog; hook != nil {

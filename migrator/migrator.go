@@ -2,8 +2,9 @@
 // (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
 // preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
 // phases, the same for a fresh run, a --resume and a --revert, which differ only in their run kind
-// (kind.go). It owns the state of the run and announces each phase change to observers (phase.go);
-// the mechanisms live in binlogapply, copier, cutover and throttle, which never import one another.
+// (kind.go). It owns the state of the run and announces each phase change to observers (phase.go,
+// package observe); the mechanisms live in binlogapply, copier, cutover and throttle, which never
+// import one another. Every goroutine of a run belongs to its background group (background.go).
 //
 // Invariants:
 //   - every phase change is announced in order, after it is recorded in the changelog's state row
@@ -35,10 +36,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // ErrUsage marks a configuration that is wrong before any server is asked (a missing or
@@ -59,19 +63,19 @@ type Migrator struct {
 	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).
-	events []EventObserver
+	events []observe.EventObserver
 	gates  []func(ctx context.Context, attempt int) error
 	// stepGates run at each Step and may abort the run (events.go).
-	stepGates []func(ctx context.Context, at Step) error
+	stepGates []func(ctx context.Context, at observe.Step) error
 }
 
-var _ Controls = (*Migrator)(nil)
+var _ observe.Controls = (*Migrator)(nil)
 
 // Observe adds an observer of the run's phases; an EventObserver hears the run's events too.
 // Call it before Run.
-func (m *Migrator) Observe(o Observer) {
+func (m *Migrator) Observe(o observe.Observer) {
 	m.phases.observers = append(m.phases.observers, o)
-	if eo, ok := o.(EventObserver); ok {
+	if eo, ok := o.(observe.EventObserver); ok {
 		m.events = append(m.events, eo)
 	}
 }
@@ -108,8 +112,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --chunk-size must be between 10 and 100000 (got %d)", ErrUsage, c.ChunkSize)
 	case c.ChunkTime != 0 && (c.ChunkTime < 10*time.Millisecond || c.ChunkTime > time.Minute):
 		return fmt.Errorf("%w: --chunk-time must be 0 (off) or between 10ms and 1m (got %v)", ErrUsage, c.ChunkTime)
-	case c.CopyThreads < 0 || c.CopyThreads > maxCopyThreads:
-		return fmt.Errorf("%w: --copy-threads must be 0 (auto) or between 1 and %d (got %d)", ErrUsage, maxCopyThreads, c.CopyThreads)
+	case c.CopyThreads < 0 || c.CopyThreads > copier.MaxThreads:
+		return fmt.Errorf("%w: --copy-threads must be 0 (auto) or between 1 and %d (got %d)", ErrUsage, copier.MaxThreads, c.CopyThreads)
 	case c.DMLBatchSize < 1 || c.DMLBatchSize > 100:
 		return fmt.Errorf("%w: --dml-batch-size must be between 1 and 100 (got %d)", ErrUsage, c.DMLBatchSize)
 	case c.DefaultRetries < 1:
@@ -181,18 +185,22 @@ func (m *Migrator) Run(ctx context.Context) error {
 	if m.cfg.RecoverCutOver {
 		return m.recoverCutOver(ctx)
 	}
-	m.phases.Enter(ctx, PhasePrepare)
+	// gh-ost's first line, once the configuration is valid (New), before the startup step.
+	if msg := newKind(m.cfg).startMessage(m.cfg.Database, m.cfg.Table); msg != "" {
+		m.log.Info().Msg(msg)
+	}
+	m.phases.Enter(ctx, status.PhasePrepare)
 	after, err := m.migrate(ctx)
 	if err != nil { // the run's one failed and one done
 		m.phases.Fail(ctx, err)
 	} else {
-		m.phases.Enter(ctx, PhaseDone)
+		m.phases.Enter(ctx, status.PhaseDone)
 	}
 	after(err)
 	if err != nil {
 		return explained(err)
 	}
-	return m.pass(ctx, StepSuccess)
+	return m.pass(ctx, observe.StepSuccess)
 }
 
 // migrate prepares, then dry-runs, does the ALTER instantly or executes the run. after is what
@@ -200,7 +208,7 @@ func (m *Migrator) Run(ctx context.Context) error {
 // done, and the session's release.
 func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	nothing := func(error) {}
-	if err := m.pass(ctx, StepStartup); err != nil {
+	if err := m.pass(ctx, observe.StepStartup); err != nil {
 		return nothing, err
 	}
 	s, err := m.prepare(ctx)
@@ -208,12 +216,12 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 		return nothing, err
 	}
 	m.prepared.Store(s.plan)
-	m.emit(EventValidated, Event{})
-	if err := m.pass(ctx, StepValidated); err != nil {
+	m.emit(observe.EventValidated, observe.Event{})
+	if err := m.pass(ctx, observe.StepValidated); err != nil {
 		return nothing, m.abandon(s, err) // prepare.go
 	}
 	if m.cfg.ExactRowcount && !m.cfg.countsConcurrently() { // counted in preparation; else once counted (run.go)
-		m.emit(EventRowCountComplete, Event{})
+		m.emit(observe.EventRowCountComplete, observe.Event{})
 	}
 	if !m.cfg.Execute {
 		return nothing, m.dryRun(ctx, s)

@@ -7,86 +7,50 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
-
-// Phase is where a migration is (status.Phase); the names below keep the conductor's code short.
-type Phase = status.Phase
-
-// The phases, in the order a run passes them (status.Phase).
-const (
-	phaseNone      = status.PhaseNone
-	PhasePrepare   = status.PhasePrepare
-	PhaseCopy      = status.PhaseCopy
-	PhasePostponed = status.PhasePostponed
-	PhaseChecksum  = status.PhaseChecksum
-	PhaseCutOver   = status.PhaseCutOver
-	PhaseDone      = status.PhaseDone
-	PhaseFailed    = status.PhaseFailed
-)
-
-// PhaseChange is what observers hear when the run enters a phase.
-type PhaseChange struct {
-	Phase    Phase
-	Previous Phase
-	At       time.Time
-	// Err is why the run failed (Phase == PhaseFailed only).
-	Err error
-}
-
-// Observer hears about the run: hooks, metrics, the interactive status and checkpoints attach
-// here, never inside the phase code. PhaseChanged is called synchronously, in order, from the
-// run's goroutine: it must return quickly and must not call back into the Migrator's run.
-type Observer interface {
-	PhaseChanged(PhaseChange)
-}
-
-// ObserverFunc adapts a function to Observer.
-type ObserverFunc func(PhaseChange)
-
-// PhaseChanged calls f.
-func (f ObserverFunc) PhaseChanged(c PhaseChange) { f(c) }
 
 // phases tracks the run's phase. Each change is recorded (the changelog's state row, while the
 // changelog exists and the run goes on: done and failed are not written, the changelog is dropped
 // then), logged in one line and announced to every observer, in that order.
 type phases struct {
 	log       zerolog.Logger
-	observers []Observer
+	observers []observe.Observer
 
 	mu      sync.Mutex
-	current Phase
+	current status.Phase
 	since   time.Time
 	// record writes the phase where scripts can read it (the changelog's state row); nil until
 	// there is somewhere to write it.
-	record func(ctx context.Context, p Phase)
+	record func(ctx context.Context, p status.Phase)
 }
 
-func newPhases(log zerolog.Logger, observers []Observer) *phases {
-	return &phases{log: log, observers: observers, current: phaseNone, since: time.Now()}
+func newPhases(log zerolog.Logger, observers []observe.Observer) *phases {
+	return &phases{log: log, observers: observers, current: status.PhaseNone, since: time.Now()}
 }
 
 // recordWith makes every later phase change call record first.
-func (t *phases) recordWith(record func(ctx context.Context, p Phase)) {
+func (t *phases) recordWith(record func(ctx context.Context, p status.Phase)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.record = record
 }
 
 // Current is the run's phase and when it began.
-func (t *phases) Current() (Phase, time.Time) {
+func (t *phases) Current() (status.Phase, time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.current, t.since
 }
 
 // Enter moves the run to phase p; entering the phase it is in changes nothing.
-func (t *phases) Enter(ctx context.Context, p Phase) { t.change(ctx, p, nil) }
+func (t *phases) Enter(ctx context.Context, p status.Phase) { t.change(ctx, p, nil) }
 
-// Fail moves the run to PhaseFailed with its cause.
-func (t *phases) Fail(ctx context.Context, cause error) { t.change(ctx, PhaseFailed, cause) }
+// Fail moves the run to status.PhaseFailed with its cause.
+func (t *phases) Fail(ctx context.Context, cause error) { t.change(ctx, status.PhaseFailed, cause) }
 
-func (t *phases) change(ctx context.Context, p Phase, cause error) {
+func (t *phases) change(ctx context.Context, p status.Phase, cause error) {
 	t.mu.Lock()
 	prev := t.current
 	if prev == p {
@@ -94,15 +58,15 @@ func (t *phases) change(ctx context.Context, p Phase, cause error) {
 		return
 	}
 	t.current, t.since = p, time.Now()
-	ch := PhaseChange{Phase: p, Previous: prev, At: t.since, Err: cause}
+	ch := observe.PhaseChange{Phase: p, Previous: prev, At: t.since, Err: cause}
 	record := t.record
 	t.mu.Unlock()
 
-	if record != nil && p != PhaseDone && p != PhaseFailed {
+	if record != nil && p != status.PhaseDone && p != status.PhaseFailed {
 		record(ctx, p)
 	}
 	ev := t.log.Info()
-	if p == PhaseFailed {
+	if p == status.PhaseFailed {
 		ev = t.log.Warn()
 	}
 	ev.Str("phase", p.String()).Msgf("phase: %s", p)

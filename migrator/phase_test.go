@@ -14,15 +14,17 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/observe"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // phaseLog records what observers hear, from any goroutine.
 type phaseLog struct {
 	mu      sync.Mutex
-	changes []PhaseChange
+	changes []observe.PhaseChange
 }
 
-func (l *phaseLog) PhaseChanged(c PhaseChange) {
+func (l *phaseLog) PhaseChanged(c observe.PhaseChange) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.changes = append(l.changes, c)
@@ -41,20 +43,20 @@ func (l *phaseLog) phases() []string {
 func TestPhasesRecordLogAndAnnounceInOrder(t *testing.T) {
 	var logs bytes.Buffer
 	var order []string
-	obs := ObserverFunc(func(c PhaseChange) {
+	obs := observe.ObserverFunc(func(c observe.PhaseChange) {
 		order = append(order, "observe "+c.Phase.String()+" after "+c.Previous.String())
 		if !strings.Contains(logs.String(), `"phase":"`+c.Phase.String()+`"`) {
 			t.Errorf("observer heard %s before its log line", c.Phase)
 		}
 	})
-	ph := newPhases(zerolog.New(&logs), []Observer{obs})
+	ph := newPhases(zerolog.New(&logs), []observe.Observer{obs})
 	ctx := context.Background()
-	ph.Enter(ctx, PhasePrepare) // nothing records yet: no changelog
-	ph.recordWith(func(_ context.Context, p Phase) { order = append(order, "record "+p.String()) })
-	ph.Enter(ctx, PhaseCopy)
-	ph.Enter(ctx, PhaseCopy) // the phase it is in: nothing happens
-	ph.Enter(ctx, PhasePostponed)
-	ph.Enter(ctx, PhaseCutOver)
+	ph.Enter(ctx, status.PhasePrepare) // nothing records yet: no changelog
+	ph.recordWith(func(_ context.Context, p status.Phase) { order = append(order, "record "+p.String()) })
+	ph.Enter(ctx, status.PhaseCopy)
+	ph.Enter(ctx, status.PhaseCopy) // the phase it is in: nothing happens
+	ph.Enter(ctx, status.PhasePostponed)
+	ph.Enter(ctx, status.PhaseCutOver)
 	cause := errors.New("boom")
 	ph.Fail(ctx, cause) // failed (and done) are announced, not recorded: the changelog is dropped
 
@@ -71,7 +73,7 @@ func TestPhasesRecordLogAndAnnounceInOrder(t *testing.T) {
 	if got := strings.Count(logs.String(), "\n"); got != 5 {
 		t.Errorf("want one log line per change (5), got %d:\n%s", got, logs.String())
 	}
-	if p, _ := ph.Current(); p != PhaseFailed {
+	if p, _ := ph.Current(); p != status.PhaseFailed {
 		t.Errorf("current phase %s, want failed", p)
 	}
 }

@@ -36,9 +36,6 @@ type session struct {
 	// ghostCreated: this run created the ghost table (not a --resume's or a --revert's).
 	ghostCreated bool
 
-	// ghost is the ghost's definition and triggers as preparation left them (ghostproof.go).
-	ghost preflight.Snapshot
-
 	log zerolog.Logger
 }
 
@@ -102,7 +99,8 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	if err := s.kind.planned(s); err != nil {
 		return nil, err
 	}
-	if err := s.recordGhost(ctx); err != nil { // proven again before the swap (ghostproof.go)
+	identity, _ := s.owned.Recorded(s.plan.GhostTable)
+	if err := preflight.RecordGhost(ctx, st, identity); err != nil { // proven again before the swap
 		return nil, err
 	}
 	m.log.Debug().Str("ghost", s.plan.GhostTable).Str("took", logfmt.Duration(time.Since(started))).Msg("preparation complete")

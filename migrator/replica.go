@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/onreplica"
 )
 
@@ -66,8 +67,8 @@ func (m *Migrator) beforeCutOver(ctx context.Context, s *session, sent *sentinel
 	if !m.cfg.TestOnReplica {
 		return nil
 	}
-	m.emit(EventStopReplication, Event{}) // also with skip-replica-stop, as gh-ost: a hook may stop it
-	if err := m.pass(ctx, StepStopReplication); err != nil {
+	m.emit(observe.EventStopReplication, observe.Event{}) // also with skip-replica-stop, as gh-ost: a hook may stop it
+	if err := m.pass(ctx, observe.StepStopReplication); err != nil {
 		m.replicateAgain(s) // the step (a hook) may have stopped replication part way
 		return err
 	}
@@ -109,7 +110,7 @@ func (m *Migrator) afterCutOver(ctx context.Context, s *session, cutErr error) e
 // starts it (as gh-ost runs on-start-replication).
 func (m *Migrator) replicateAgain(s *session) {
 	if m.cfg.TestOnReplicaSkipReplicaStop {
-		m.emit(EventStartReplication, Event{})
+		m.emit(observe.EventStartReplication, observe.Event{})
 		return
 	}
 	m.restartReplication(s)
@@ -117,6 +118,6 @@ func (m *Migrator) replicateAgain(s *session) {
 
 // restartReplication announces and starts the replication this run stopped, after a failure.
 func (m *Migrator) restartReplication(s *session) {
-	m.emit(EventStartReplication, Event{})
+	m.emit(observe.EventStartReplication, observe.Event{})
 	m.replica(s).RestartReplication()
 }

@@ -3,7 +3,6 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // Revert (--revert --old-table, doc/revert.md): swap a completed --checkpoint migration back.
@@ -31,7 +31,7 @@ import (
 // A revert is a migration whose "original" is the live (new) table and whose "ghost" is the old
 // table: it streams the binlog from the cut-over checkpoint, applies every change of the live
 // table to the old one with the same column mapping as any migration, the recorded renames taken
-// backwards (revertRenames: a renamed column's writes reach the old column), copies no row (the
+// backwards (preflight.CheckRevert: a renamed column's writes reach the old column), copies no row (the
 // old table had every row at the checkpoint), and swaps with the same cut-over: the live table
 // becomes _<tbl>_rev_del, the old table takes the name. Columns the old table lacks are dropped,
 // columns the live one lacks get their defaults, a value the old definition cannot hold fails the
@@ -39,10 +39,6 @@ import (
 // revert's changelog, so the old table and the checkpoint stay for another try. The revert's
 // changelog names its tables (changelog.HintRevert), so --recover-cut-over can put them back after a revert
 // died between its renames (recover.go).
-
-// revertedName is the name the live table takes when a revert swaps it away (gh-ost's); the
-// revert of a revert (--old-table=_<tbl>_rev_del) uses _<tbl>_del instead.
-func revertedName(tbl string) string { return "_" + tbl + "_rev_del" }
 
 // validateRevert checks the revert flags without a server.
 func (c *Config) validateRevert() error {
@@ -62,116 +58,10 @@ func (c *Config) validateRevert() error {
 	case slices.ContainsFunc([]string{c.Table, changelog.Name(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
 		func(n string) bool { return strings.EqualFold(n, c.OldTableName) }):
 		return fmt.Errorf("%w: --old-table=%s names the table itself or one of its helper tables: give the old table the migration left (%s)", ErrUsage, c.OldTableName, table.OldName(c.Table, ""))
-	case table.TooLong(revertedName(c.Table)):
-		return fmt.Errorf("%w: table name %q is too long for %s (64 characters at most)", ErrUsage, c.Table, revertedName(c.Table))
+	case table.TooLong(table.RevertedName(c.Table)):
+		return fmt.Errorf("%w: table name %q is too long for %s (64 characters at most)", ErrUsage, c.Table, table.RevertedName(c.Table))
 	}
 	return nil
-}
-
-// checkRevert names the revert's tables and checks, before anything is changed, that the old
-// table, the cut-over checkpoint and its binary log exist and that no helper table is in the way.
-func (m *Migrator) checkRevert(ctx context.Context, s *session) (*preflight.AlterSpec, *checkpoint.Record, error) {
-	cfg, p := m.cfg, s.plan
-	schema, tbl := cfg.Database, cfg.Table
-	p.GhostTable, p.ChangelogTable = cfg.OldTableName, changelog.Name(tbl)
-	p.OldTable, p.CheckpointTable = revertedName(tbl), table.CheckpointName(tbl)
-	if strings.EqualFold(p.OldTable, p.GhostTable) { // reverting a revert: the first old name is free
-		p.OldTable = table.OldName(tbl, "")
-	}
-	if ok, err := table.Exists(ctx, s.primary, schema, p.GhostTable); err != nil {
-		return nil, nil, err
-	} else if !ok {
-		return nil, nil, fmt.Errorf("--revert: the old table %s.%s does not exist: name the table the migration left with --old-table (%s unless --timestamp-old-table)", schema, p.GhostTable, table.OldName(tbl, ""))
-	}
-	if ok, err := table.Exists(ctx, s.primary, schema, p.CheckpointTable); err != nil {
-		return nil, nil, err
-	} else if !ok {
-		return nil, nil, fmt.Errorf("--revert: the checkpoint table %s.%s does not exist (the migration ran without --checkpoint, or with --ok-to-drop-table): it cannot be reverted", schema, p.CheckpointTable)
-	}
-	rec, err := checkpoint.Last(ctx, s.primary, schema, p.CheckpointTable)
-	if errors.Is(err, checkpoint.ErrNone) || (err == nil && !rec.CutOver) {
-		return nil, nil, fmt.Errorf("--revert: %s.%s holds no cut-over checkpoint (the migration of %s did not complete its cut-over): there is nothing to revert", schema, p.CheckpointTable, tbl)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("--revert: %w", err)
-	}
-	logs, err := checkpoint.BinaryLogs(ctx, s.inspected)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--revert: on %s: %w", p.Inspected.Addr(), err)
-	}
-	if !slices.Contains(logs, rec.File) {
-		return nil, nil, fmt.Errorf("--revert: the cut-over checkpoint is in binary log %s, which %s no longer has (purged): the changes since the cut-over cannot be replayed", rec.File, p.Inspected.Addr())
-	}
-	if cfg.UseGTID && rec.GTID == "" {
-		return nil, nil, fmt.Errorf("--revert --gtid: the cut-over checkpoint has no GTID set: revert without --gtid")
-	}
-	if p.Ghost, err = table.Inspect(ctx, s.primary, schema, p.GhostTable); err != nil {
-		return nil, nil, fmt.Errorf("--revert: inspect the old table: %w", err)
-	}
-	renames, err := revertRenames(rec, p, schema)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &preflight.AlterSpec{Renames: renames}, &rec, preflight.CheckHelperTables(ctx, s.pre)
-}
-
-// revertRenames derives from the cut-over checkpoint's swap the renames that take the live
-// table's columns (p.Original) to the old table's (p.Ghost), and refuses when they cannot be
-// derived safely: a checkpoint without a swap (an older version's), a swap of other tables, or
-// a renamed column one of the tables no longer has.
-func revertRenames(rec checkpoint.Record, p *preflight.Plan, schema string) ([]preflight.ColumnRename, error) {
-	sw, ckpt := rec.Swap, schema+"."+p.CheckpointTable
-	if sw == nil {
-		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s was written by an older go-ghostlite, which did not record the swapped tables and renamed columns, so the revert cannot map the columns back safely: swap back by hand, or migrate again with the reverse --alter", ckpt)
-	}
-	var renames []preflight.ColumnRename
-	switch {
-	case strings.EqualFold(sw.Old, p.GhostTable): // the swap put the old table away: live columns are the ghost's
-		for from, to := range sw.Renames {
-			renames = append(renames, preflight.ColumnRename{From: to, To: from})
-		}
-	case strings.EqualFold(sw.Old, p.OldTable) && strings.EqualFold(sw.Ghost, p.GhostTable):
-		// An earlier attempt of this revert (--checkpoint) wrote it and did not swap: the live
-		// table was its original.
-		for from, to := range sw.Renames {
-			renames = append(renames, preflight.ColumnRename{From: from, To: to})
-		}
-	default:
-		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s is of the swap that renamed the replaced table to %s, not to %s: give --old-table=%s", ckpt, sw.Old, p.GhostTable, sw.Old)
-	}
-	slices.SortFunc(renames, func(a, b preflight.ColumnRename) int { return strings.Compare(a.From, b.From) })
-	for _, r := range renames {
-		_, inLive := p.Original.Column(r.From)
-		_, inOld := p.Ghost.Column(r.To)
-		if !inLive || !inOld {
-			return nil, fmt.Errorf("--revert: the cut-over checkpoint says column %s of %s holds what column %s of %s held, but %s: the revert cannot map it back; rename the columns back as they were at the cut-over",
-				r.From, p.Original.Name, r.To, p.GhostTable, missingColumns(r, inLive, inOld, p))
-		}
-	}
-	return renames, nil
-}
-
-// missingColumns says which column of a rename is missing, for revertRenames' refusal.
-func missingColumns(r preflight.ColumnRename, inLive, inOld bool, p *preflight.Plan) string {
-	var parts []string
-	if !inLive {
-		parts = append(parts, fmt.Sprintf("%s has no column %s", p.Original.Name, r.From))
-	}
-	if !inOld {
-		parts = append(parts, fmt.Sprintf("%s has no column %s", p.GhostTable, r.To))
-	}
-	return strings.Join(parts, " and ")
-}
-
-// renamedPairs are the pairs of a column mapping copied under another name: original -> ghost.
-func renamedPairs(pairs []preflight.ColumnPair) map[string]string {
-	out := map[string]string{}
-	for _, c := range pairs {
-		if !strings.EqualFold(c.Original, c.Ghost) {
-			out[c.Original] = c.Ghost
-		}
-	}
-	return out
 }
 
 // adoptOldTable takes the old table as the revert's ghost: nothing is created.
@@ -182,7 +72,7 @@ func (m *Migrator) adoptOldTable(ctx context.Context, s *session, rec *checkpoin
 		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
 	s.pre.DDL = ddl
-	p.TimeZone = ddl.TimeZone                        // p.Ghost, the old table, was inspected by checkRevert
+	p.TimeZone = ddl.TimeZone                        // p.Ghost, the old table, was inspected by preflight.CheckRevert
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
 	m.log.Info().Str("checkpoint", rec.String()).Msgf("reverting %s.%s to %s: replaying the changes since the cut-over", cfg.Database, cfg.Table, p.GhostTable)
 	return nil
@@ -209,7 +99,7 @@ func (r *run) withCutOverCheckpoint(do func(context.Context) error) func(context
 		if err != nil {
 			return fmt.Errorf("cut-over checkpoint: %w", err)
 		}
-		return r.checkpoints.WriteCutOver(ctx, checkpoint.Position(pos), checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: renamedPairs(p.Columns)})
+		return r.checkpoints.WriteCutOver(ctx, checkpoint.Position(pos), checkpoint.Swap{Ghost: p.GhostTable, Old: p.OldTable, Renames: p.RenamedPairs()})
 	}
 }
 
@@ -255,10 +145,10 @@ type revertKind struct {
 	rec            *checkpoint.Record // the cut-over checkpoint, once checked
 }
 
-// ghost checks the revert (checkRevert) and adopts the old table: nothing is created.
+// ghost checks the revert (preflight.CheckRevert) and adopts the old table: nothing is created.
 func (k *revertKind) ghost(ctx context.Context, m *Migrator, s *session) (bool, error) {
-	spec, rec, err := m.checkRevert(ctx, s) // the old table is the ghost
-	s.pre.Spec, k.rec = spec, rec
+	rec, err := preflight.CheckRevert(ctx, s.pre, m.cfg.OldTableName, m.cfg.UseGTID) // the old table is the ghost
+	k.rec = rec
 	if err != nil {
 		return false, err
 	}
@@ -290,7 +180,7 @@ func (k *revertKind) copyRows(ctx context.Context, r *run) error {
 	now := time.Now().UnixNano()
 	r.copyStart.Store(now)
 	r.copyEnd.Store(now)
-	r.stopStatus = r.m.startStatus(ctx)
+	r.bg.Go(r.m.logStatus)
 	return nil
 }
 
@@ -304,11 +194,14 @@ func (k *revertKind) applyFailed(p *preflight.Plan, err error) error {
 // another try.
 func (k *revertKind) failureDrops(r *run) []string { return []string{r.s.plan.ChangelogTable} }
 
+// startMessage is none: adoptOldTable says what the revert does once it is checked.
+func (k *revertKind) startMessage(string, string) string { return "" }
+
 func (k *revertKind) doneMessage(p *preflight.Plan) string {
 	return fmt.Sprintf("Done reverting %s.%s: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
 }
 
 func (k *revertKind) traits() kindTraits {
-	return kindTraits{copyPhase: phaseNone, checkpointTable: true, keepsCheckpoint: k.keepCheckpoint, renamesAtStart: true,
+	return kindTraits{copyPhase: status.PhaseNone, checkpointTable: true, keepsCheckpoint: k.keepCheckpoint, renamesAtStart: true,
 		cutOverMessage: "the changes since the cut-over are applied to the old table; cutting over"}
 }

@@ -157,6 +157,9 @@ func TestRevertUnderLoad(t *testing.T) {
 	if err := runPostponed(t, db, load, revertConfig(t, true, &logs)); err != nil {
 		t.Fatalf("revert: %v", err)
 	}
+	if n := strings.Count(logs.String(), `"message":"Migrating `+"`"+revertDB+"`.`t`"+`"`); n != 1 {
+		t.Errorf("the migration and its revert logged gh-ost's start line %d times, want once (the migration's)", n)
+	}
 	t.Logf("revert took %v (300 writes while postponed)", time.Since(start))
 	if want := `"message":"Done reverting ` + revertDB + `.t: `; !logs.Contains(want) {
 		t.Errorf("the revert's log lacks %s", want)

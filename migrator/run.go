@@ -13,6 +13,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -26,16 +27,15 @@ type run struct {
 	kind   runKind // fresh, resume or revert (kind.go)
 	phases *phases
 
-	bg        *background // binlog applier, heartbeat, panic-flag watch
+	bg        *background // binlog applier, heartbeat, panic-flag watch, throttle, checkpoints, status, count
 	applier   *binlogapply.Applier
 	applierDB *sql.DB
 	copier    atomic.Pointer[copier.Copier] // set when the copy starts; read by Status
 	sent      *sentinel
 
-	rowsEstimate          atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
-	copyStart, copyEnd    atomic.Int64 // UnixNano; 0 until the copy starts, ends
-	rate                  status.Rate  // the copy's recent speed (status.go)
-	stopStatus, stopCount func()       // set when the copy starts: the status logger, the concurrent count
+	rowsEstimate       atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
+	copyStart, copyEnd atomic.Int64 // UnixNano; 0 until the copy starts, ends
+	rate               status.Rate  // the copy's recent speed (status.go)
 
 	checkpoints *checkpoint.Writer // set once the stream is positioned (checkpoint.go)
 	// unchecked is what the checksum did not compare ("column: why", or the whole table when it
@@ -46,10 +46,10 @@ type run struct {
 	started, cutStart, cutDone time.Time
 }
 
-// do enters phase p (phaseNone: stays in the current phase) and runs fn under the background
+// do enters phase p (status.PhaseNone: stays in the current phase) and runs fn under the background
 // group's context. When fn fails because a background goroutine failed, that failure is returned.
-func (r *run) do(ctx context.Context, p Phase, fn func(context.Context) error) error {
-	if p != phaseNone {
+func (r *run) do(ctx context.Context, p status.Phase, fn func(context.Context) error) error {
+	if p != status.PhaseNone {
 		r.phases.Enter(ctx, p)
 	}
 	if err := fn(r.bg.ctx); err != nil { //nolint:contextcheck // the group's context derives from the run's (start)
@@ -68,7 +68,7 @@ func (r *run) start(ctx context.Context) error {
 	if err := r.kind.helpers(ctx, r); err != nil {
 		return err
 	}
-	r.phases.recordWith(func(ctx context.Context, ph Phase) { m.writeState(ctx, s, ph.String()) })
+	r.phases.recordWith(func(ctx context.Context, ph status.Phase) { m.writeState(ctx, s, ph.String()) })
 	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
 
 	pos, err := r.kind.streamStart(ctx, r)
@@ -101,7 +101,7 @@ func (r *run) start(ctx context.Context) error {
 	}
 
 	r.sent = &sentinel{db: s.primary, plan: p, applier: r.applier, mutex: s.checkMutex}
-	return r.do(ctx, phaseNone, func(ctx context.Context) error {
+	return r.do(ctx, status.PhaseNone, func(ctx context.Context) error {
 		if err := r.sent.awaitWithin(ctx, 30*time.Second); err != nil {
 			return fmt.Errorf("binlog stream from %s does not deliver changelog events: %w", p.Inspected.Addr(), err)
 		}
@@ -115,33 +115,33 @@ func (r *run) copyRows(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.m.emit(EventBeforeRowCopy, Event{}) // before the copy's clock starts: its time is still 0
-	if err := r.m.pass(ctx, StepBeforeRowCopy); err != nil {
+	r.m.emit(observe.EventBeforeRowCopy, observe.Event{}) // before the copy's clock starts: its time is still 0
+	if err := r.m.pass(ctx, observe.StepBeforeRowCopy); err != nil {
 		return err
 	}
 	began := time.Now()
 	r.copyStart.Store(began.UnixNano())
 	r.rate.Observe(began, c.Copied()) // the first status has a rate: rows since the start
 	r.copier.Store(c)
-	r.stopStatus = r.m.startStatus(ctx) // logs until the run ends (end)
-	if r.m.cfg.countsConcurrently() {
-		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(EventRowCountComplete, Event{}) }
-		r.stopCount = preflight.CountRowsBeside(ctx, r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
+	r.bg.Go(r.m.logStatus) // until the run ends (end)
+	stopCount := func() {}
+	if r.m.cfg.countsConcurrently() { // cancelled when the copy ends
+		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(observe.EventRowCountComplete, observe.Event{}) }
+		count, kill := preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
+		stopCount = r.bg.goUntil(ctx, count, kill)
 	}
 	err = c.Run(ctx)
 	end := time.Now()
 	r.copyEnd.Store(end.UnixNano())
-	if r.stopCount != nil {
-		r.stopCount()
-	}
+	stopCount()
 	if err != nil {
 		return err
 	}
 	// gh-ost's words, which wrappers wait for: the copy is done (the postponed wait, the catch-up
 	// and the cut-over come after).
 	r.m.log.Info().Int64("rows_copied", c.Copied()).Str("copy", logfmt.Duration(end.Sub(time.Unix(0, r.copyStart.Load())))).Msg("Row copy complete")
-	r.m.emit(EventRowCopyComplete, Event{At: end})
-	return r.m.pass(ctx, StepRowCopyComplete)
+	r.m.emit(observe.EventRowCopyComplete, observe.Event{At: end})
+	return r.m.pass(ctx, observe.StepRowCopyComplete)
 }
 
 // copyTime is how long the copy has run at now, or ran once it ended.
@@ -156,12 +156,12 @@ func (r *run) copyTime(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, start))
 }
 
-// postponeCutOver is PhasePostponed while the cut-over is postponed (flagfiles.go).
+// postponeCutOver is status.PhasePostponed while the cut-over is postponed (flagfiles.go).
 func (r *run) postponeCutOver(ctx context.Context) error {
 	if !r.m.postponing() {
 		return nil
 	}
-	r.phases.Enter(ctx, PhasePostponed)
+	r.phases.Enter(ctx, status.PhasePostponed)
 	return r.m.awaitUnpostponed(ctx)
 }
 
@@ -184,7 +184,7 @@ func (r *run) cutOver(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := m.pass(ctx, StepBeforeCutOver); err != nil { // once, before the attempts and any lock
+	if err := m.pass(ctx, observe.StepBeforeCutOver); err != nil { // once, before the attempts and any lock
 		return err
 	}
 	r.applier.BeginCutOver()
@@ -222,16 +222,12 @@ func (r *run) cutOver(ctx context.Context) error {
 
 // finish stops the background goroutines and drops the helper tables, once the swap is done.
 func (r *run) finish(ctx context.Context) {
-	r.stopStatus()
 	_ = r.bg.stop()
 	r.m.finish(ctx, r.s)
 }
 
 // end stops the background goroutines and folds their failure into the run's.
 func (r *run) end(err error) error {
-	if r.stopStatus != nil {
-		r.stopStatus()
-	}
 	if r.bg != nil {
 		bgErr := r.bg.stop()
 		switch {
@@ -281,18 +277,14 @@ func (r *run) summary() {
 }
 
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
-// the proof that the ghost is the table this run built (ghostproof.go), the checks before the
-// cut-over (preflight: the nullable key's proof again, on the ghost, the original being locked;
-// the triggers still the original's), then the triggers created on the ghost
-// (preflight/triggers.go). The undo is nil without triggers.
+// the checks before the cut-over (preflight: the ghost still the table this run built, the
+// nullable key's proof again, on the ghost, the original being locked; the triggers still the
+// original's), then the triggers created on the ghost (preflight/triggers.go). The undo is nil
+// without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema
 	do = func(ctx context.Context) error {
-		if err := s.proveGhost(ctx); err != nil { // ghostproof.go
-			return err
-		}
-		// the nullable key's proof again, on the ghost; the triggers still the original's
 		if err := preflight.Run(ctx, s.pre, preflight.BeforeCutOver); err != nil {
 			if preflight.IsFinal(err) {
 				return fmt.Errorf("%w: %w", cutover.ErrUnsafe, err)

@@ -2,9 +2,9 @@ package migrator
 
 import (
 	"context"
-	"sync"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
@@ -60,32 +60,25 @@ func (m *Migrator) Status() status.Status {
 // statusTick is how often the status logger looks whether a line is due.
 var statusTick = time.Second
 
-// startStatus logs the status line (with its fields, status.LogField) as often as status.Every
-// says, until the returned stop is called (safe to call more than once).
-func (m *Migrator) startStatus(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var last time.Time
-		t := time.NewTicker(statusTick)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case now := <-t.C:
-				st := m.Status()
-				if now.Sub(last) < status.Every(st)-statusTick/2 { // ticks come a little early or late
-					continue
-				}
-				last = now
-				line := st.Line()
-				m.log.Info().Dict(status.LogField, st.Fields()).Msg(line)
-				m.emit(EventStatus, Event{At: now, Detail: line})
+// logStatus logs the status line (with its fields, status.LogField) as often as status.Every
+// says, until ctx ends; it runs in the run's background group from the start of the copy.
+func (m *Migrator) logStatus(ctx context.Context) error {
+	var last time.Time
+	t := time.NewTicker(statusTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			st := m.Status()
+			if now.Sub(last) < status.Every(st)-statusTick/2 { // ticks come a little early or late
+				continue
 			}
+			last = now
+			line := st.Line()
+			m.log.Info().Dict(status.LogField, st.Fields()).Msg(line)
+			m.emit(observe.EventStatus, observe.Event{At: now, Detail: line})
 		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { cancel(); <-done }) }
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
 // --exact-rowcount with --concurrent-rowcount: the count runs beside the copy and becomes the
@@ -26,7 +27,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	go func() { done <- m.Run(context.Background()) }()
 	testenv.WaitFor(t, 60*time.Second, 10*time.Millisecond, "the exact count as the estimate", func() (bool, error) {
 		st := m.Status()
-		return st.Phase == PhaseCopy && st.RowsCopied == 0 && logs.Contains(`"rows":7777,`) && st.RowsEstimate == 7777, nil
+		return st.Phase == status.PhaseCopy && st.RowsCopied == 0 && logs.Contains(`"rows":7777,`) && st.RowsEstimate == 7777, nil
 	})
 	m.Throttle(false)
 	if err := testenv.WaitResult(t, done, 2*time.Minute); err != nil {
@@ -49,5 +50,37 @@ func TestConcurrentRowcount(t *testing.T) {
 		if !unit.MatchString(v) {
 			t.Errorf("summary %s=%q: not a duration with its unit", name, v)
 		}
+	}
+}
+
+// gh-ost's first line, names backquoted, opens the run before anything else it logs; then come
+// "Row copy complete" and "Done migrating", in that order.
+func TestGhostStartLine(t *testing.T) {
+	const startDB = "gl_start_line"
+	testenv.Table(t, startDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
+	var logs testenv.LogBuffer
+	if err := testenv.WaitResult(t, runMigration(t, liveConfig(t, startDB, "t", "ADD COLUMN c INT NULL", &logs)), 90*time.Second); err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	var messages []string
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var l struct{ Message string }
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		messages = append(messages, l.Message)
+	}
+	want := []string{"Migrating `" + startDB + "`.`t`", "Row copy complete", "Done migrating " + startDB + ".t"}
+	if len(messages) == 0 || messages[0] != want[0] {
+		t.Errorf("the run's first line is not %q:\n%s", want[0], logs.String())
+	}
+	at := 0
+	for _, msg := range messages {
+		if at < len(want) && msg == want[at] {
+			at++
+		}
+	}
+	if at != len(want) {
+		t.Errorf("the log lacks %q (in the order %q):\n%s", want[at], want, logs.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
@@ -15,7 +16,7 @@ const stepGateDB = "gl_stepgate"
 
 // stepGateRun runs a migration of stepGateDB.t (300 rows) whose step gate refuses at step refuse;
 // it returns the steps and phases heard, in order, and the run's error.
-func stepGateRun(t *testing.T, refuse Step, execute bool) ([]string, error) {
+func stepGateRun(t *testing.T, refuse observe.Step, execute bool) ([]string, error) {
 	t.Helper()
 	db := testenv.Database(t, stepGateDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
@@ -25,8 +26,8 @@ func stepGateRun(t *testing.T, refuse Step, execute bool) ([]string, error) {
 	}
 	m := mustNew(t, cfg)
 	var heard []string // the gate and the observer both run on the run's goroutine
-	m.Observe(ObserverFunc(func(c PhaseChange) { heard = append(heard, "phase "+c.Phase.String()) }))
-	m.GateStep(func(_ context.Context, at Step) error {
+	m.Observe(observe.ObserverFunc(func(c observe.PhaseChange) { heard = append(heard, "phase "+c.Phase.String()) }))
+	m.GateStep(func(_ context.Context, at observe.Step) error {
 		heard = append(heard, at.String())
 		if at == refuse {
 			return errors.New("refused by the test")
@@ -64,7 +65,7 @@ func assertUntouched(t *testing.T) {
 func TestStepGateAbortsBeforeCutOver(t *testing.T) {
 	all := []string{"phase prepare", "startup", "validated", "phase copy", "before-row-copy", "row-copy-complete",
 		"phase checksum", "phase cut-over", "before-cut-over"}
-	for _, refuse := range []Step{StepStartup, StepValidated, StepBeforeRowCopy, StepRowCopyComplete, StepBeforeCutOver} {
+	for _, refuse := range []observe.Step{observe.StepStartup, observe.StepValidated, observe.StepBeforeRowCopy, observe.StepRowCopyComplete, observe.StepBeforeCutOver} {
 		t.Run(refuse.String(), func(t *testing.T) {
 			heard, err := stepGateRun(t, refuse, true)
 			if !errors.Is(err, ErrAborted) || err.Error() != "migration aborted: refused by the test; the original table is untouched" {
@@ -80,10 +81,10 @@ func TestStepGateAbortsBeforeCutOver(t *testing.T) {
 	}
 }
 
-// A dry run passes its steps too: a gate failing at StepValidated aborts it, with the ghost
+// A dry run passes its steps too: a gate failing at observe.StepValidated aborts it, with the ghost
 // dropped as the dry run itself would.
 func TestStepGateAbortsDryRun(t *testing.T) {
-	heard, err := stepGateRun(t, StepValidated, false)
+	heard, err := stepGateRun(t, observe.StepValidated, false)
 	if !errors.Is(err, ErrAborted) {
 		t.Fatalf("got %v, want the dry run aborted", err)
 	}
@@ -93,10 +94,10 @@ func TestStepGateAbortsDryRun(t *testing.T) {
 	assertUntouched(t)
 }
 
-// A gate failing at StepSuccess does not undo the migration: the table is migrated, the run
+// A gate failing at observe.StepSuccess does not undo the migration: the table is migrated, the run
 // ends done (not failed), and Run returns the gate's error.
 func TestStepGateFailingAtSuccess(t *testing.T) {
-	heard, err := stepGateRun(t, StepSuccess, true)
+	heard, err := stepGateRun(t, observe.StepSuccess, true)
 	if err == nil || errors.Is(err, ErrAborted) || !strings.HasPrefix(err.Error(), "the migration is complete, but refused by the test") {
 		t.Fatalf("got %v, want the gate's error after a complete migration", err)
 	}
@@ -106,13 +107,5 @@ func TestStepGateFailingAtSuccess(t *testing.T) {
 	db := testenv.Open(t, testenv.PrimaryConfig(), stepGateDB)
 	if !testenv.HasColumn(t, db, stepGateDB, "t", "c") || testenv.CountRows(t, db, stepGateDB, "t") != 300 {
 		t.Error("the table was not migrated")
-	}
-}
-
-func TestStepNames(t *testing.T) {
-	for s, name := range map[Step]string{StepStartup: "startup", StepBeforeCutOver: "before-cut-over", StepStopReplication: "stop-replication", StepSuccess: "success", Step(0): "step(0)", Step(8): "step(8)"} {
-		if s.String() != name {
-			t.Errorf("Step(%d) = %q, want %q", int(s), s.String(), name)
-		}
 	}
 }

@@ -5,7 +5,7 @@ import "context"
 // The run's hold on its tables: the per-table migration lock and the identities of the tables it
 // created live in tablelock; these are the session's call sites. The run checks the lock before
 // every destructive step and drops only the tables it recorded; before the swap it proves the
-// ghost is the table it built (ghostproof.go).
+// ghost is the table it built (preflight/ghostproof.go).
 
 // checkMutex returns an error wrapping tablelock.ErrLost unless the session still holds its
 // migration lock (tablelock.Lock.Check).

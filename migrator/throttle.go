@@ -3,12 +3,9 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
@@ -66,7 +63,9 @@ func (m *Migrator) startThrottleReadings(bg *background, s *session) {
 	r := throttle.Readers{Primary: s.primary, Inspected: s.inspected, InspectedAddr: addr,
 		Heartbeat: heartbeatReader(s.plan), Login: m.cfg.Conn}
 	if m.cfg.onReplica() { // the heartbeat is written on the inspected server itself, as gh-ost's
-		r.InspectedLag = func(ctx context.Context) (time.Duration, error) { return secondsBehind(ctx, s, addr) }
+		r.InspectedLag = func(ctx context.Context) (time.Duration, error) {
+			return throttle.SecondsBehind(ctx, s.inspected, s.plan.Flavor, addr)
+		}
 	}
 	bg.Go(func(ctx context.Context) error { return m.levers.monitor.Run(ctx, r) })
 }
@@ -75,20 +74,4 @@ func (m *Migrator) startThrottleReadings(bg *background, s *session) {
 func heartbeatReader(p *preflight.Plan) func(context.Context, *sql.DB) (time.Time, error) {
 	cl := changelogOf(p)
 	return func(ctx context.Context, db *sql.DB) (time.Time, error) { return cl.ReadHeartbeat(ctx, db) }
-}
-
-// secondsBehind is the inspected replica's lag as its replication status gives it (whole seconds).
-func secondsBehind(ctx context.Context, s *session, addr string) (time.Duration, error) {
-	rs, err := dbconn.ReadReplicaStatus(ctx, s.inspected, s.plan.Flavor, addr)
-	switch {
-	case err != nil:
-		return 0, err
-	case rs == nil:
-		return 0, errors.New("not a replica")
-	}
-	n, err := strconv.ParseInt(rs.SecondsBehind, 10, 64)
-	if err != nil {
-		return 0, errors.New("replication is not running (Seconds_Behind_Master is NULL)")
-	}
-	return time.Duration(n) * time.Second, nil
 }

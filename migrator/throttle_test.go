@@ -92,7 +92,7 @@ func waitThrottled(t *testing.T, m *Migrator, done <-chan error, what string, re
 		default:
 		}
 		st = m.Status()
-		return st.Phase == PhaseCopy && st.Throttled && reason(st.ThrottleReason), nil
+		return st.Phase == status.PhaseCopy && st.Throttled && reason(st.ThrottleReason), nil
 	})
 	return st
 }
@@ -270,7 +270,7 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	if left := testenv.Existing(t, db, throttleDB, table.GhostName("k"), changelog.Name("k")); left[table.GhostName("k")] || left[changelog.Name("k")] {
 		t.Errorf("helper tables left after the abort: %v", left)
 	}
-	if st := m.Status(); st.Phase != PhaseFailed {
+	if st := m.Status(); st.Phase != status.PhaseFailed {
 		t.Errorf("phase after the abort: %s", st.Phase)
 	}
 }

@@ -59,6 +59,7 @@ var registry = []Check{
 	{"shared key", AfterGhost, chooseKey},
 	{"row estimate", AfterGhost, estimate},
 
+	{"ghost is this run's", BeforeCutOver, checkGhostIsThisRuns},
 	{"nullable shared key", BeforeCutOver, recheckNullableKey},
 	{"triggers unchanged", BeforeCutOver, checkTriggersUnchanged},
 }

@@ -3,7 +3,8 @@
 // keys, triggers), the ALTER (parsed, refused when it reaches another table or renames without
 // approval), the ghost's definition, the shared key and the columns copied. The checks are named
 // entries of one registry (checks.go), each with the scope it runs in: before anything is created,
-// after the ghost exists, or before the cut-over.
+// after the ghost exists, or before the cut-over (the ghost still the table the run built, the
+// nullable key, the triggers).
 //
 // Invariants:
 //   - A check before anything is created changes nothing on a server, except what a flag asks
@@ -16,7 +17,8 @@
 //     (IsFinal): the conductor says what it means for the run (the cut-over's ErrUnsafe, the
 //     applier's ErrOriginalAltered).
 //   - The package knows nothing of the run: it imports none of migrator, copier, cutover,
-//     throttle or binlogapply, only internal leaves.
+//     throttle or binlogapply, only internal leaves and the leaf packages that own what it reads
+//     (changelog, checkpoint, tablelock).
 package preflight
 
 import (
@@ -117,6 +119,10 @@ type State struct {
 	CascadingForeignKeys []string
 	// Original is the original's definition and triggers as preparation saw them (startcheck.go).
 	Original Snapshot
+	// Ghost is the ghost's definition and triggers as preparation left them, GhostIdentity the
+	// identity the run recorded for it ("": none); both proven again before the swap (ghostproof.go).
+	Ghost         Snapshot
+	GhostIdentity string
 	// NullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
 	NullableKey bool
 	// Triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).

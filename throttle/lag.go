@@ -3,7 +3,9 @@ package throttle
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -143,4 +145,21 @@ func (lr *lagReader) heartbeat(ctx context.Context, db *sql.DB, addr string) Lag
 		return Lag{Host: addr, Err: err}
 	}
 	return Lag{Host: addr, Lag: HeartbeatLag(written, time.Now())}
+}
+
+// SecondsBehind is a replica's lag as its replication status on db (named addr) gives it, in whole
+// seconds: the inspected server's lag in the replica modes (Readers.InspectedLag).
+func SecondsBehind(ctx context.Context, db *sql.DB, flavor dbconn.Flavor, addr string) (time.Duration, error) {
+	rs, err := dbconn.ReadReplicaStatus(ctx, db, flavor, addr)
+	switch {
+	case err != nil:
+		return 0, err
+	case rs == nil:
+		return 0, errors.New("not a replica")
+	}
+	n, err := strconv.ParseInt(rs.SecondsBehind, 10, 64)
+	if err != nil {
+		return 0, errors.New("replication is not running (Seconds_Behind_Master is NULL)")
+	}
+	return time.Duration(n) * time.Second, nil
 }

@@ -109,6 +109,10 @@ func GhostName(tbl string) string { return "_" + tbl + "_gho" }
 // CheckpointName is the checkpoint table's name: _<tbl>_ghk (gh-ost's --checkpoint).
 func CheckpointName(tbl string) string { return "_" + tbl + "_ghk" }
 
+// RevertedName is the name the live table takes when a --revert swaps it away: _<tbl>_rev_del
+// (gh-ost's).
+func RevertedName(tbl string) string { return "_" + tbl + "_rev_del" }
+
 // OldName is the name the original takes at cut-over: _<tbl>_del, or _<tbl>_<timestamp>_del when
 // a timestamp (for example "20261121180501") is given, as gh-ost's --timestamp-old-table does.
 func OldName(tbl, timestamp string) string {
