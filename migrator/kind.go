@@ -155,7 +155,7 @@ func (r *run) createChangelog(ctx context.Context, adopt bool) error {
 		}
 	}
 	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
-	if hook := r.m.cfg.copyTest.afterChangelog; hook != nil {
+	if hook := r.m.seams.afterChangelog; hook != nil {
 		return hook(ctx)
 	}
 	return nil
