@@ -130,10 +130,7 @@ func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr
 	if err := v.security.apply(fs, cfg, os.Stdin, stderr); err != nil {
 		return err
 	}
-	if err := checkFlags(fs, flagTargets{cfg, v}); err != nil {
-		return err
-	}
-	return nil
+	return checkFlags(fs, flagTargets{cfg, v})
 }
 
 // applyChunkDefaults keeps gh-ost's meaning of an explicit --chunk-size: a command line that
