@@ -249,11 +249,11 @@ func runTrial(t testing.TB, admin *sql.DB, tr trial, logs *testenv.LogBuffer) (r
 	}
 
 	cfg := migrationConfig(t, tbl, tr.algo, logs)
-	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: hook}
 	m, err := migrator.New(cfg)
 	if err != nil {
 		return res, err
 	}
+	m.SetCutOverSeams(cutover.TestSeams{BeforeStep: hook})
 	runErr := m.Run(ctx)
 	if runErr != nil {
 		res.firstError = runErr

@@ -41,6 +41,8 @@ type invocation struct {
 	// Progress draws a progress line at the bottom of a terminal (progress.go); nil when stderr is
 	// not one, or the log is JSON.
 	Progress *progressLine
+	// CutOverSeams is the test seam testPauseEnv asks for (zero otherwise), for the Migrator.
+	CutOverSeams cutover.TestSeams
 }
 
 // flagValues holds the flags whose value is not a migrator.Config field (the table's own).
@@ -107,7 +109,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	cfg.Logger = logger
 	warnIgnoredFlags(fs, cfg.Logger) // flags_compat.go
 	return invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
-		Control: v.control.controlConfig(cfg), Progress: progress}, nil
+		Control: v.control.controlConfig(cfg), Progress: progress, CutOverSeams: v.pauseSeams(stderr)}, nil
 }
 
 // applyBasics reads --conf and the credentials and TLS settings, then checks every flag's
@@ -128,13 +130,7 @@ func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr
 	if err := v.security.apply(fs, cfg, os.Stdin, stderr); err != nil {
 		return err
 	}
-	if err := checkFlags(fs, flagTargets{cfg, v}); err != nil {
-		return err
-	}
-	if step, err := strconv.Atoi(os.Getenv(testPauseEnv)); err == nil && step > 0 {
-		cfg.CutOverSeams = pauseAtStep(stderr, v.logFormat, step)
-	}
-	return nil
+	return checkFlags(fs, flagTargets{cfg, v})
 }
 
 // applyChunkDefaults keeps gh-ost's meaning of an explicit --chunk-size: a command line that
@@ -222,6 +218,14 @@ Flags, by topic (one dash or two; doc/flags.md has each in detail):
 // holds a cut-over step number N, the process writes "test: paused before cut-over step N" to
 // stderr before that step and blocks until it is killed or signalled (the chaos tests kill -9 it).
 const testPauseEnv = "GHOSTLITE_TEST_PAUSE_AT_CUT_OVER_STEP"
+
+// pauseSeams is the cut-over's test seams that testPauseEnv asks for: none when it is unset.
+func (v *flagValues) pauseSeams(stderr io.Writer) cutover.TestSeams {
+	if step, err := strconv.Atoi(os.Getenv(testPauseEnv)); err == nil && step > 0 {
+		return pauseAtStep(stderr, v.logFormat, step)
+	}
+	return cutover.TestSeams{}
+}
 
 // pauseAtStep is the test seam installed by testPauseEnv; its line is in the log's format.
 func pauseAtStep(w io.Writer, format string, step int) cutover.TestSeams {

@@ -70,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return report(err, inv.Stack, exitFailure)
 	}
+	m.SetCutOverSeams(inv.CutOverSeams)
 	obs, err := attachObservers(inv, m)
 	if err != nil {
 		return report(err, inv.Stack, exitFailure)

@@ -41,7 +41,7 @@ func (r *run) checksum(ctx context.Context) error {
 		CatchUpTimeout: checksumCatchUpTimeout,
 		CatchUp:        copier.CatchUpFunc(r.sent.awaitApplied),
 		Logger:         m.cfg.Logger,
-		Test:           checksum.TestHooks{BeforeSnapshot: m.cfg.checksumTest},
+		Test:           checksum.TestHooks{BeforeSnapshot: m.seams.beforeSnapshot},
 	})
 	if errors.Is(err, checksum.ErrKeyChanges) {
 		m.log.Warn().Err(err).Msg("checksum skipped: the ghost cannot be read in the original's key ranges")

@@ -37,7 +37,7 @@ func TestChecksumRepairsCorruptedGhost(t *testing.T) {
 	db, cfg := checksumSetup(t, alter, logs)
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	rounds := 0
-	cfg.checksumTest = func(ctx context.Context, round int) error {
+	beforeSnapshot := func(ctx context.Context, round int) error {
 		rounds++
 		if round > 0 {
 			return nil
@@ -54,7 +54,7 @@ func TestChecksumRepairsCorruptedGhost(t *testing.T) {
 		return nil
 	}
 	var phases []string
-	m := mustNew(t, cfg)
+	m := newWithSeams(t, cfg, seams{beforeSnapshot: beforeSnapshot})
 	m.Observe(observe.ObserverFunc(func(c observe.PhaseChange) { phases = append(phases, c.Phase.String()) }))
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
@@ -78,11 +78,11 @@ func TestChecksumRepairsCorruptedGhost(t *testing.T) {
 func TestChecksumPersistentMismatchAborts(t *testing.T) {
 	db, cfg := checksumSetup(t, "ADD COLUMN c INT NULL", nil)
 	_, before := testenv.Checksum(t, db, sameResultDB, "t", []string{"id", "name", "n"}, "id")
-	cfg.checksumTest = func(ctx context.Context, _ int) error {
+	beforeSnapshot := func(ctx context.Context, _ int) error {
 		_, err := db.ExecContext(ctx, "UPDATE _t_gho SET n = n + 1 WHERE id = 1234")
 		return err
 	}
-	err := waitFailed(t, runMigration(t, cfg), "with a ghost row that never matches")
+	err := waitFailed(t, runWithSeams(t, cfg, seams{beforeSnapshot: beforeSnapshot}), "with a ghost row that never matches")
 	if !errors.Is(err, checksum.ErrMismatch) || !strings.Contains(err.Error(), "key ranges ((1000) .. (1500)]") {
 		t.Errorf("the error does not name the mismatching key range: %v", err)
 	}
@@ -128,7 +128,7 @@ func checksumUnderLoad(t *testing.T, logs *testenv.LogBuffer, corrupt func(conte
 	cfg.OkToDropTable = false
 	cfg.ChunkSize = 100
 	var snapshots int
-	cfg.checksumTest = func(ctx context.Context, round int) error {
+	beforeSnapshot := func(ctx context.Context, round int) error {
 		snapshots++
 		if round == 0 && corrupt != nil {
 			return corrupt(ctx, db)
@@ -150,7 +150,7 @@ func checksumUnderLoad(t *testing.T, logs *testenv.LogBuffer, corrupt func(conte
 	}
 	loadCtx, stopLoad := context.WithCancel(context.Background())
 	load := loadgen.Start(loadCtx, loadgen.Config{DB: db, Ops: ops, Rate: 500, Workers: 4})
-	m := mustNew(t, cfg)
+	m := newWithSeams(t, cfg, seams{beforeSnapshot: beforeSnapshot})
 	// The load stops once the checksum is done, before the cut-over: the old table is then the
 	// original as of the cut-over.
 	var st loadgen.Stats
@@ -183,9 +183,8 @@ func TestChecksumDisabledSkipsPhase(t *testing.T) {
 	logs := &testenv.LogBuffer{}
 	db, cfg := checksumSetup(t, "ADD COLUMN c INT NULL", logs)
 	cfg.Checksum = false
-	cfg.checksumTest = func(context.Context, int) error { return errors.New("the checksum ran") }
 	var phases []string
-	m := mustNew(t, cfg)
+	m := newWithSeams(t, cfg, seams{beforeSnapshot: func(context.Context, int) error { return errors.New("the checksum ran") }})
 	m.Observe(observe.ObserverFunc(func(c observe.PhaseChange) { phases = append(phases, c.Phase.String()) }))
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
@@ -236,14 +235,14 @@ func TestChecksumRepairsCompensatingChanges(t *testing.T) {
 	cfg := liveConfig(t, sameResultDB, "t", alter, logs)
 	cfg.OkToDropTable = true
 	cfg.ChunkSize = 10
-	cfg.checksumTest = func(ctx context.Context, round int) error {
+	beforeSnapshot := func(ctx context.Context, round int) error {
 		if round > 0 {
 			return nil
 		}
 		_, err := db.ExecContext(ctx, "UPDATE _t_gho SET status = 0 WHERE id IN (502, 509)")
 		return err
 	}
-	if err := mustNew(t, cfg).Run(context.Background()); err != nil {
+	if err := newWithSeams(t, cfg, seams{beforeSnapshot: beforeSnapshot}).Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	if !logs.Contains("checksum: 1000 rows compared in 10 ranges, 1 repaired") {

@@ -1,7 +1,6 @@
 package migrator
 
 import (
-	"context"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -10,33 +9,89 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
-// Config is everything one migration needs to know. The command line fills it from flags whose
-// names and defaults follow gh-ost's; DefaultConfig holds those defaults.
+// Config is everything one migration needs to know, and only what a user can set: the command
+// line fills it from flags whose names and defaults follow gh-ost's; DefaultConfig holds those
+// defaults. Its fields are grouped by concern into the embedded *Settings structs below; Go
+// promotes their fields, so cfg.ChunkSize is cfg.CopySettings.ChunkSize. The tests' seams are not
+// here: they live on the Migrator (seams.go).
 type Config struct {
+	ConnectionSettings
+	ReplicaSettings
+	BinlogSettings
+	TableSettings
+	AlterSettings
+	CopySettings
+	ThrottleSettings
+	CutOverSettings
+	ControlSettings
+	CheckpointSettings
+
+	Logger zerolog.Logger
+}
+
+// ConnectionSettings are where to connect and as whom.
+type ConnectionSettings struct {
 	// Where to connect: the server given by --host/--port. The binary log is read there; writes go
 	// to its primary (detected, or --assume-master-host) unless it is the primary itself.
 	Conn dbconn.Config
 
+	AssumeMasterHost string // --assume-master-host: host[:port] of the primary, instead of detecting it
+	// Security (issue 15): the primary's own credentials, when it is reached through
+	// --assume-master-host and its account differs from --host's (gh-ost's --master-user,
+	// --master-password; empty: --host's). TLS settings live in Conn.TLS and are shared by every
+	// connection; the privilege pre-flight runs before anything is created (privileges.go).
+	MasterUser     string
+	MasterPassword string
+}
+
+// ReplicaSettings are where the migration runs (the primary or a replica) and what the inspected
+// server's replication must be.
+type ReplicaSettings struct {
+	AllowOnMaster bool // --allow-on-master: the given server may be a primary
+	// Replica modes, as gh-ost's: the whole migration on the replica (--migrate-on-replica), or a
+	// test on the replica that stops replication, cuts over, then swaps the tables back
+	// (--test-on-replica, --test-on-replica-skip-replica-stop).
+	MigrateOnReplica             bool
+	TestOnReplica                bool
+	TestOnReplicaSkipReplicaStop bool
+
+	AssumeRBR bool // --assume-rbr: do not check binlog_format (it is still required)
+	// SwitchToRBR (--switch-to-rbr): when the inspected replica's binlog_format is not ROW, set it
+	// to ROW and restart its replication (refused when it has replicas of its own).
+	SwitchToRBR bool
+	// Tungsten (--tungsten): the inspected replica need not have log_slave_updates (a Tungsten
+	// replicator writes the primary's changes into its binlog).
+	Tungsten bool
+}
+
+// BinlogSettings are the binlog reader's, the applier's and the heartbeat's.
+type BinlogSettings struct {
+	ReplicaServerID uint32 // --replica-server-id: server id of our binlog reader
+	UseGTID         bool   // --gtid: position the binlog reader by GTID
+	// BinlogReconnectAttempts (--binlogsyncer-max-reconnect-attempts): consecutive failed binlog
+	// reconnections before the run fails (0: the applier's default).
+	BinlogReconnectAttempts int
+	DMLBatchSize            int           // --dml-batch-size: binlog events applied per transaction
+	HeartbeatInterval       time.Duration // --heartbeat-interval-millis
+}
+
+// TableSettings are what is migrated, whether for real, and the helper tables around it.
+type TableSettings struct {
 	Database string
 	Table    string
 	Alter    string // the ALTER clauses, without "ALTER TABLE t" (a leading "ALTER TABLE t" is accepted)
 
-	Execute          bool   // false: dry run (validate, prove the ALTER on a ghost, print the plan)
-	AllowOnMaster    bool   // --allow-on-master: the given server may be a primary
-	AssumeMasterHost string // --assume-master-host: host[:port] of the primary, instead of detecting it
-	AssumeRBR        bool   // --assume-rbr: do not check binlog_format (it is still required)
-	ExactRowcount    bool   // --exact-rowcount: SELECT COUNT(*) instead of the optimizer's estimate
-
-	ChunkSize      int // --chunk-size: rows per copy chunk
-	DefaultRetries int // --default-retries: attempts of a failed chunk, cut-over, ...
-	DMLBatchSize   int // --dml-batch-size: binlog events applied per transaction
+	Execute       bool   // false: dry run (validate, prove the ALTER on a ghost, print the plan)
+	StorageEngine string // --storage-engine: innodb (the only one supported)
 
 	InitiallyDropGhostTable bool // --initially-drop-ghost-table
 	InitiallyDropOldTable   bool // --initially-drop-old-table
-	InitiallyDropSocketFile bool // --initially-drop-socket-file
 	OkToDropTable           bool // --ok-to-drop-table: drop the old table after cut-over
 	TimestampOldTable       bool // --timestamp-old-table: _<tbl>_<timestamp>_del instead of _<tbl>_del
+}
 
+// AlterSettings are what the ALTER may do to the table and its data, and how it is first tried.
+type AlterSettings struct {
 	ApproveRenamedColumns bool // --approve-renamed-columns: copy a CHANGE COLUMN a b's data from a to b
 	SkipRenamedColumns    bool // --skip-renamed-columns: treat a rename as drop + add (data not copied)
 	DiscardForeignKeys    bool // --discard-foreign-keys: the ghost is created without foreign keys
@@ -51,57 +106,52 @@ type Config struct {
 	// binlog apply stay strict.
 	AllowZeroInDate bool
 	SkipStrictMode  bool
+	// AllowNullableUniqueKey (--allow-nullable-unique-key) lets the shared key have nullable
+	// columns once the original is proven to hold no NULL in them (the run refuses otherwise).
+	AllowNullableUniqueKey bool
+	// gh-ost compatibility (issue 16; doc/flags.md, "gh-ost compatibility").
+	// IncludeTriggers (--include-triggers) lets a table with triggers be migrated: at the cut-over,
+	// with the original locked and every change applied, each trigger is created on the ghost
+	// under its name with TriggerSuffix (--trigger-suffix) appended, or removed when
+	// RemoveTriggerSuffix (--remove-trigger-suffix-if-exists) and the name ends with it.
+	IncludeTriggers     bool
+	TriggerSuffix       string
+	RemoveTriggerSuffix bool
+	// AttemptInstantDDL (--attempt-instant-ddl) tries the ALTER with ALGORITHM=INSTANT on the
+	// original first (instant.go; issue 14, doc/performance.md).
+	AttemptInstantDDL bool
+}
 
-	StorageEngine string // --storage-engine: innodb (the only one supported)
+// CopySettings are the row copy's: its chunks, sessions and retries, the row count, and the
+// checksum that proves it.
+type CopySettings struct {
+	// Speed (issue 14, doc/performance.md): ChunkSize (--chunk-size) is the rows per copy chunk;
+	// ChunkTime (--chunk-time, ours; 0: off) sizes chunks to take about this long each, with
+	// ChunkSize as the starting size (copier.Adaptive; 10 to 100000 rows). CopyThreads
+	// (--copy-threads, ours) is the number of copy sessions, fixed for the run; 0: half the
+	// primary's cores as @@thread_pool_size gives them, 1 to 8 (1 without the variable: MySQL).
+	ChunkSize      int
+	ChunkTime      time.Duration
+	CopyThreads    int
+	DefaultRetries int // --default-retries: attempts of a failed chunk, cut-over, ...
 
-	HeartbeatInterval time.Duration // --heartbeat-interval-millis
-	ReplicaServerID   uint32        // --replica-server-id: server id of our binlog reader
-	UseGTID           bool          // --gtid: position the binlog reader by GTID
+	ExactRowcount bool // --exact-rowcount: SELECT COUNT(*) instead of the optimizer's estimate
+	// Status and progress (issue 12): ConcurrentRowcount (--concurrent-rowcount, gh-ost's default
+	// on) runs the --exact-rowcount count beside the copy, making it the estimate when done,
+	// instead of before the copy starts.
+	ConcurrentRowcount bool
 
-	CutOver            string        // --cut-over: three-step (default)
-	CutOverLockTimeout time.Duration // --cut-over-lock-timeout-seconds
-	// CutOverExponentialBackoff doubles the wait between cut-over attempts, up to
-	// ExponentialBackoffMaxInterval (--cut-over-exponential-backoff, --exponential-backoff-max-interval).
-	CutOverExponentialBackoff     bool
-	ExponentialBackoffMaxInterval time.Duration
-	// CutOverSeams lets tests act at a chosen step of the cut-over (never set by the command line).
-	CutOverSeams cutover.TestSeams
+	// Checksum before the cut-over (issue 13, checksum.go, doc/checksum.md): Checksum (--checksum,
+	// on by default) compares the original and the ghost in one consistent snapshot after the copy
+	// (and the postponed wait) and copies a differing chunk again, up to 3 times, before failing.
+	Checksum bool
+}
 
-	// RecoverCutOver (--recover-cut-over) restores the original table's name after a run died in
-	// the middle of a cut-over, instead of migrating.
-	RecoverCutOver bool
-
-	// Replica modes, as gh-ost's: the whole migration on the replica (--migrate-on-replica), or a
-	// test on the replica that stops replication, cuts over, then swaps the tables back
-	// (--test-on-replica, --test-on-replica-skip-replica-stop).
-	MigrateOnReplica             bool
-	TestOnReplica                bool
-	TestOnReplicaSkipReplicaStop bool
-
-	// PostponeCutOverFlagFile: while this file exists the cut-over waits (copy done, ghost kept in
-	// sync by the applier); the migration writes state "postponed" to the changelog while waiting.
-	PostponeCutOverFlagFile string
-	// PanicFlagFile: when this file appears the migration aborts at once, original untouched.
-	PanicFlagFile string
-	// FlagFileInterval is how often the flag files are checked.
-	FlagFileInterval time.Duration
-
-	// AllowPlugins lets the migration run when a plugin that bypasses LOCK TABLES (HandlerSocket) is
-	// installed: --allow-lock-bypassing-plugins.
-	AllowPlugins bool
-
-	// Metadata-lock checks (gh-ost's flags): the cut-over proves each rename waits on the right
-	// table through performance_schema.metadata_locks. Without them visible the run is refused
-	// unless SkipMetadataLockCheck (--skip-metadata-lock-check: three-step and two-step go on with
-	// the processlist checks only); AllowSetupMetadataLockInstruments
-	// (--allow-setup-metadata-lock-instruments) lets the run turn the instrument on.
-	SkipMetadataLockCheck             bool
-	AllowSetupMetadataLockInstruments bool
-
-	Logger zerolog.Logger
-
-	// Throttling (throttle.go, doc/throttle.md), with gh-ost's flags. The copy waits while any
-	// signal throttles; the binlog applier keeps applying.
+// ThrottleSettings are the throttle's (throttle.go, doc/throttle.md), with gh-ost's flags. The
+// copy waits while any signal throttles; the binlog applier keeps applying. They are not
+// throttle.Config itself, whose names drop the flags' "Throttle" and which also holds the run's
+// wiring: throttleConfig maps them.
+type ThrottleSettings struct {
 	MaxLag                     time.Duration // --max-lag-millis: heartbeat lag above this throttles (100ms at least)
 	ThrottleControlReplicas    string        // --throttle-control-replicas: host[:port],... whose lag also counts
 	ReplicationLagQuery        string        // --replication-lag-query: deprecated in gh-ost; accepted and ignored
@@ -117,81 +167,68 @@ type Config struct {
 	CriticalLoadInterval       time.Duration // --critical-load-interval-millis: re-check after this before aborting
 	CriticalLoadHibernate      time.Duration // --critical-load-hibernate-seconds: hibernate this long instead of aborting
 	NiceRatio                  float64       // --nice-ratio: rest this × each chunk's copy time after it (0 to 100)
+}
 
-	// Status and progress (issue 12): ConcurrentRowcount (--concurrent-rowcount, gh-ost's default
-	// on) runs the --exact-rowcount count beside the copy, making it the estimate when done,
-	// instead of before the copy starts.
-	ConcurrentRowcount bool
+// CutOverSettings are the cut-over's: its algorithm, its waits and retries, the checks it makes
+// and what it does first.
+type CutOverSettings struct {
+	CutOver            string        // --cut-over: three-step (default)
+	CutOverLockTimeout time.Duration // --cut-over-lock-timeout-seconds
+	// CutOverExponentialBackoff doubles the wait between cut-over attempts, up to
+	// ExponentialBackoffMaxInterval (--cut-over-exponential-backoff, --exponential-backoff-max-interval).
+	CutOverExponentialBackoff     bool
+	ExponentialBackoffMaxInterval time.Duration
 
-	// Checksum before the cut-over (issue 13, checksum.go, doc/checksum.md): Checksum (--checksum,
-	// on by default) compares the original and the ghost in one consistent snapshot after the copy
-	// (and the postponed wait) and copies a differing chunk again, up to 3 times, before failing.
-	Checksum     bool
-	checksumTest func(ctx context.Context, round int) error // before each snapshot (tests only)
-	// Checkpoint and resume (issue 13, doc/resume.md), gh-ost's --checkpoint, --checkpoint-seconds
-	// and --resume. Checkpoint writes, every CheckpointInterval while the copy or the postponed
-	// phase runs, a consistent point to the checkpoint table _<tbl>_ghk (binlog position applied,
-	// shared key up to which the copy is complete), and keeps the helper tables after a failure.
-	// Resume continues the migration from the last checkpoint (and keeps checkpointing).
+	// RecoverCutOver (--recover-cut-over) restores the original table's name after a run died in
+	// the middle of a cut-over, instead of migrating.
+	RecoverCutOver bool
+
+	// AnalyzeGhostTable (--analyze-ghost-table-before-cutover) runs ANALYZE TABLE on the ghost
+	// before the cut-over.
+	AnalyzeGhostTable bool
+
+	// Metadata-lock checks (gh-ost's flags): the cut-over proves each rename waits on the right
+	// table through performance_schema.metadata_locks. Without them visible the run is refused
+	// unless SkipMetadataLockCheck (--skip-metadata-lock-check: three-step and two-step go on with
+	// the processlist checks only); AllowSetupMetadataLockInstruments
+	// (--allow-setup-metadata-lock-instruments) lets the run turn the instrument on.
+	SkipMetadataLockCheck             bool
+	AllowSetupMetadataLockInstruments bool
+
+	// AllowPlugins lets the migration run when a plugin that bypasses LOCK TABLES (HandlerSocket) is
+	// installed: --allow-lock-bypassing-plugins.
+	AllowPlugins bool
+}
+
+// ControlSettings are how an operator steers a running migration from outside it: flag files
+// and the control socket's file.
+type ControlSettings struct {
+	// PostponeCutOverFlagFile: while this file exists the cut-over waits (copy done, ghost kept in
+	// sync by the applier); the migration writes state "postponed" to the changelog while waiting.
+	PostponeCutOverFlagFile string
+	// PanicFlagFile: when this file appears the migration aborts at once, original untouched.
+	PanicFlagFile string
+	// FlagFileInterval is how often the flag files are checked.
+	FlagFileInterval time.Duration
+
+	InitiallyDropSocketFile bool // --initially-drop-socket-file
+}
+
+// CheckpointSettings are checkpoint, resume and revert's (issue 13, doc/resume.md,
+// doc/revert.md), with gh-ost's --checkpoint, --checkpoint-seconds, --resume, --revert and
+// --old-table.
+type CheckpointSettings struct {
+	// Checkpoint writes, every CheckpointInterval while the copy or the postponed phase runs, a
+	// consistent point to the checkpoint table _<tbl>_ghk (binlog position applied, shared key up
+	// to which the copy is complete), and keeps the helper tables after a failure. Resume continues
+	// the migration from the last checkpoint (and keeps checkpointing).
 	Checkpoint         bool
 	CheckpointInterval time.Duration
 	Resume             bool
-	// gh-ost compatibility (issue 16; doc/flags.md, "gh-ost compatibility").
-	// IncludeTriggers (--include-triggers) lets a table with triggers be migrated: at the cut-over,
-	// with the original locked and every change applied, each trigger is created on the ghost
-	// under its name with TriggerSuffix (--trigger-suffix) appended, or removed when
-	// RemoveTriggerSuffix (--remove-trigger-suffix-if-exists) and the name ends with it.
-	IncludeTriggers     bool
-	TriggerSuffix       string
-	RemoveTriggerSuffix bool
-	// AllowNullableUniqueKey (--allow-nullable-unique-key) lets the shared key have nullable
-	// columns once the original is proven to hold no NULL in them (the run refuses otherwise).
-	AllowNullableUniqueKey bool
-	// SwitchToRBR (--switch-to-rbr): when the inspected replica's binlog_format is not ROW, set it
-	// to ROW and restart its replication (refused when it has replicas of its own).
-	SwitchToRBR bool
-	// Tungsten (--tungsten): the inspected replica need not have log_slave_updates (a Tungsten
-	// replicator writes the primary's changes into its binlog).
-	Tungsten bool
-	// BinlogReconnectAttempts (--binlogsyncer-max-reconnect-attempts): consecutive failed binlog
-	// reconnections before the run fails (0: the applier's default).
-	BinlogReconnectAttempts int
-	// Security (issue 15): the primary's own credentials, when it is reached through
-	// --assume-master-host and its account differs from --host's (gh-ost's --master-user,
-	// --master-password; empty: --host's). TLS settings live in Conn.TLS and are shared by every
-	// connection; the privilege pre-flight runs before anything is created (privileges.go).
-	MasterUser     string
-	MasterPassword string
-	// Speed (issue 14, doc/performance.md): AttemptInstantDDL (--attempt-instant-ddl) tries the
-	// ALTER with ALGORITHM=INSTANT on the original first (instant.go); AnalyzeGhostTable
-	// (--analyze-ghost-table-before-cutover) runs ANALYZE TABLE on the ghost before the cut-over;
-	// ChunkTime (--chunk-time, ours; 0: off) sizes chunks to take about this long each, with
-	// ChunkSize as the starting size (copier.Adaptive; 10 to 100000 rows). CopyThreads
-	// (--copy-threads, ours) is the number of copy sessions, fixed for the run; 0: half the
-	// primary's cores as @@thread_pool_size gives them, 1 to 8 (1 without the variable: MySQL).
-	AttemptInstantDDL bool
-	AnalyzeGhostTable bool
-	ChunkTime         time.Duration
-	CopyThreads       int
-
-	// Revert (issue 13, doc/revert.md), gh-ost's --revert and --old-table: swap back to the old
-	// table OldTableName of a --checkpoint migration of Table, after applying to it every change
-	// the live table had since the cut-over's checkpoint (revert.go).
+	// Revert swaps back to the old table OldTableName of a --checkpoint migration of Table, after
+	// applying to it every change the live table had since the cut-over's checkpoint (revert.go).
 	Revert       bool
 	OldTableName string
-
-	// copyTest lets the package's tests act before a chunk or the binlog stream, and shrink the
-	// warning list.
-	copyTest copyTestHooks
-}
-
-// copyTestHooks are the row copy's seams for tests; the command line never sets them.
-type copyTestHooks struct {
-	beforeChunk   func(ctx context.Context, n int64) error // runs before each planned chunk
-	maxErrorCount int                                      // the copy session's max_error_count (0: the largest)
-	beforeStream  func(ctx context.Context) error          // runs after preparation, before the binlog position is read
-	// afterChangelog runs once the changelog is created, before the checkpoint table is.
-	afterChangelog func(ctx context.Context) error
 }
 
 // DefaultChunkTime is the command line's --chunk-time when it gives no --chunk-size: measured on
@@ -203,25 +240,28 @@ const DefaultChunkTime = 100 * time.Millisecond
 // DefaultConfig returns gh-ost's defaults.
 func DefaultConfig() Config {
 	return Config{
-		Conn:                          dbconn.Config{Host: "127.0.0.1", Port: 3306},
-		ChunkSize:                     1000,
-		DefaultRetries:                60,
-		DMLBatchSize:                  10,
-		StorageEngine:                 "innodb",
-		HeartbeatInterval:             100 * time.Millisecond,
-		ReplicaServerID:               99999,
-		CutOver:                       cutover.AlgorithmThreeStep,
-		CutOverLockTimeout:            3 * time.Second,
-		ExponentialBackoffMaxInterval: 64 * time.Second,
-		FlagFileInterval:              100 * time.Millisecond,
-		MaxLag:                        1500 * time.Millisecond,
-		ThrottleHTTPInterval:          100 * time.Millisecond,
-		ThrottleHTTPTimeout:           time.Second,
-		ThrottleAdditionalFlagFile:    "/tmp/gh-ost.throttle",
-		ConcurrentRowcount:            true,
-		Checksum:                      true,
-		CheckpointInterval:            300 * time.Second,
-		Logger:                        zerolog.Nop(),
+		ConnectionSettings: ConnectionSettings{Conn: dbconn.Config{Host: "127.0.0.1", Port: 3306}},
+		BinlogSettings: BinlogSettings{
+			ReplicaServerID: 99999, DMLBatchSize: 10, HeartbeatInterval: 100 * time.Millisecond,
+		},
+		TableSettings: TableSettings{StorageEngine: "innodb"},
+		CopySettings: CopySettings{
+			ChunkSize: 1000, DefaultRetries: 60, ConcurrentRowcount: true, Checksum: true,
+		},
+		ThrottleSettings: ThrottleSettings{
+			MaxLag:                     1500 * time.Millisecond,
+			ThrottleHTTPInterval:       100 * time.Millisecond,
+			ThrottleHTTPTimeout:        time.Second,
+			ThrottleAdditionalFlagFile: "/tmp/gh-ost.throttle",
+		},
+		CutOverSettings: CutOverSettings{
+			CutOver:                       cutover.AlgorithmThreeStep,
+			CutOverLockTimeout:            3 * time.Second,
+			ExponentialBackoffMaxInterval: 64 * time.Second,
+		},
+		ControlSettings:    ControlSettings{FlagFileInterval: 100 * time.Millisecond},
+		CheckpointSettings: CheckpointSettings{CheckpointInterval: 300 * time.Second},
+		Logger:             zerolog.Nop(),
 	}
 }
 

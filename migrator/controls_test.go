@@ -73,8 +73,7 @@ func TestControlsSteerARun(t *testing.T) {
 	cfg := liveConfig(t, controlsDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ChunkSize = 1000
 	var chunks atomic.Int64
-	cfg.copyTest.beforeChunk = func(context.Context, int64) error { chunks.Add(1); return nil }
-	m := mustNew(t, cfg)
+	m := newWithSeams(t, cfg, seams{beforeChunk: func(context.Context, int64) error { chunks.Add(1); return nil }})
 	m.Throttle(true)
 	if err := m.Postpone(true); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.App
 	cfg.Throttler = m.levers.monitor.CopyGate()
 	cfg.CatchUp = copier.CatchUpFunc(sent.awaitApplied)
 	cfg.Logger = m.cfg.Logger
-	cfg.Test = copier.TestHooks{BeforeChunk: m.cfg.copyTest.beforeChunk, MaxErrorCount: m.cfg.copyTest.maxErrorCount}
+	cfg.Test = copier.TestHooks{BeforeChunk: m.seams.beforeChunk, MaxErrorCount: m.seams.maxErrorCount}
 	return copier.New(cfg)
 }
 

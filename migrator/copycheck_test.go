@@ -72,10 +72,10 @@ func runCopyCheckCase(t *testing.T, c copyCheckCase, serverID uint32) {
 	cfg.AllowOnMaster, cfg.Execute = true, true
 	cfg.ReplicaServerID, cfg.DefaultRetries = serverID, 5
 	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
-	cfg.copyTest.maxErrorCount = c.maxErrors
+	s := seams{maxErrorCount: c.maxErrors}
 	touched := false
 	if c.touch {
-		cfg.copyTest.beforeChunk = func(ctx context.Context, n int64) error {
+		s.beforeChunk = func(ctx context.Context, n int64) error {
 			if n != 3 {
 				return nil
 			}
@@ -87,6 +87,7 @@ func runCopyCheckCase(t *testing.T, c copyCheckCase, serverID uint32) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.seams = s
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	err = m.Run(ctx)
@@ -159,10 +160,10 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 	cfg.ReplicaServerID, cfg.DefaultRetries, cfg.ChunkSize = 77220, 5, 100
 	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
 	cfg.Logger = zerolog.New(zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), logs)).Level(zerolog.DebugLevel)
-	cfg.copyTest.maxErrorCount = 5
+	s := seams{maxErrorCount: 5}
 	// Each chunk waits for 20 more acknowledged writes, so the applier writes rows ahead of the copy.
 	var acked atomic.Int64
-	cfg.copyTest.beforeChunk = func(ctx context.Context, _ int64) error {
+	s.beforeChunk = func(ctx context.Context, _ int64) error {
 		want := acked.Load() + 20
 		for acked.Load() < want {
 			select {
@@ -190,7 +191,7 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 			OnAck:   func(int, sql.Result, []any) { acked.Add(1) },
 			OnError: func(_ int, err error) bool { return strings.Contains(err.Error(), "Error 1062") }})
 	}()
-	done := runMigration(t, cfg)
+	done := runWithSeams(t, cfg, s)
 	waitPostponed(t, db, done)
 	stopLoad()
 	if st := <-loaded; st.Failed > 0 {

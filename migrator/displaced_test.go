@@ -29,13 +29,13 @@ func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
 	displacedPatience = time.Second
 	t.Cleanup(func() { displacedPatience = saved })
 	var attempts atomic.Int32
-	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
+	cutOver := cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
 		if step == cutover.StepLock {
 			attempts.Add(1)
 		}
 		return nil
 	}}
-	done := runMigration(t, cfg)
+	done := runWithSeams(t, cfg, seams{cutOver: cutOver})
 	waitPostponed(t, db, done)
 	testenv.Exec(t, db, "INSERT INTO t VALUES (5001, 5)") // row 5 holds u=5 too
 	if err := os.Remove(flag); err != nil {
@@ -53,14 +53,14 @@ func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
 func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
 	db, cfg := displacedSetup(t)
 	var attempts atomic.Int32
-	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
+	cutOver := cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
 		if step == cutover.StepLock && attempts.Add(1) == 1 {
 			_, err := db.Exec("INSERT INTO t VALUES (5001, 5)")
 			return err
 		}
 		return nil
 	}}
-	err := waitFailed(t, runMigration(t, cfg), "over a duplicate of its new unique key")
+	err := waitFailed(t, runWithSeams(t, cfg, seams{cutOver: cutOver}), "over a duplicate of its new unique key")
 	assertDisplacedFailure(t, db, err)
 	if !errors.Is(err, cutover.ErrUnsafe) || attempts.Load() != 1 {
 		t.Errorf("want one cut-over attempt refused as unsafe, got %d attempts: %v", attempts.Load(), err)

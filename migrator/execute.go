@@ -110,7 +110,7 @@ func (m *Migrator) cleanupAfterFailure(s *session, helpers []string) {
 // row is copied. What happened before it is not in the stream, so the original and the prepared
 // XA transactions are checked again right after it (startChecks).
 func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.Position, error) {
-	if hook := m.cfg.copyTest.beforeStream; hook != nil {
+	if hook := m.seams.beforeStream; hook != nil {
 		if err := hook(ctx); err != nil {
 			return binlogapply.Position{}, err
 		}

@@ -160,7 +160,7 @@ func (r *run) createChangelog(ctx context.Context, adopt bool) error {
 		return err
 	}
 	s.own(ctx, p.ChangelogTable, p.ChangelogTable)
-	if hook := r.m.cfg.copyTest.afterChangelog; hook != nil {
+	if hook := r.m.seams.afterChangelog; hook != nil {
 		return hook(ctx)
 	}
 	return nil

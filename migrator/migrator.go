@@ -67,6 +67,7 @@ type Migrator struct {
 	gates  []func(ctx context.Context, attempt int) error
 	// stepGates run at each Step and may abort the run (events.go).
 	stepGates []func(ctx context.Context, at observe.Step) error
+	seams     seams // the tests' (seams.go); zero in a normal run
 }
 
 var _ observe.Controls = (*Migrator)(nil)

@@ -22,8 +22,9 @@ import (
 
 const mutexDB = "gl_mutex"
 
-// mutexRun starts a migration of mutexDB.t that postpones its cut-over while postpone exists.
-func mutexRun(t *testing.T, postpone string, dropGhost bool, opts ...func(*Config)) <-chan error {
+// mutexRun starts a migration of mutexDB.t that postpones its cut-over while postpone exists,
+// with the seams opts set.
+func mutexRun(t *testing.T, postpone string, dropGhost bool, opts ...func(*seams)) <-chan error {
 	t.Helper()
 	cfg := liveConfig(t, mutexDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.InitiallyDropGhostTable = dropGhost
@@ -32,10 +33,11 @@ func mutexRun(t *testing.T, postpone string, dropGhost bool, opts ...func(*Confi
 	cfg.CutOverLockTimeout = time.Second
 	cfg.DefaultRetries = 2
 	cfg.Logger = cfg.Logger.With().Uint32("server_id", cfg.ReplicaServerID).Logger()
+	var s seams
 	for _, o := range opts {
-		o(&cfg)
+		o(&s)
 	}
-	return runMigration(t, cfg)
+	return runWithSeams(t, cfg, s)
 }
 
 // innodbID is the InnoDB table id of mutexDB.name, 0 when it does not exist.
@@ -153,7 +155,7 @@ func TestLostMutexStopsCutOverAttempt(t *testing.T) {
 		}
 		return nil
 	}}
-	done := mutexRun(t, "", false, func(c *Config) { c.CutOverSeams = hooks })
+	done := mutexRun(t, "", false, func(s *seams) { s.cutOver = hooks })
 	err := testenv.WaitResult(t, done, 60*time.Second)
 	if !killed {
 		t.Fatal("the cut-over never reached the sentinel")

@@ -545,7 +545,8 @@ func dieBetweenRenames(t *testing.T, db *sql.DB, cfg Config) {
 		t.Fatal(err)
 	}
 	defer holder.Close()
-	cfg.CutOverSeams.BeforeStep = func(ctx context.Context, step cutover.Step, info cutover.StepInfo) error {
+	var s seams
+	s.cutOver.BeforeStep = func(ctx context.Context, step cutover.Step, info cutover.StepInfo) error {
 		if step != cutover.StepRename2 {
 			return nil
 		}
@@ -566,7 +567,7 @@ func dieBetweenRenames(t *testing.T, db *sql.DB, cfg Config) {
 		return errors.New("test: the process dies between the renames")
 	}
 	// The attempt's own recovery could not rename the table back: the run says the tables need a look.
-	if err := waitFailed(t, runMigration(t, cfg), "although it died between its renames"); !errors.Is(err, cutover.ErrUnknownState) {
+	if err := waitFailed(t, runWithSeams(t, cfg, s), "although it died between its renames"); !errors.Is(err, cutover.ErrUnknownState) {
 		t.Fatalf("the revert failed with %v, want the cut-over's unknown state", err)
 	}
 	if _, err := holder.ExecContext(context.Background(), "COMMIT"); err != nil {

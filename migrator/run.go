@@ -203,7 +203,7 @@ func (r *run) cutOver(ctx context.Context) error {
 		Retries:            m.cfg.DefaultRetries,
 		ExponentialBackoff: m.cfg.CutOverExponentialBackoff,
 		MaxBackoff:         m.cfg.ExponentialBackoffMaxInterval,
-		Seams:              m.cfg.CutOverSeams,
+		Seams:              m.seams.cutOver,
 		BeforeAttempt:      m.beforeAttempt,
 		AfterAttempt:       m.afterAttempt,
 		Logger:             m.cfg.Logger,

@@ -13,13 +13,12 @@ import (
 )
 
 // startCheckConfig is an executing migration of prepareDB.t adding a column, with hook run after
-// preparation and before the binlog position is read.
-func startCheckConfig(t *testing.T, serverID uint32, hook func(ctx context.Context) error) Config {
+// preparation and before the binlog position is read (the seams returned).
+func startCheckConfig(t *testing.T, serverID uint32, hook func(ctx context.Context) error) (Config, seams) {
 	cfg := prepareConfig(t, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.Execute = true
 	cfg.ReplicaServerID = serverID
-	cfg.copyTest.beforeStream = hook
-	return cfg
+	return cfg, seams{beforeStream: hook}
 }
 
 // assertOriginalOnly checks that prepareDB holds only t and the other tables named, that t has
@@ -66,12 +65,12 @@ func TestDDLBeforeStreamStartStopsMigration(t *testing.T) {
 			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_500")
 			ran := false
-			cfg := startCheckConfig(t, c.serverID, func(ctx context.Context) error {
+			cfg, s := startCheckConfig(t, c.serverID, func(ctx context.Context) error {
 				ran = true
 				_, err := db.ExecContext(ctx, c.ddl)
 				return err
 			})
-			err := mustNew(t, cfg).Run(context.Background())
+			err := newWithSeams(t, cfg, s).Run(context.Background())
 			if !ran {
 				t.Fatal("the hook did not run")
 			}
@@ -132,13 +131,13 @@ func TestPreparedXARefusesMigration(t *testing.T) {
 			if c.before {
 				prepareXA(t, db, "gl-xa-1")
 			}
-			cfg := startCheckConfig(t, c.serverID, func(context.Context) error {
+			cfg, s := startCheckConfig(t, c.serverID, func(context.Context) error {
 				if !c.before {
 					prepareXA(t, db, "gl-xa-2")
 				}
 				return nil
 			})
-			err := mustNew(t, cfg).Run(context.Background())
+			err := newWithSeams(t, cfg, s).Run(context.Background())
 			t.Logf("the migration failed: %v", err)
 			if err == nil {
 				t.Fatal("the migration ran with a prepared XA transaction")
@@ -161,13 +160,13 @@ func TestHelperTableFailureLeavesNothing(t *testing.T) {
 	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 		"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_500")
-	cfg := startCheckConfig(t, 77410, nil)
+	cfg, s := startCheckConfig(t, 77410, nil)
 	cfg.Checkpoint = true
-	cfg.copyTest.afterChangelog = func(ctx context.Context) error {
+	s.afterChangelog = func(ctx context.Context) error {
 		_, err := db.ExecContext(ctx, "CREATE TABLE _t_ghk (x INT)")
 		return err
 	}
-	err := mustNew(t, cfg).Run(context.Background())
+	err := newWithSeams(t, cfg, s).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "create checkpoint table _t_ghk") {
 		t.Fatalf("want the checkpoint table's creation to fail, got %v", err)
 	}

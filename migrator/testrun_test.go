@@ -79,10 +79,24 @@ func mustNew(t *testing.T, cfg Config) *Migrator {
 	return m
 }
 
+// newWithSeams is mustNew with the tests' seams s on the Migrator.
+func newWithSeams(t *testing.T, cfg Config, s seams) *Migrator {
+	t.Helper()
+	m := mustNew(t, cfg)
+	m.seams = s
+	return m
+}
+
 // runMigration starts the migration cfg describes and delivers its result.
 func runMigration(t *testing.T, cfg Config) <-chan error {
 	t.Helper()
-	m := mustNew(t, cfg)
+	return runWithSeams(t, cfg, seams{})
+}
+
+// runWithSeams is runMigration with the tests' seams s on the Migrator.
+func runWithSeams(t *testing.T, cfg Config, s seams) <-chan error {
+	t.Helper()
+	m := newWithSeams(t, cfg, s)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(context.Background()) }()
 	return done

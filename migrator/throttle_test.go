@@ -62,8 +62,8 @@ func TestThrottleFlagsValidate(t *testing.T) {
 }
 
 // throttledRun starts a migration of throttleDB.tbl (rows rows, chunks of chunk rows) whose
-// chunks are counted; configure adjusts the configuration.
-func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*Config)) (*Migrator, <-chan error, *atomic.Int64, *sql.DB) {
+// chunks are counted; configure adjusts the configuration and the seams.
+func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*Config, *seams)) (*Migrator, <-chan error, *atomic.Int64, *sql.DB) {
 	t.Helper()
 	db := testenv.Database(t, throttleDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS "+tbl, "CREATE TABLE "+tbl+" (id INT PRIMARY KEY, v INT NOT NULL)",
@@ -72,9 +72,9 @@ func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*Con
 	cfg.ChunkSize = chunk
 	cfg.ThrottleAdditionalFlagFile = filepath.Join(t.TempDir(), "gh-ost.throttle") // not the machine's shared one
 	var chunks atomic.Int64
-	cfg.copyTest.beforeChunk = func(context.Context, int64) error { chunks.Add(1); return nil }
-	configure(&cfg)
-	m := mustNew(t, cfg)
+	s := seams{beforeChunk: func(context.Context, int64) error { chunks.Add(1); return nil }}
+	configure(&cfg, &s)
+	m := newWithSeams(t, cfg, s)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(context.Background()) }()
 	return m, done, &chunks, db
@@ -123,7 +123,7 @@ func TestThrottleSignalsOnARun(t *testing.T) {
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, done, chunks, db := throttledRun(t, "s", 3000, 100, func(c *Config) {
+	m, done, chunks, db := throttledRun(t, "s", 3000, 100, func(c *Config, _ *seams) {
 		c.ThrottleFlagFile = flag
 		c.MaxLoad = "Threads_connected=1" // always reached: this run's own connections count
 	})
@@ -201,11 +201,11 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 			f := testenv.Flavor(t)
 			t.Cleanup(func() { _, _ = replica.Exec(f.StartReplicaSQL() + " SQL_THREAD") })
 			var stopped atomic.Bool
-			m, done, chunks, db := throttledRun(t, "l", 20000, 10, func(cfg *Config) {
+			m, done, chunks, db := throttledRun(t, "l", 20000, 10, func(cfg *Config, s *seams) {
 				cfg.MaxLag = 500 * time.Millisecond
 				c.configure(cfg)
-				count := cfg.copyTest.beforeChunk
-				cfg.copyTest.beforeChunk = func(ctx context.Context, n int64) error {
+				count := s.beforeChunk
+				s.beforeChunk = func(ctx context.Context, n int64) error {
 					if n == 3 && !stopped.Swap(true) {
 						// The replica must hold the changelog's heartbeat before its SQL thread stops:
 						// without it the lag cannot be read at all (a "lag unknown" reason, seen when
@@ -252,7 +252,7 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	if err := os.WriteFile(held, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, done, _, db := throttledRun(t, "k", 500, 100, func(c *Config) {
+	m, done, _, db := throttledRun(t, "k", 500, 100, func(c *Config, _ *seams) {
 		c.CriticalLoad = "Threads_connected=1"
 		c.CriticalLoadInterval = 50 * time.Millisecond
 		c.ThrottleFlagFile = held // the copy waits, so it cannot end before the load is judged

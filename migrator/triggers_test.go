@@ -67,7 +67,7 @@ func includeTriggersUnderLoad(t *testing.T, algorithm string, failAt cutover.Ste
 	flag := postpone(t, &cfg)
 	cfg.IncludeTriggers, cfg.TriggerSuffix, cfg.RemoveTriggerSuffix = true, "_gl", true
 	var running atomic.Pointer[loadgen.Load]
-	cfg.CutOverSeams = cutover.TestSeams{BeforeStep: func(_ context.Context, s cutover.Step, info cutover.StepInfo) error {
+	cutOver := cutover.TestSeams{BeforeStep: func(_ context.Context, s cutover.Step, info cutover.StepInfo) error {
 		switch {
 		case s == failAt && info.Attempt == 1:
 			return errors.New("test: fail the first attempt once the triggers are on the ghost")
@@ -76,7 +76,7 @@ func includeTriggersUnderLoad(t *testing.T, algorithm string, failAt cutover.Ste
 		}
 		return nil
 	}}
-	done := runMigration(t, cfg)
+	done := runWithSeams(t, cfg, seams{cutOver: cutOver})
 
 	load := loadgen.Start(context.Background(), loadgen.Config{DB: db, Rate: 300, Workers: 3, Ops: []loadgen.Op{
 		func(r *rand.Rand) (string, []any) {
