@@ -3,19 +3,21 @@ package migrator
 import (
 	"strings"
 	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 func TestValidateRefusesLongAndUnsupported(t *testing.T) {
-	base := DefaultConfig()
+	base := config.Default()
 	base.Database, base.Table, base.Alter = "gl", "t", "ADD c INT"
 	cases := []struct {
-		mutate func(*Config)
+		mutate func(*config.Config)
 		phrase string
 	}{
-		{func(c *Config) { c.Table = strings.Repeat("x", 60) }, "too long for its ghost table name"},
-		{func(c *Config) { c.Table = strings.Repeat("x", 45); c.TimestampOldTable = true }, "too long for a timestamped old table name"},
-		{func(c *Config) { c.StorageEngine = "rocksdb" }, "--storage-engine"},
-		{func(c *Config) { c.AssumeMasterHost = "db1:notaport" }, "--assume-master-host"},
+		{func(c *config.Config) { c.Table = strings.Repeat("x", 60) }, "too long for its ghost table name"},
+		{func(c *config.Config) { c.Table = strings.Repeat("x", 45); c.TimestampOldTable = true }, "too long for a timestamped old table name"},
+		{func(c *config.Config) { c.StorageEngine = "rocksdb" }, "--storage-engine"},
+		{func(c *config.Config) { c.AssumeMasterHost = "db1:notaport" }, "--assume-master-host"},
 	}
 	for _, c := range cases {
 		t.Run(c.phrase, func(t *testing.T) {
