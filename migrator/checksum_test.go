@@ -198,14 +198,6 @@ func TestChecksumDisabledSkipsPhase(t *testing.T) {
 	}
 }
 
-func TestChecksumRequiredWithCascadingLoss(t *testing.T) {
-	cfg := testConfig(t, "db", "t", "ADD COLUMN c INT", nil)
-	cfg.AllowCascadingForeignKeysDataLoss, cfg.Checksum = true, false
-	if err := cfg.Validate(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--checksum=false") {
-		t.Errorf("Validate: %v, want a usage error naming --checksum=false", err)
-	}
-}
-
 // A column the checksum cannot compare (INT -> DOUBLE(20,2): no conversion proven exact) is named in
 // the run's summary line, not only in a warning at the checksum's start; one it compares is not.
 func TestChecksumSummaryNamesColumnsNotCompared(t *testing.T) {

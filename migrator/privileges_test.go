@@ -71,18 +71,6 @@ func TestRestrictedUser(t *testing.T) {
 	}
 }
 
-// --master-user and --master-password need --assume-master-host (preflight's
-// TestMasterCredentials checks the accounts each server is reached with).
-func TestMasterCredentialsNeedAssumeMasterHost(t *testing.T) {
-	cfg := config.Default()
-	cfg.Conn.Host, cfg.Conn.User, cfg.Conn.Password = "replica1", "ro", "ropw"
-	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-	cfg.MasterUser, cfg.MasterPassword = "rw", "rwpw"
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "need --assume-master-host") {
-		t.Fatalf("--master-user without --assume-master-host: %v", err)
-	}
-}
-
 // privilegesDB is the database of the privilege tests.
 const privilegesDB = "gl_privileges"
 

@@ -3,7 +3,6 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -29,40 +28,6 @@ import (
 // own gl_replica_* database, dropped (on the primary, so on the replica too) at cleanup.
 
 const replicaRows = 3000
-
-func TestReplicaModeValidate(t *testing.T) {
-	base := config.Default()
-	base.Database, base.Table, base.Alter = "gl_replica", "t", "ADD c INT"
-	cases := []struct {
-		mutate func(*config.Config)
-		phrase string // "" means accepted
-	}{
-		{func(c *config.Config) { c.MigrateOnReplica = true }, ""},
-		{func(c *config.Config) { c.TestOnReplica = true }, ""},
-		{func(c *config.Config) { c.TestOnReplica, c.TestOnReplicaSkipReplicaStop = true, true }, ""},
-		{func(c *config.Config) { c.MigrateOnReplica, c.TestOnReplica = true, true }, "--migrate-on-replica and --test-on-replica contradict each other"},
-		{func(c *config.Config) { c.TestOnReplicaSkipReplicaStop = true }, "--test-on-replica-skip-replica-stop needs --test-on-replica"},
-		{func(c *config.Config) { c.MigrateOnReplica, c.AllowOnMaster = true, true }, "--allow-on-master and --migrate-on-replica contradict each other"},
-		{func(c *config.Config) { c.TestOnReplica, c.AllowOnMaster = true, true }, "--allow-on-master and --test-on-replica contradict each other"},
-		{func(c *config.Config) { c.MigrateOnReplica, c.AssumeMasterHost = true, "db1" }, "--assume-master-host and --migrate-on-replica contradict each other"},
-		// gh-ost accepts it: nothing to do in a test on the replica (a test run keeps the real run's flags).
-		{func(c *config.Config) { c.TestOnReplica, c.AssumeMasterHost = true, "db1:3306" }, ""},
-		{func(c *config.Config) { c.TestOnReplica, c.RecoverCutOver = true, true }, "--recover-cut-over does not support --test-on-replica"},
-	}
-	for i, c := range cases {
-		t.Run(fmt.Sprintf("case %d", i), func(t *testing.T) {
-			cfg := base
-			c.mutate(&cfg)
-			err := cfg.Validate()
-			switch {
-			case c.phrase == "" && err != nil:
-				t.Errorf("case %d: refused: %v", i, err)
-			case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase) || !errors.Is(err, ErrUsage)):
-				t.Errorf("case %d: got %v, want usage error %q", i, err, c.phrase)
-			}
-		})
-	}
-}
 
 // TestReplicaDefaultTopologyEndToEnd: --host is the replica, tables are written and cut over on
 // the primary, the replica follows by replication. The cut-over is postponed until the writer has

@@ -296,34 +296,6 @@ func TestRevertRefusals(t *testing.T) {
 	}
 }
 
-// The revert flags' usage errors, before any server is asked.
-func TestRevertUsage(t *testing.T) {
-	for _, c := range []struct {
-		set  func(*config.Config)
-		want string
-	}{
-		{func(c *config.Config) { c.OldTableName, c.Alter = "_t_del", "ADD COLUMN c INT" }, "give --revert too"},
-		{func(c *config.Config) { c.Revert = true }, "--revert must be called with --old-table"},
-		{func(c *config.Config) { c.Revert, c.OldTableName, c.Resume = true, "_t_del", true }, "--revert cannot be used with --resume"},
-		{func(c *config.Config) { c.Revert, c.OldTableName, c.Execute = true, "_t_del", false }, "it needs --execute"},
-		{func(c *config.Config) { c.Revert, c.OldTableName = true, "_t_ghk" }, "names the table itself or one of its helper tables"},
-		{func(c *config.Config) { c.Revert, c.OldTableName = true, "T" }, "names the table itself"},
-	} {
-		cfg := config.Default()
-		cfg.Database, cfg.Table, cfg.Execute = "db", "t", true
-		c.set(&cfg)
-		err := cfg.Validate()
-		if err == nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Validate: %v, want a usage error with %q", err, c.want)
-		}
-	}
-	cfg := config.Default()
-	cfg.Database, cfg.Table, cfg.Execute, cfg.Revert, cfg.OldTableName = "db", "t", true, true, "_t_del"
-	if err := cfg.Validate(); err != nil {
-		t.Errorf("--revert --old-table=_t_del --execute without --alter: %v", err)
-	}
-}
-
 // renameSeed and renameAlter: the migration renames two columns (CHANGE and RENAME COLUMN) and
 // keeps their order and types, so the reverted table and the migrated one it replaces can be
 // compared row by row, column by column.

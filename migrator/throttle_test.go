@@ -40,28 +40,6 @@ func TestThrottleKnobs(t *testing.T) {
 	}
 }
 
-func TestThrottleFlagsValidate(t *testing.T) {
-	for _, c := range []struct {
-		set  func(*config.Config)
-		want string
-	}{
-		{func(c *config.Config) { c.MaxLoad = "Threads_running" }, `--max-load: load condition "Threads_running" is not Var=N`},
-		{func(c *config.Config) { c.CriticalLoad = "=5" }, `--critical-load: load condition "=5" has no status variable`},
-		{func(c *config.Config) { c.ThrottleControlReplicas = "r1:0" }, "--throttle-control-replicas"},
-		{func(c *config.Config) { c.ThrottleHTTP = "freno/check" }, "throttle-http needs a URL with its scheme"},
-		{func(c *config.Config) { c.ThrottleHTTPTimeout = 0 }, "must be positive"},
-		{func(c *config.Config) { c.CriticalLoadHibernate = -time.Second }, "must not be negative"},
-	} {
-		cfg := config.Default()
-		cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-		c.set(&cfg)
-		err := cfg.Validate()
-		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Validate = %v, want a usage error containing %q", err, c.want)
-		}
-	}
-}
-
 // throttledRun starts a migration of throttleDB.tbl (rows rows, chunks of chunk rows) whose
 // chunks are counted; configure adjusts the configuration and the seams.
 func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*config.Config, *seams)) (*Migrator, <-chan error, *atomic.Int64, *sql.DB) {
