@@ -18,10 +18,10 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
 // The driver logs "unexpected EOF" for every connection the trials kill: expected noise here.
@@ -39,11 +39,11 @@ func envInt(name string, def int) int {
 }
 
 // availableAlgorithms are the --cut-over algorithms the migrator accepts today: an algorithm is
-// picked up by the suite as soon as migrator.Config.Validate stops refusing it.
+// picked up by the suite as soon as config.Config.Validate stops refusing it.
 func availableAlgorithms() []string {
 	var out []string
 	for _, a := range []string{"three-step", "atomic", "two-step"} {
-		cfg := migrator.DefaultConfig()
+		cfg := config.Default()
 		cfg.Database, cfg.Table, cfg.Alter, cfg.CutOver = "gl_chaos_probe", "t", "ENGINE=InnoDB", a
 		if cfg.Validate() == nil {
 			out = append(out, a)

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -177,7 +178,7 @@ func (s *summary) record(tr trial, res trialResult, err error) {
 // migrationConfig is a fast live migration of gl_chaos_trials.tbl with the cut-over algo. Its
 // log goes to logs only (shown when the trial fails), not to the test's: a hundred trials would
 // bury the report.
-func migrationConfig(t testing.TB, tbl, algo string, logs *testenv.LogBuffer) migrator.Config {
+func migrationConfig(t testing.TB, tbl, algo string, logs *testenv.LogBuffer) config.Config {
 	cfg := migratortest.Config(t, trialsDB, tbl, "ADD COLUMN note VARCHAR(16) NULL", nil)
 	cfg.ChunkSize = 100
 	cfg.CutOverLockTimeout = time.Second

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
@@ -28,7 +29,7 @@ func FuzzCommand(f *testing.F) {
 		"\x00", "chunk-size=" + strings.Repeat("9", 40), "status\r\nsup\n"} {
 		f.Add([]byte(seed + "\n"))
 	}
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	cfg.Database, cfg.Table, cfg.Alter = "db", "t", "ADD COLUMN c INT NULL"
 	cfg.Logger = zerolog.Nop()
 	m, err := migrator.New(cfg)

@@ -9,9 +9,6 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
-// MaxThreads is the largest --copy-threads: each session is a connection copying at full speed.
-const MaxThreads = 32
-
 // maxAutoThreads bounds the number of copy sessions AutoThreads chooses.
 const maxAutoThreads = 8
 

@@ -12,9 +12,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -30,7 +30,7 @@ const (
 
 // invocation is the result of reading the command line.
 type invocation struct {
-	Config migrator.Config
+	Config config.Config
 	Action action
 	Stack  bool // --stack: print the error chain in detail on failure
 
@@ -45,7 +45,7 @@ type invocation struct {
 	CutOverSeams cutover.TestSeams
 }
 
-// flagValues holds the flags whose value is not a migrator.Config field (the table's own).
+// flagValues holds the flags whose value is not a config.Config field (the table's own).
 type flagValues struct {
 	conf      string
 	logFormat string
@@ -67,11 +67,11 @@ type flagValues struct {
 	security               securityFlags // flags_security.go
 }
 
-// parseArgs reads the command line (without the program name) into a migrator.Config.
+// parseArgs reads the command line (without the program name) into a config.Config.
 // --help and --version print to stdout and return their action. Every error it returns is a
 // usage error: the caller exits 2. Logs go to stderr.
 func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	var v flagValues
 	fs := newFlagSet(&cfg, &v)
 
@@ -114,7 +114,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 
 // applyBasics reads --conf and the credentials and TLS settings, then checks every flag's
 // range and runs the flags' own checks (flagtable.go).
-func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr io.Writer) error {
+func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *config.Config, stderr io.Writer) error {
 	if v.conf != "" {
 		creds, err := readConfFile(v.conf)
 		if err != nil {
@@ -136,7 +136,7 @@ func (v *flagValues) applyBasics(fs *pflag.FlagSet, cfg *migrator.Config, stderr
 // applyChunkDefaults keeps gh-ost's meaning of an explicit --chunk-size: a command line that
 // gives it and not --chunk-time copies chunks of exactly that many rows. Without either, chunks
 // start at --chunk-size's default and follow --chunk-time's default (doc/performance.md).
-func applyChunkDefaults(fs *pflag.FlagSet, cfg *migrator.Config) {
+func applyChunkDefaults(fs *pflag.FlagSet, cfg *config.Config) {
 	if fs.Changed("chunk-size") && !fs.Changed("chunk-time") {
 		cfg.ChunkTime = 0
 	}

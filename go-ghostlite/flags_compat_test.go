@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // gh-ost's spelling: Go's flag package takes -flag, -flag=value and -flag value (non-boolean).
@@ -18,7 +18,7 @@ func TestSingleDashSpelling(t *testing.T) {
 		"-chunk-size", "500", "-exact-rowcount=false", "-max-lag-millis=2000", "-throttle-query", "-1")
 	mixed := mustParse(t, "-database", "db", "--table=tbl", "-alter", "ADD COLUMN c INT", "--execute",
 		"-chunk-size=500", "--exact-rowcount=false", "-max-lag-millis", "2000", "--throttle-query=-1")
-	for name, got := range map[string]migrator.Config{"one dash": one, "mixed": mixed} {
+	for name, got := range map[string]config.Config{"one dash": one, "mixed": mixed} {
 		if !equalConfigs(got, two) {
 			t.Errorf("%s: %+v\nwant %+v", name, withoutLogger(got), withoutLogger(two))
 		}
@@ -41,12 +41,12 @@ func TestSingleDashSpelling(t *testing.T) {
 		t.Errorf("-nope: %v", err)
 	}
 	// Nothing after "--" is rewritten; -h stays the short help flag.
-	if got := normalizeArgs(newFlagSet(new(migrator.Config), &flagValues{}), []string{"-h", "-", "--", "-alter"}); !slices.Equal(got, []string{"-h", "-", "--", "-alter"}) {
+	if got := normalizeArgs(newFlagSet(new(config.Config), &flagValues{}), []string{"-h", "-", "--", "-alter"}); !slices.Equal(got, []string{"-h", "-", "--", "-alter"}) {
 		t.Errorf("normalizeArgs: %q", got)
 	}
 }
 
-func equalConfigs(a, b migrator.Config) bool {
+func equalConfigs(a, b config.Config) bool {
 	return reflect.DeepEqual(withoutLogger(a), withoutLogger(b))
 }
 

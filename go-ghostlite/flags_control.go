@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/control"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
 // controlFlags are the interactive commands' flags (package control). They stay in this package:
@@ -15,7 +15,7 @@ type controlFlags struct {
 }
 
 // controlConfig is the interactive server's configuration for a migration of cfg.
-func (v controlFlags) controlConfig(cfg migrator.Config) control.Config {
+func (v controlFlags) controlConfig(cfg config.Config) control.Config {
 	socket := v.socketFile
 	if socket == "" {
 		socket = control.DefaultSocketFile(cfg.Database, cfg.Table)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
@@ -18,7 +19,7 @@ import (
 // The hooks' and the metrics' flags are in supportedFlags (flags_test.go); gh-ost's default
 // holds, and gh-ost's StatsD flags are supported (metrics.StatsD).
 func TestObserverFlagsDefaults(t *testing.T) {
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	fs := newFlagSet(&cfg, &flagValues{})
 	if f := fs.Lookup("hooks-status-interval"); f == nil || f.DefValue != "60" {
 		t.Errorf("--hooks-status-interval defaults to %v, want gh-ost's 60", f)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // validatedByMigrator are the numeric flags whose range the migrator checks (Config validation).
@@ -24,7 +24,7 @@ func TestNumericFlagRanges(t *testing.T) {
 	for _, r := range flagRanges {
 		ranged[r.name] = r
 	}
-	var cfg migrator.Config
+	var cfg config.Config
 	fs := newFlagSet(&cfg, &flagValues{})
 	fs.VisitAll(func(f *pflag.Flag) {
 		switch f.Value.Type() {

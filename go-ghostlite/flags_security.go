@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
 // Environment variables that carry passwords (doc/flags.md, Security). One tool-specific name
@@ -29,7 +29,7 @@ type securityFlags struct {
 
 // apply resolves the password (--password, then --ask-pass, then the environment, then --conf,
 // already in cfg) and the TLS setting into cfg. stdin is where --ask-pass reads.
-func (f *securityFlags) apply(fs *pflag.FlagSet, cfg *migrator.Config, stdin io.Reader, prompt io.Writer) error {
+func (f *securityFlags) apply(fs *pflag.FlagSet, cfg *config.Config, stdin io.Reader, prompt io.Writer) error {
 	env, hasEnv := os.LookupEnv(passwordEnv)
 	masterEnv, hasMasterEnv := os.LookupEnv(masterPasswordEnv)
 	_ = os.Unsetenv(passwordEnv) // hooks inherit the environment: they must not see it

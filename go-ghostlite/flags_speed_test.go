@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // --chunk-time takes a Go duration; a value out of range is refused in one line naming the flag.
@@ -36,7 +36,7 @@ func TestChunkTimeDefault(t *testing.T) {
 		args []string
 		want time.Duration
 	}{
-		{nil, migrator.DefaultChunkTime},
+		{nil, config.DefaultChunkTime},
 		{[]string{"--chunk-size=500"}, 0},
 		{[]string{"-chunk-size", "500"}, 0},
 		{[]string{"--chunk-size=500", "--chunk-time=300ms"}, 300 * time.Millisecond},

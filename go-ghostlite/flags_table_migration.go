@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // The flag table (flagtable.go): what is migrated and how, and the checks a user may relax.
@@ -41,7 +41,7 @@ var migrationTopic = flagTopic{"Migration", []flagSpec{
 		ghost: ghostDiffers, note: "given, as in gh-ost (fixed chunks); not given, chunks of 1000 rows to start with, then sized by `--chunk-time` (100ms)",
 		help: "rows copied per chunk (10 to 100000); given, every chunk has that many rows (gh-ost), else chunks start there and follow --chunk-time",
 	},
-	{name: "chunk-time", to: "ChunkTime", def: migrator.DefaultChunkTime.String(),
+	{name: "chunk-time", to: "ChunkTime", def: config.DefaultChunkTime.String(),
 		help: "go-ghostlite only: size copy chunks so that each takes about this long: the first have --chunk-size rows, then the size follows the measured chunk times between 10 and 100000 rows, halving at once after a lock wait; 0: every chunk has --chunk-size rows. Given --chunk-size and not --chunk-time, chunks keep --chunk-size rows, as in gh-ost",
 	},
 	{name: "copy-threads", to: "CopyThreads",
@@ -178,7 +178,7 @@ var trustTopic = flagTopic{"Trust (checks you may relax)", []flagSpec{
 // checkStorageEngine lowers --storage-engine's case and refuses any engine but innodb.
 func checkStorageEngine(t flagTargets) error {
 	t.cfg.StorageEngine = strings.ToLower(t.cfg.StorageEngine)
-	return migrator.CheckStorageEngine(t.cfg.StorageEngine)
+	return config.CheckStorageEngine(t.cfg.StorageEngine)
 }
 
 // useTestCheckpointInterval makes the hidden --checkpoint-interval-millis, when given, the interval.

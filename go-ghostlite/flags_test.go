@@ -15,7 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // supportedFlags is the brief's list of flags go-ghostlite implements.
@@ -53,7 +53,7 @@ func parse(t *testing.T, args ...string) (invocation, error) {
 	return parseArgs(args, io.Discard, io.Discard)
 }
 
-func mustParse(t *testing.T, args ...string) migrator.Config {
+func mustParse(t *testing.T, args ...string) config.Config {
 	t.Helper()
 	inv, err := parse(t, args...)
 	if err != nil {
@@ -66,7 +66,7 @@ func mustParse(t *testing.T, args ...string) migrator.Config {
 }
 
 // withoutLogger blanks the logger so two configs compare with reflect.DeepEqual.
-func withoutLogger(c migrator.Config) migrator.Config {
+func withoutLogger(c config.Config) config.Config {
 	c.Logger = zerolog.Logger{}
 	return c
 }
@@ -86,7 +86,7 @@ func TestDefaultsAreGhOsts(t *testing.T) {
 		"cut-over": "three-step", "log-format": "console", "allow-lock-bypassing-plugins": "false",
 		"concurrent-rowcount": "true", "serve-tcp-port": "0", "force-named-cut-over": "false", "force-named-panic": "false",
 	}
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	fs := newFlagSet(&cfg, &flagValues{})
 	for name, want := range ghost {
 		f := fs.Lookup(name)
@@ -100,9 +100,9 @@ func TestDefaultsAreGhOsts(t *testing.T) {
 	}
 
 	got := mustParse(t, required...)
-	want := migrator.DefaultConfig()
+	want := config.Default()
 	want.Database, want.Table, want.Alter = "db", "tbl", "ADD COLUMN c INT"
-	want.ChunkTime = migrator.DefaultChunkTime // ours, not gh-ost's: chunks sized by their time
+	want.ChunkTime = config.DefaultChunkTime // ours, not gh-ost's: chunks sized by their time
 	if !reflect.DeepEqual(withoutLogger(got), withoutLogger(want)) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", withoutLogger(got), withoutLogger(want))
 	}
@@ -138,7 +138,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"--master-user=mu", "--master-password=mp",
 		"--attempt-instant-ddl", "--analyze-ghost-table-before-cutover", "--chunk-time=300ms", "--copy-threads=4",
 	)
-	want := migrator.DefaultConfig()
+	want := config.Default()
 	want.Conn.Host, want.Conn.Port, want.Conn.User, want.Conn.Password = "db1", 3307, "u", "p"
 	want.Database, want.Table, want.Alter = "shop", "orders", "ADD COLUMN note TEXT"
 	want.Execute, want.AllowOnMaster, want.AssumeMasterHost = true, true, "primary:3306"
@@ -184,7 +184,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"FlagFileInterval": "no gh-ost flag: tests shorten it",
 	}
 	fields := 0
-	eachConfigField(reflect.ValueOf(got), reflect.ValueOf(migrator.DefaultConfig()), func(f reflect.StructField, g, d reflect.Value) {
+	eachConfigField(reflect.ValueOf(got), reflect.ValueOf(config.Default()), func(f reflect.StructField, g, d reflect.Value) {
 		fields++
 		if _, ok := exempt[f.Name]; ok {
 			return
@@ -200,7 +200,7 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 	}
 }
 
-// eachConfigField calls fn with each field of the configs got and def (both migrator.Config), the
+// eachConfigField calls fn with each field of the configs got and def (both config.Config), the
 // fields of the embedded settings structs in place of those structs (Conn is one field).
 func eachConfigField(got, def reflect.Value, fn func(f reflect.StructField, g, d reflect.Value)) {
 	for i := range got.NumField() {
@@ -214,7 +214,7 @@ func eachConfigField(got, def reflect.Value, fn func(f reflect.StructField, g, d
 }
 
 func TestSupportedFlagsAreListed(t *testing.T) {
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	fs := newFlagSet(&cfg, &flagValues{})
 	var help bytes.Buffer
 	writeHelp(&help, fs)
@@ -351,7 +351,7 @@ func TestFlagsAreDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	newFlagSet(&cfg, &flagValues{}).VisitAll(func(f *pflag.Flag) {
 		if !strings.Contains(string(doc), "`--"+f.Name+"`") {
 			t.Errorf("doc/flags.md does not mention `--%s`", f.Name)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // doc/flags.md and the flag table (flagtable.go) agree: the gh-ost table is generated from the
@@ -84,7 +84,7 @@ func TestFlagsDocDefaults(t *testing.T) {
 	if i, j := strings.Index(doc, ghostDocBegin), strings.Index(doc, ghostDocEnd); i >= 0 && j > i {
 		doc = doc[:i] + doc[j:]
 	}
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	fs := newFlagSet(&cfg, &flagValues{})
 	rowed := map[string]bool{}
 	for _, m := range docRow.FindAllStringSubmatch(doc, -1) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // The flag table: every flag of the command line is one flagSpec, declared once, under the topic
@@ -22,8 +22,8 @@ import (
 // A new flag is one entry here, a row in doc/flags.md, and the code that uses its value.
 //
 // Invariants:
-//   - a flag's value goes to one place: a migrator.Config field named by its path (to), whose
-//     default is migrator.DefaultConfig's unless def says otherwise, or a field of flagValues
+//   - a flag's value goes to one place: a config.Config field named by its path (to), whose
+//     default is config.Default's unless def says otherwise, or a field of flagValues
 //     (own), whose default is def (the zero value when def is empty);
 //   - a duration is read by one Value, durationFlag: a whole number of milliseconds or seconds
 //     (seconds with a fraction for --mysql-timeout), or a Go duration where the table gives no unit;
@@ -56,10 +56,10 @@ type flagSpec struct {
 	// flag's help and its warning say the same).
 	note string
 
-	to  string                  // path of the migrator.Config field the value goes to ("Conn.Host")
+	to  string                  // path of the config.Config field the value goes to ("Conn.Host")
 	own func(v *flagValues) any // else: a pointer to where the value goes
 	// def is the default, as given on the command line, of an own value, or of a Config field
-	// whose command-line default differs from DefaultConfig's (--chunk-time).
+	// whose command-line default differs from config.Default's (--chunk-time).
 	def   string
 	unit  unit                      // for a time.Duration: the unit the number counts (none: Go's 1m30s)
 	rng   *flagRange                // allowed values, checked after parsing
@@ -85,7 +85,7 @@ var flagTopics = []flagTopic{
 
 // flagTargets are where parsed values go.
 type flagTargets struct {
-	cfg *migrator.Config
+	cfg *config.Config
 	v   *flagValues
 }
 
@@ -99,18 +99,18 @@ func eachFlag(fn func(s *flagSpec)) {
 }
 
 // newFlagSet registers every flag of the table: each writes into cfg or v.
-func newFlagSet(cfg *migrator.Config, v *flagValues) *pflag.FlagSet {
+func newFlagSet(cfg *config.Config, v *flagValues) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("go-ghostlite", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
 	fs.Usage = func() {}
-	defaults := migrator.DefaultConfig()
+	defaults := config.Default()
 	eachFlag(func(s *flagSpec) { s.register(fs, flagTargets{cfg, v}, &defaults) })
 	return fs
 }
 
 // register adds s to fs, its value in t and its default from defaults (or def).
-func (s *flagSpec) register(fs *pflag.FlagSet, t flagTargets, defaults *migrator.Config) {
+func (s *flagSpec) register(fs *pflag.FlagSet, t flagTargets, defaults *config.Config) {
 	var p any
 	if s.to != "" {
 		p = configField(t.cfg, s.to)
@@ -151,12 +151,12 @@ func (s *flagSpec) register(fs *pflag.FlagSet, t flagTargets, defaults *migrator
 }
 
 // configField returns a pointer to the field of cfg at path ("Conn.Host").
-func configField(cfg *migrator.Config, path string) any {
+func configField(cfg *config.Config, path string) any {
 	v := reflect.ValueOf(cfg).Elem()
 	for _, name := range strings.Split(path, ".") {
 		v = v.FieldByName(name)
 		if !v.IsValid() || !v.CanSet() {
-			panic(fmt.Sprintf("flag table: migrator.Config has no settable field %s", path))
+			panic(fmt.Sprintf("flag table: config.Config has no settable field %s", path))
 		}
 	}
 	return v.Addr().Interface()

@@ -7,13 +7,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // Every visible flag is in exactly one topic of --help, every name in a topic is a flag, and the
 // help shows each topic with its flags and their defaults.
 func TestHelpGroupsCoverEveryFlag(t *testing.T) {
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	var v flagValues
 	fs := newFlagSet(&cfg, &v)
 	seen := map[string]string{}

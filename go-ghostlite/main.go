@@ -1,6 +1,6 @@
 // Command go-ghostlite runs one online schema migration of a MySQL or MariaDB table.
 //
-// This package is only the command line: flags (named as gh-ost's) -> migrator.Config, the
+// This package is only the command line: flags (named as gh-ost's) -> config.Config, the
 // logger, signal handling and exit codes, and the observers wired around the run (the interactive
 // commands' server, the terminal's progress line). The migration itself is the migrator package's.
 //
@@ -8,7 +8,7 @@
 //   - exit codes: 0 success (and --help, --version, and --check-flag when every flag given exists),
 //     1 failure (any error from the migration, including refusals found on the server; and
 //     --check-flag when a flag given does not exist), 2 bad usage (a flag that cannot be parsed,
-//     or an error wrapping migrator.ErrUsage from migrator.New);
+//     or an error wrapping config.ErrUsage from migrator.New);
 //   - the error that ends the run is the last line on stderr, one line: "FATAL <message>" (gh-ost's
 //     level word), or with --log-format=json a JSON line of level "fatal" with that message;
 //     --stack adds detail;
@@ -27,6 +27,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
@@ -65,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	routeLibraryLogs(inv.Config.Logger)
 	m, err := migrator.New(inv.Config)
 	if err != nil {
-		if errors.Is(err, migrator.ErrUsage) {
+		if errors.Is(err, config.ErrUsage) {
 			return report(fmt.Errorf("%w (see go-ghostlite --help)", err), inv.Stack, exitUsage)
 		}
 		return report(err, inv.Stack, exitFailure)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
@@ -23,7 +24,7 @@ import (
 const hooksDB = "gl_hooks"
 
 // migration is a migrator of hooksDB.t (on the primary) with the hooks of r attached.
-func migration(t *testing.T, r *recorder, cfg migrator.Config, logs *testenv.LogBuffer) (*migrator.Migrator, *Hooks) {
+func migration(t *testing.T, r *recorder, cfg config.Config, logs *testenv.LogBuffer) (*migrator.Migrator, *Hooks) {
 	t.Helper()
 	cfg.Logger = testenv.Logger(t, logs).Level(zerolog.InfoLevel)
 	m, err := migrator.New(cfg)
@@ -39,7 +40,7 @@ func migration(t *testing.T, r *recorder, cfg migrator.Config, logs *testenv.Log
 }
 
 // baseConfig is the live migration of database.t these tests run (its logger is migration's).
-func baseConfig(t *testing.T, database string) migrator.Config {
+func baseConfig(t *testing.T, database string) config.Config {
 	t.Helper()
 	cfg := migratortest.Config(t, database, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ExactRowcount, cfg.ChunkSize = true, 100

@@ -17,9 +17,6 @@ import (
 // ghost (checkpoint.Resume) before anything is changed, then streams from the checkpoint's
 // position and copies the keys above its key.
 
-// checkpointing tells whether this run writes checkpoints.
-func (c *Config) checkpointing() bool { return c.Checkpoint || c.Resume }
-
 // resumeKind continues a stopped --checkpoint run: its ghost, changelog and checkpoint table are
 // adopted, the stream starts at its checkpoint and the copy above its key.
 type resumeKind struct {

@@ -90,16 +90,6 @@ func (r *run) checksumRows() int64 {
 	return n
 }
 
-// validateChecksum refuses --checksum=false with --allow-cascading-foreign-keys-data-loss: what
-// the cascades changed in the original during the copy is found and copied again only by the
-// checksum.
-func (c *Config) validateChecksum() error {
-	if c.AllowCascadingForeignKeysDataLoss && !c.Checksum {
-		return fmt.Errorf("%w: --allow-cascading-foreign-keys-data-loss needs the checksum before the cut-over: drop --checksum=false", ErrUsage)
-	}
-	return nil
-}
-
 // checksumChunkSize is the size of the checksum's chunks (it compares ranges of ten): the chunk
 // size the copy uses now, or, while --chunk-time sizes the copy's chunks, --chunk-size, the size
 // they started from. Chunks grown for speed (tens of thousands of rows) would leave the three

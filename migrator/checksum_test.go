@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/checksum"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/observe"
@@ -16,7 +17,7 @@ import (
 
 // checksumSetup creates t (3,000 rows: some names empty, some NULL) and a configuration that cuts
 // over at once, logging into logs, with chunks of 500 rows.
-func checksumSetup(t *testing.T, alter string, logs *testenv.LogBuffer) (*sql.DB, Config) {
+func checksumSetup(t *testing.T, alter string, logs *testenv.LogBuffer) (*sql.DB, config.Config) {
 	t.Helper()
 	db := testenv.Table(t, sameResultDB,
 		"CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20) NULL, n INT NOT NULL)",
@@ -194,14 +195,6 @@ func TestChecksumDisabledSkipsPhase(t *testing.T) {
 	}
 	if logs.Contains("phase: checksum") || testenv.CountRows(t, db, sameResultDB, "t") != 3000 {
 		t.Error("the checksum phase was entered, or rows were lost")
-	}
-}
-
-func TestChecksumRequiredWithCascadingLoss(t *testing.T) {
-	cfg := testConfig(t, "db", "t", "ADD COLUMN c INT", nil)
-	cfg.AllowCascadingForeignKeysDataLoss, cfg.Checksum = true, false
-	if err := cfg.Validate(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--checksum=false") {
-		t.Errorf("Validate: %v, want a usage error naming --checksum=false", err)
 	}
 }
 

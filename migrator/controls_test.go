@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -15,7 +16,7 @@ import (
 const controlsDB = "gl_controls"
 
 func TestKnobsGetSetAndRanges(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
 	m := mustNew(t, cfg)
 	if got, want := m.Knobs(), []string{"chunk-size", "critical-load", "dml-batch-size", "max-lag-millis", "max-load",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -66,7 +67,7 @@ func runCopyCheckCase(t *testing.T, c copyCheckCase, serverID uint32) {
 		testenv.Exec(t, db, c.bad)
 	}
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table, cfg.Alter = copyCheckDB, "t", c.alter
 	cfg.AllowOnMaster, cfg.Execute = true, true
@@ -153,7 +154,7 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &testenv.LogBuffer{}
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table, cfg.Alter = copyCheckDB, "t", "ADD UNIQUE KEY uu (u), ADD COLUMN c INT"
 	cfg.AllowOnMaster, cfg.Execute = true, true

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -69,7 +70,7 @@ func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
 
 // displacedSetup creates t(id, u) with distinct u, and want: t as it must end, with the duplicate
 // (5001, 5) the test writes. The configuration adds UNIQUE KEY u (u).
-func displacedSetup(t *testing.T) (*sql.DB, Config) {
+func displacedSetup(t *testing.T) (*sql.DB, config.Config) {
 	t.Helper()
 	db := testenv.Table(t, displacedDB, "CREATE TABLE t (id INT PRIMARY KEY, u INT)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t", "INSERT INTO want VALUES (5001, 5)")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
@@ -60,7 +61,7 @@ type kindTraits struct {
 }
 
 // newKind is the kind of run c asks for: the one place --resume and --revert are told apart.
-func newKind(c Config) runKind {
+func newKind(c config.Config) runKind {
 	switch {
 	case c.Revert:
 		return &revertKind{keepCheckpoint: c.Checkpoint && !c.OkToDropTable}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -41,20 +42,20 @@ func TestMetadataLockPreflight(t *testing.T) {
 	if mdlVisible(t) {
 		t.Fatal("metadata locks still visible with the instrument off")
 	}
-	run := func(t *testing.T, set func(*Config)) error {
+	run := func(t *testing.T, set func(*config.Config)) error {
 		cfg := testConfig(t, mdlDB, "t", "ADD COLUMN c INT NULL", nil)
 		set(&cfg)
 		return mustNew(t, cfg).Run(context.Background())
 	}
 	for _, c := range []struct {
 		name    string
-		set     func(*Config)
+		set     func(*config.Config)
 		wantErr string // "" = success
 	}{
-		{"refused", func(*Config) {}, "metadata lock instrument not enabled"},
-		{"skip", func(c *Config) { c.SkipMetadataLockCheck = true }, ""},
-		{"atomic even with skip", func(c *Config) { c.SkipMetadataLockCheck, c.CutOver = true, cutover.AlgorithmAtomic }, "--cut-over=atomic needs performance_schema metadata locks"},
-		{"dry run with allow", func(c *Config) { c.AllowSetupMetadataLockInstruments = true }, ""},
+		{"refused", func(*config.Config) {}, "metadata lock instrument not enabled"},
+		{"skip", func(c *config.Config) { c.SkipMetadataLockCheck = true }, ""},
+		{"atomic even with skip", func(c *config.Config) { c.SkipMetadataLockCheck, c.CutOver = true, cutover.AlgorithmAtomic }, "--cut-over=atomic needs performance_schema metadata locks"},
+		{"dry run with allow", func(c *config.Config) { c.AllowSetupMetadataLockInstruments = true }, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := captureState(t, db)
@@ -75,7 +76,7 @@ func TestMetadataLockPreflight(t *testing.T) {
 		})
 	}
 	t.Run("execute with allow", func(t *testing.T) {
-		err := run(t, func(c *Config) {
+		err := run(t, func(c *config.Config) {
 			live(c)
 			c.AllowSetupMetadataLockInstruments = true
 		})

@@ -29,31 +29,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
-	"github.com/go-ghostlite/go-ghostlite/copier"
-	"github.com/go-ghostlite/go-ghostlite/cutover"
-	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
-// ErrUsage marks a configuration that is wrong before any server is asked (a missing or
-// contradictory flag value): the command line exits 2 for it, as for a flag it cannot parse.
-// Refusals that come from inspecting the server (missing table, unsafe ALTER, server settings)
-// are ordinary failures: exit 1.
-var ErrUsage = errors.New("usage")
+// ErrUsage marks a configuration that is wrong before any server is asked (config.ErrUsage, here
+// for errors.Is at the callers of New).
+var ErrUsage = config.ErrUsage
 
 // Migrator runs one migration.
 type Migrator struct {
-	cfg    Config
+	cfg    config.Config
 	log    zerolog.Logger
 	phases *phases
 	levers *levers             // what Controls changes (controls.go)
@@ -90,7 +83,7 @@ func (m *Migrator) applier() *binlogapply.Applier {
 }
 
 // New checks the configuration and returns a Migrator.
-func New(cfg Config) (*Migrator, error) {
+func New(cfg config.Config) (*Migrator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -98,84 +91,6 @@ func New(cfg Config) (*Migrator, error) {
 	m.phases = newPhases(m.log, nil)
 	m.levers = m.newLevers()
 	return m, nil
-}
-
-// Validate checks the configuration without touching a server.
-func (c *Config) Validate() error {
-	switch {
-	case c.Database == "":
-		return fmt.Errorf("%w: --database is required", ErrUsage)
-	case c.Table == "":
-		return fmt.Errorf("%w: --table is required", ErrUsage)
-	case c.Alter == "" && !c.RecoverCutOver && !c.Revert:
-		return fmt.Errorf("%w: --alter is required", ErrUsage)
-	case c.ChunkSize < 10 || c.ChunkSize > 100000:
-		return fmt.Errorf("%w: --chunk-size must be between 10 and 100000 (got %d)", ErrUsage, c.ChunkSize)
-	case c.ChunkTime != 0 && (c.ChunkTime < 10*time.Millisecond || c.ChunkTime > time.Minute):
-		return fmt.Errorf("%w: --chunk-time must be 0 (off) or between 10ms and 1m (got %v)", ErrUsage, c.ChunkTime)
-	case c.CopyThreads < 0 || c.CopyThreads > copier.MaxThreads:
-		return fmt.Errorf("%w: --copy-threads must be 0 (auto) or between 1 and %d (got %d)", ErrUsage, copier.MaxThreads, c.CopyThreads)
-	case c.DMLBatchSize < 1 || c.DMLBatchSize > 100:
-		return fmt.Errorf("%w: --dml-batch-size must be between 1 and 100 (got %d)", ErrUsage, c.DMLBatchSize)
-	case c.DefaultRetries < 1:
-		return fmt.Errorf("%w: --default-retries must be at least 1 (got %d)", ErrUsage, c.DefaultRetries)
-	case c.SwitchToRBR && c.AssumeRBR:
-		return fmt.Errorf("%w: --switch-to-rbr and --assume-rbr contradict each other: give one", ErrUsage)
-	case c.ApproveRenamedColumns && c.SkipRenamedColumns:
-		return fmt.Errorf("%w: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one", ErrUsage)
-	case cutover.Validate(c.CutOver) != nil:
-		return fmt.Errorf("%w: --cut-over=%q is not supported; use %s", ErrUsage, c.CutOver, cutover.Choices())
-	case c.Resume && !c.Execute:
-		return fmt.Errorf("%w: --resume continues a migration: it needs --execute (a dry run would drop the ghost it continues)", ErrUsage)
-	case c.checkpointing() && c.CheckpointInterval <= 0:
-		return fmt.Errorf("%w: --checkpoint-seconds must be positive", ErrUsage)
-	case c.CutOverLockTimeout <= 0:
-		return fmt.Errorf("%w: --cut-over-lock-timeout-seconds must be positive", ErrUsage)
-	}
-	if table.TooLong(table.GhostName(c.Table)) {
-		return fmt.Errorf("%w: table name %q is too long for its ghost table name (64 characters at most)", ErrUsage, c.Table)
-	}
-	if c.TimestampOldTable && table.TooLong(table.OldName(c.Table, "20060102150405")) {
-		return fmt.Errorf("%w: table name %q is too long for a timestamped old table name (64 characters at most): drop --timestamp-old-table", ErrUsage, c.Table)
-	}
-	if c.StorageEngine != "" {
-		if err := CheckStorageEngine(c.StorageEngine); err != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, err)
-		}
-	}
-	if err := c.preflightOptions().ValidateTriggerFlags(); err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err)
-	}
-	if err := c.validateThrottle(); err != nil {
-		return err
-	}
-	if err := c.validateReplicaModes(); err != nil {
-		return err
-	}
-	if err := c.validateChecksum(); err != nil {
-		return err
-	}
-	if err := c.validateRevert(); err != nil { // revert.go
-		return err
-	}
-	if (c.MasterUser != "" || c.MasterPassword != "") && c.AssumeMasterHost == "" {
-		return fmt.Errorf("%w: --master-user and --master-password need --assume-master-host (the primary they log in to)", ErrUsage)
-	}
-	if c.AssumeMasterHost != "" {
-		if _, _, err := dbconn.ParseHostPort(c.AssumeMasterHost, c.Conn.Port); err != nil {
-			return fmt.Errorf("%w: --assume-master-host: %v", ErrUsage, err)
-		}
-	}
-	return nil
-}
-
-// CheckStorageEngine refuses a --storage-engine other than innodb (in any case): the one rule,
-// for the command line and for Validate.
-func CheckStorageEngine(engine string) error {
-	if !strings.EqualFold(engine, "innodb") {
-		return fmt.Errorf("--storage-engine=%s is not supported; only innodb is", engine)
-	}
-	return nil
 }
 
 // Run performs the migration and returns nil on success. Without --execute it is a dry run: it
@@ -221,7 +136,7 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	if err := m.pass(ctx, observe.StepValidated); err != nil {
 		return nothing, m.abandon(s, err) // prepare.go
 	}
-	if m.cfg.ExactRowcount && !m.cfg.countsConcurrently() { // counted in preparation; else once counted (run.go)
+	if m.cfg.ExactRowcount && !m.cfg.CountsConcurrently() { // counted in preparation; else once counted (run.go)
 		m.emit(observe.EventRowCountComplete, observe.Event{})
 	}
 	if !m.cfg.Execute {

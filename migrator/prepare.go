@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
@@ -140,8 +141,8 @@ func (m *Migrator) connect(ctx context.Context, s *session) (err error) {
 }
 
 // newSession is a session before anything is connected.
-func newSession(cfg Config, log zerolog.Logger) *session {
-	st := preflight.NewState(cfg.preflightOptions(), log)
+func newSession(cfg config.Config, log zerolog.Logger) *session {
+	st := preflight.NewState(cfg.PreflightOptions(), log)
 	return &session{pre: st, plan: st.Plan, kind: newKind(cfg), log: log}
 }
 
@@ -183,29 +184,4 @@ func (m *Migrator) attemptInstantDDL(ctx context.Context, s *session) bool {
 		m.log.Warn().Err(err).Msg("the instant ALTER is done, but the ghost table could not be dropped; drop it by hand")
 	}
 	return true
-}
-
-// preflightOptions are the settings the checks read.
-func (c Config) preflightOptions() preflight.Options {
-	return preflight.Options{
-		Conn: c.Conn, Database: c.Database, Table: c.Table, Alter: c.Alter,
-		Execute: c.Execute, AllowOnMaster: c.AllowOnMaster, AssumeMasterHost: c.AssumeMasterHost,
-		MasterUser: c.MasterUser, MasterPassword: c.MasterPassword,
-		AssumeRBR: c.AssumeRBR, SwitchToRBR: c.SwitchToRBR, Tungsten: c.Tungsten, AllowPlugins: c.AllowPlugins,
-		ExactRowcount:    c.ExactRowcount && !c.countsConcurrently(),
-		MigrateOnReplica: c.MigrateOnReplica, TestOnReplica: c.TestOnReplica,
-		InitiallyDropGhostTable: c.InitiallyDropGhostTable, InitiallyDropOldTable: c.InitiallyDropOldTable,
-		TimestampOldTable:     c.TimestampOldTable,
-		ApproveRenamedColumns: c.ApproveRenamedColumns, SkipRenamedColumns: c.SkipRenamedColumns,
-		DiscardForeignKeys: c.DiscardForeignKeys, SkipForeignKeyChecks: c.SkipForeignKeyChecks,
-		AllowCascadingForeignKeysDataLoss: c.AllowCascadingForeignKeysDataLoss,
-		AllowZeroInDate:                   c.AllowZeroInDate, SkipStrictMode: c.SkipStrictMode,
-		AllowNullableUniqueKey: c.AllowNullableUniqueKey,
-		IncludeTriggers:        c.IncludeTriggers, TriggerSuffix: c.TriggerSuffix, RemoveTriggerSuffix: c.RemoveTriggerSuffix,
-		AtomicCutOver: c.CutOver == cutover.AlgorithmAtomic, CutOverLockTimeout: c.CutOverLockTimeout, DefaultRetries: c.DefaultRetries,
-		SkipMetadataLockCheck:             c.SkipMetadataLockCheck,
-		AllowSetupMetadataLockInstruments: c.AllowSetupMetadataLockInstruments,
-		AttemptInstantDDL:                 c.AttemptInstantDDL, AnalyzeGhostTable: c.AnalyzeGhostTable,
-		Checkpoint: c.Checkpoint, Resume: c.Resume, Revert: c.Revert,
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
@@ -17,7 +18,7 @@ import (
 const prepareDB = "gl_prepare"
 
 // prepareConfig is a dry-run configuration of prepareDB.tbl (see testConfig).
-func prepareConfig(t *testing.T, tbl, alter string, logs *testenv.LogBuffer) Config {
+func prepareConfig(t *testing.T, tbl, alter string, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
 	return testConfig(t, prepareDB, tbl, alter, logs)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
@@ -24,11 +25,11 @@ func TestPrepareRefusals(t *testing.T) {
 		setup  []string
 		tbl    string
 		alter  string
-		mutate func(*Config)
+		mutate func(*config.Config)
 		phrase string
 	}{
 		{name: "missing database", tbl: "t", alter: "ADD c INT",
-			mutate: func(c *Config) { c.Database = "gl_prepare_nosuch" },
+			mutate: func(c *config.Config) { c.Database = "gl_prepare_nosuch" },
 			phrase: "database gl_prepare_nosuch does not exist on 127.0.0.1:"},
 		{name: "missing table", tbl: "nosuch", alter: "ADD c INT",
 			phrase: "cannot find table gl_prepare.nosuch! It does not exist on 127.0.0.1:"},
@@ -41,7 +42,7 @@ func TestPrepareRefusals(t *testing.T) {
 		{name: "foreign key child", setup: []string{"CREATE TABLE c (id INT PRIMARY KEY, tid INT, CONSTRAINT fk_c_t FOREIGN KEY (tid) REFERENCES t (id))", "INSERT INTO c VALUES (1, 1)"},
 			tbl: "c", alter: "ADD x INT", phrase: "found 1 child-side foreign keys on gl_prepare.c. Child-side foreign keys are not supported. Bailing out: gl_prepare.c has foreign keys (fk_c_t -> t)"},
 		{name: "foreign key parent", setup: []string{"CREATE TABLE c (id INT PRIMARY KEY, tid INT, CONSTRAINT fk_c_t FOREIGN KEY (tid) REFERENCES t (id))"},
-			tbl: "t", alter: "ADD x INT", mutate: func(c *Config) { c.DiscardForeignKeys = true },
+			tbl: "t", alter: "ADD x INT", mutate: func(c *config.Config) { c.DiscardForeignKeys = true },
 			phrase: "found 1 parent-side foreign keys on gl_prepare.t. Parent-side foreign keys are not supported. Bailing out: gl_prepare.t is referenced by foreign keys (gl_prepare.c.fk_c_t)"},
 		{name: "ALTER drops the only key", tbl: "t", alter: "DROP PRIMARY KEY",
 			phrase: "no shared unique key can be found after ALTER! Bailing out: no PRIMARY nor UNIQUE key found in table _t_gho after the ALTER (the original's PRIMARY (id) is not in the altered table); keep a unique NOT NULL key in both"},
@@ -84,12 +85,12 @@ func TestPrepareRefusals(t *testing.T) {
 		{name: "stale changelog", setup: []string{"CREATE TABLE _t_ghc (id INT PRIMARY KEY)"}, tbl: "t", alter: "ADD c INT",
 			phrase: "table gl_prepare._t_ghc already exists. Panicking"},
 		{name: "stale changelog with only --initially-drop-old-table", setup: []string{"CREATE TABLE _t_ghc (id INT PRIMARY KEY)", "CREATE TABLE _t_del (id INT PRIMARY KEY)"},
-			tbl: "t", alter: "ADD c INT", mutate: func(c *Config) { c.InitiallyDropOldTable = true },
+			tbl: "t", alter: "ADD c INT", mutate: func(c *config.Config) { c.InitiallyDropOldTable = true },
 			phrase: "table gl_prepare._t_ghc already exists. Panicking"},
 		{name: "old table exists", setup: []string{"CREATE TABLE _t_del (id INT PRIMARY KEY)", "INSERT INTO _t_del VALUES (7)"}, tbl: "t", alter: "ADD c INT",
 			phrase: "table gl_prepare._t_del already exists. Panicking: it was left by an earlier migration: drop it, or pass --initially-drop-old-table"},
 		{name: "on the primary without --allow-on-master", tbl: "t", alter: "ADD c INT",
-			mutate: func(c *Config) { c.AllowOnMaster = false },
+			mutate: func(c *config.Config) { c.AllowOnMaster = false },
 			phrase: "it seems like this migration attempt to run directly on master: 127.0.0.1:" + fmt.Sprint(testenv.PrimaryConfig().Port) + " is a primary (not replicating); pass --allow-on-master"},
 	}
 	for _, c := range cases {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -17,7 +18,7 @@ func TestRestrictedUser(t *testing.T) {
 	db := testenv.Database(t, privilegesDB)
 	f := testenv.Flavor(t)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
-	restricted := func(grants ...string) Config {
+	restricted := func(grants ...string) config.Config {
 		t.Helper()
 		testenv.Exec(t, db, "DROP USER IF EXISTS gl_restricted@'%'", "CREATE USER gl_restricted@'%' IDENTIFIED BY 'restricted'")
 		testenv.Exec(t, db, grants...)
@@ -67,18 +68,6 @@ func TestRestrictedUser(t *testing.T) {
 	}
 	if cols := testenv.Columns(t, db, privilegesDB, "t"); !hasString(cols, "c") {
 		t.Fatalf("columns after the migration: %v", cols)
-	}
-}
-
-// --master-user and --master-password need --assume-master-host (preflight's
-// TestMasterCredentials checks the accounts each server is reached with).
-func TestMasterCredentialsNeedAssumeMasterHost(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Conn.Host, cfg.Conn.User, cfg.Conn.Password = "replica1", "ro", "ropw"
-	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-	cfg.MasterUser, cfg.MasterPassword = "rw", "rwpw"
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "need --assume-master-host") {
-		t.Fatalf("--master-user without --assume-master-host: %v", err)
 	}
 }
 

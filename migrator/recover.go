@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
@@ -33,7 +34,7 @@ func (m *Migrator) recoverCutOver(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recover the cut-over of %s.%s: %w", schema, tbl, err)
 	}
-	if err := cfg.checkRecoveredRevert(rev); err != nil {
+	if err := checkRecoveredRevert(&cfg, rev); err != nil {
 		return err
 	}
 	return cutover.RecoverCrashed(ctx, cutover.CrashConfig{
@@ -43,7 +44,7 @@ func (m *Migrator) recoverCutOver(ctx context.Context) error {
 
 // checkRecoveredRevert refuses --recover-cut-over --revert --old-table=X unless the changelog
 // names the revert of X (rev): the tables found are another run's.
-func (c *Config) checkRecoveredRevert(rev *changelog.RevertNames) error {
+func checkRecoveredRevert(c *config.Config, rev *changelog.RevertNames) error {
 	switch {
 	case !c.Revert:
 		return nil

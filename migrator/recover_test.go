@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
 // recoverDB is the database of the recovery tests.
 const recoverDB = "gl_recover_migrator"
 
-func recoverConfig(t *testing.T, tbl string, recover bool) Config {
+func recoverConfig(t *testing.T, tbl string, recover bool) config.Config {
 	t.Helper()
 	cfg := testConfig(t, recoverDB, tbl, "ADD COLUMN c INT NULL", nil)
 	cfg.RecoverCutOver = recover

@@ -27,33 +27,6 @@ import (
 // the conductor decides when. Invariant: a failure before or during the cut-over restarts the
 // replication the run stopped.
 
-// onReplica says whether the whole migration runs on the --host replica.
-func (c *Config) onReplica() bool { return c.MigrateOnReplica || c.TestOnReplica }
-
-// replicaModeFlag names the replica mode's flag, for messages.
-func (c *Config) replicaModeFlag() string { return c.preflightOptions().ReplicaModeFlag() }
-
-// validateReplicaModes refuses contradictory replica-mode flags (no server is asked).
-func (c *Config) validateReplicaModes() error {
-	switch {
-	case c.MigrateOnReplica && c.TestOnReplica:
-		return fmt.Errorf("%w: --migrate-on-replica and --test-on-replica contradict each other: give one", ErrUsage)
-	case c.TestOnReplicaSkipReplicaStop && !c.TestOnReplica:
-		return fmt.Errorf("%w: --test-on-replica-skip-replica-stop needs --test-on-replica", ErrUsage)
-	case !c.onReplica():
-		return nil
-	case c.AllowOnMaster:
-		return fmt.Errorf("%w: --allow-on-master and %s contradict each other: %s runs on the replica given by --host", ErrUsage, c.replicaModeFlag(), c.replicaModeFlag())
-	case c.AssumeMasterHost != "" && c.MigrateOnReplica:
-		// With --test-on-replica it is accepted and has nothing to do, as in gh-ost: a test run
-		// keeps the real run's command line with one flag added.
-		return fmt.Errorf("%w: --assume-master-host and --migrate-on-replica contradict each other: --migrate-on-replica never writes to the primary", ErrUsage)
-	case c.RecoverCutOver:
-		return fmt.Errorf("%w: --recover-cut-over does not support %s", ErrUsage, c.replicaModeFlag())
-	}
-	return nil
-}
-
 // replica is the --host replica, for onreplica.
 func (m *Migrator) replica(s *session) onreplica.Replica {
 	return onreplica.Replica{DB: s.inspected, Flavor: s.plan.Flavor, Addr: m.cfg.Conn.Addr(), Log: m.log}

@@ -78,7 +78,7 @@ func TestReplicaModesRefuseStrictReplicatedDomain(t *testing.T) {
 			err := runToEnd(t, cfg)
 			want := fmt.Sprintf("gtid_strict_mode is ON on replica %s and its gtid_domain_id 0 is a domain it replicates from its primary", testenv.ReplicaConfig().Addr())
 			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("%s: got %v, want one line saying %q", cfg.replicaModeFlag(), err, want)
+				t.Fatalf("%s: got %v, want one line saying %q", cfg.ReplicaModeFlag(), err, want)
 			}
 			assertTables(t, replica, schema, "t")
 			assertReplicationRunning(t, replica, true)

@@ -3,7 +3,6 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -28,40 +28,6 @@ import (
 // own gl_replica_* database, dropped (on the primary, so on the replica too) at cleanup.
 
 const replicaRows = 3000
-
-func TestReplicaModeValidate(t *testing.T) {
-	base := DefaultConfig()
-	base.Database, base.Table, base.Alter = "gl_replica", "t", "ADD c INT"
-	cases := []struct {
-		mutate func(*Config)
-		phrase string // "" means accepted
-	}{
-		{func(c *Config) { c.MigrateOnReplica = true }, ""},
-		{func(c *Config) { c.TestOnReplica = true }, ""},
-		{func(c *Config) { c.TestOnReplica, c.TestOnReplicaSkipReplicaStop = true, true }, ""},
-		{func(c *Config) { c.MigrateOnReplica, c.TestOnReplica = true, true }, "--migrate-on-replica and --test-on-replica contradict each other"},
-		{func(c *Config) { c.TestOnReplicaSkipReplicaStop = true }, "--test-on-replica-skip-replica-stop needs --test-on-replica"},
-		{func(c *Config) { c.MigrateOnReplica, c.AllowOnMaster = true, true }, "--allow-on-master and --migrate-on-replica contradict each other"},
-		{func(c *Config) { c.TestOnReplica, c.AllowOnMaster = true, true }, "--allow-on-master and --test-on-replica contradict each other"},
-		{func(c *Config) { c.MigrateOnReplica, c.AssumeMasterHost = true, "db1" }, "--assume-master-host and --migrate-on-replica contradict each other"},
-		// gh-ost accepts it: nothing to do in a test on the replica (a test run keeps the real run's flags).
-		{func(c *Config) { c.TestOnReplica, c.AssumeMasterHost = true, "db1:3306" }, ""},
-		{func(c *Config) { c.TestOnReplica, c.RecoverCutOver = true, true }, "--recover-cut-over does not support --test-on-replica"},
-	}
-	for i, c := range cases {
-		t.Run(fmt.Sprintf("case %d", i), func(t *testing.T) {
-			cfg := base
-			c.mutate(&cfg)
-			err := cfg.Validate()
-			switch {
-			case c.phrase == "" && err != nil:
-				t.Errorf("case %d: refused: %v", i, err)
-			case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase) || !errors.Is(err, ErrUsage)):
-				t.Errorf("case %d: got %v, want usage error %q", i, err, c.phrase)
-			}
-		})
-	}
-}
 
 // TestReplicaDefaultTopologyEndToEnd: --host is the replica, tables are written and cut over on
 // the primary, the replica follows by replication. The cut-over is postponed until the writer has
@@ -141,7 +107,7 @@ func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
 			cfg := replicaTestConfig(t, schema, nil)
 			cfg.Conn = testenv.PrimaryConfig()
 			cfg.MigrateOnReplica, cfg.TestOnReplica = !testMode, testMode
-			flag := cfg.replicaModeFlag()
+			flag := cfg.ReplicaModeFlag()
 			err := runToEnd(t, cfg)
 			if err == nil || !strings.Contains(err.Error(), flag+" needs --host to be a replica") {
 				t.Fatalf("%s on the primary: got %v", flag, err)
@@ -228,7 +194,7 @@ func replicaFixture(t *testing.T, schema string) *sql.DB {
 	return primary
 }
 
-func replicaTestConfig(t *testing.T, schema string, logs *testenv.LogBuffer) Config {
+func replicaTestConfig(t *testing.T, schema string, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
 	cfg := testConfig(t, schema, "t", "ADD COLUMN c INT NOT NULL DEFAULT 7", logs)
 	cfg.Conn, cfg.AllowOnMaster = testenv.ReplicaConfig(), false
@@ -240,7 +206,7 @@ func replicaTestConfig(t *testing.T, schema string, logs *testenv.LogBuffer) Con
 }
 
 // runToEnd runs a migration and returns its result (it must end within 60 s).
-func runToEnd(t *testing.T, cfg Config) error {
+func runToEnd(t *testing.T, cfg config.Config) error {
 	t.Helper()
 	return testenv.WaitResult(t, runMigration(t, cfg), 60*time.Second)
 }
@@ -248,7 +214,7 @@ func runToEnd(t *testing.T, cfg Config) error {
 // runUnderReplicaLoad runs the migration cfg describes, its cut-over postponed for a second, while
 // the writer changes t on the primary; the writer goes on for after once the run has ended. It
 // returns the run's result; a writer that wrote nothing fails the test.
-func runUnderReplicaLoad(t *testing.T, primary *sql.DB, cfg Config, after time.Duration) error {
+func runUnderReplicaLoad(t *testing.T, primary *sql.DB, cfg config.Config, after time.Duration) error {
 	t.Helper()
 	cfg.PostponeCutOverFlagFile = postponeFor(t, time.Second)
 	stopLoad := startReplicaLoad(t, primary)

@@ -4,14 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
-	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -39,30 +36,6 @@ import (
 // revert's changelog, so the old table and the checkpoint stay for another try. The revert's
 // changelog names its tables (changelog.HintRevert), so --recover-cut-over can put them back after a revert
 // died between its renames (recover.go).
-
-// validateRevert checks the revert flags without a server.
-func (c *Config) validateRevert() error {
-	switch {
-	case c.OldTableName != "" && !c.Revert:
-		return fmt.Errorf("%w: --old-table names the table --revert swaps back: give --revert too", ErrUsage)
-	case !c.Revert:
-		return nil
-	case c.OldTableName == "":
-		return fmt.Errorf("%w: --revert must be called with --old-table (the old table the migration left, for example %s)", ErrUsage, table.OldName(c.Table, ""))
-	case c.RecoverCutOver: // recover.go checks --old-table against the revert that died
-		return nil
-	case c.Resume:
-		return fmt.Errorf("%w: --revert cannot be used with --resume", ErrUsage)
-	case !c.Execute:
-		return fmt.Errorf("%w: --revert swaps tables: it needs --execute", ErrUsage)
-	case slices.ContainsFunc([]string{c.Table, changelog.Name(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
-		func(n string) bool { return strings.EqualFold(n, c.OldTableName) }):
-		return fmt.Errorf("%w: --old-table=%s names the table itself or one of its helper tables: give the old table the migration left (%s)", ErrUsage, c.OldTableName, table.OldName(c.Table, ""))
-	case table.TooLong(table.RevertedName(c.Table)):
-		return fmt.Errorf("%w: table name %q is too long for %s (64 characters at most)", ErrUsage, c.Table, table.RevertedName(c.Table))
-	}
-	return nil
-}
 
 // adoptOldTable takes the old table as the revert's ghost: nothing is created.
 func (m *Migrator) adoptOldTable(ctx context.Context, s *session, rec *checkpoint.Record) error {

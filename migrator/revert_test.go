@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -32,7 +33,7 @@ var revertSeed = []string{
 const revertAlter = "ADD COLUMN c INT NOT NULL DEFAULT 7, DROP COLUMN b"
 
 // revertConfig is a --checkpoint migration (or, with revert, the --revert of it) of t.
-func revertConfig(t *testing.T, revert bool, logs *testenv.LogBuffer) Config {
+func revertConfig(t *testing.T, revert bool, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
 	cfg := liveConfig(t, revertDB, "t", revertAlter, logs)
 	cfg.Checkpoint, cfg.CheckpointInterval = true, 200*time.Millisecond
@@ -87,7 +88,7 @@ func expectedRows(writes []loadgen.Write) map[int64]int64 {
 
 // runPostponed runs cfg with its cut-over postponed until the load has acknowledged 300 more
 // writes, and returns its result.
-func runPostponed(t *testing.T, db *sql.DB, load *loadgen.Load, cfg Config) error {
+func runPostponed(t *testing.T, db *sql.DB, load *loadgen.Load, cfg config.Config) error {
 	t.Helper()
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)
@@ -295,34 +296,6 @@ func TestRevertRefusals(t *testing.T) {
 	}
 }
 
-// The revert flags' usage errors, before any server is asked.
-func TestRevertUsage(t *testing.T) {
-	for _, c := range []struct {
-		set  func(*Config)
-		want string
-	}{
-		{func(c *Config) { c.OldTableName, c.Alter = "_t_del", "ADD COLUMN c INT" }, "give --revert too"},
-		{func(c *Config) { c.Revert = true }, "--revert must be called with --old-table"},
-		{func(c *Config) { c.Revert, c.OldTableName, c.Resume = true, "_t_del", true }, "--revert cannot be used with --resume"},
-		{func(c *Config) { c.Revert, c.OldTableName, c.Execute = true, "_t_del", false }, "it needs --execute"},
-		{func(c *Config) { c.Revert, c.OldTableName = true, "_t_ghk" }, "names the table itself or one of its helper tables"},
-		{func(c *Config) { c.Revert, c.OldTableName = true, "T" }, "names the table itself"},
-	} {
-		cfg := DefaultConfig()
-		cfg.Database, cfg.Table, cfg.Execute = "db", "t", true
-		c.set(&cfg)
-		err := cfg.Validate()
-		if err == nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Validate: %v, want a usage error with %q", err, c.want)
-		}
-	}
-	cfg := DefaultConfig()
-	cfg.Database, cfg.Table, cfg.Execute, cfg.Revert, cfg.OldTableName = "db", "t", true, true, "_t_del"
-	if err := cfg.Validate(); err != nil {
-		t.Errorf("--revert --old-table=_t_del --execute without --alter: %v", err)
-	}
-}
-
 // renameSeed and renameAlter: the migration renames two columns (CHANGE and RENAME COLUMN) and
 // keeps their order and types, so the reverted table and the migrated one it replaces can be
 // compared row by row, column by column.
@@ -335,7 +308,7 @@ const renameAlter = "CHANGE b label VARCHAR(20) NOT NULL DEFAULT 'b', RENAME COL
 
 // renameConfig is the --checkpoint migration of renameAlter (--approve-renamed-columns), or the
 // --revert of it with --old-table=oldTable.
-func renameConfig(t *testing.T, oldTable string) Config {
+func renameConfig(t *testing.T, oldTable string) config.Config {
 	t.Helper()
 	return checkpointConfig(t, renameAlter, oldTable)
 }
@@ -343,7 +316,7 @@ func renameConfig(t *testing.T, oldTable string) Config {
 // checkpointConfig is the --checkpoint migration of t in revertDB with alter
 // (--approve-renamed-columns), or, when oldTable is given, the --revert of it with
 // --old-table=oldTable.
-func checkpointConfig(t *testing.T, alter, oldTable string) Config {
+func checkpointConfig(t *testing.T, alter, oldTable string) config.Config {
 	t.Helper()
 	cfg := liveConfig(t, revertDB, "t", alter, nil)
 	cfg.Checkpoint, cfg.CheckpointInterval, cfg.ApproveRenamedColumns = true, 200*time.Millisecond, true
@@ -356,7 +329,7 @@ func checkpointConfig(t *testing.T, alter, oldTable string) Config {
 
 // revertWriting runs cfg (a revert) with its cut-over postponed, runs during the postponement
 // the statements of during, then lets it cut over and returns its result.
-func revertWriting(t *testing.T, db *sql.DB, cfg Config, during ...string) error {
+func revertWriting(t *testing.T, db *sql.DB, cfg config.Config, during ...string) error {
 	t.Helper()
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)
@@ -494,7 +467,7 @@ func TestRecoverRevertCutOver(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("revert on a died revert: %v, want %q", err, want)
 	}
-	recoverCfg := func(oldTable string) Config {
+	recoverCfg := func(oldTable string) config.Config {
 		c := renameConfig(t, oldTable)
 		c.RecoverCutOver, c.Alter, c.ApproveRenamedColumns = true, "", false
 		return c
@@ -537,7 +510,7 @@ func TestRecoverRevertCutOver(t *testing.T) {
 // rename 2 is queued, C1 is killed, so the queued rename 1 runs, and a transaction reading the
 // renamed table keeps the attempt's own recovery from renaming it back until the run has failed
 // (its clean-up touches nothing once the table is missing).
-func dieBetweenRenames(t *testing.T, db *sql.DB, cfg Config) {
+func dieBetweenRenames(t *testing.T, db *sql.DB, cfg config.Config) {
 	t.Helper()
 	cfg.Checkpoint, cfg.DefaultRetries, cfg.CutOverLockTimeout = false, 1, time.Second
 	holder, err := db.Conn(context.Background())

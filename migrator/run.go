@@ -125,7 +125,7 @@ func (r *run) copyRows(ctx context.Context) error {
 	r.copier.Store(c)
 	r.bg.Go(r.m.logStatus) // until the run ends (end)
 	stopCount := func() {}
-	if r.m.cfg.countsConcurrently() { // cancelled when the copy ends
+	if r.m.cfg.CountsConcurrently() { // cancelled when the copy ends
 		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(observe.EventRowCountComplete, observe.Event{}) }
 		count, kill := preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
 		stopCount = r.bg.goUntil(ctx, count, kill)

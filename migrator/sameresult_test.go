@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -22,7 +23,7 @@ const sameResultDB = "gl_sameresult"
 
 // sameResultSetup creates t from create, fills it with the inserts, and returns the pool and an
 // executing configuration with a postpone flag file (the caller removes it to cut over).
-func sameResultSetup(t *testing.T, serverID uint32, create, alter string, inserts ...string) (*sql.DB, Config, string) {
+func sameResultSetup(t *testing.T, serverID uint32, create, alter string, inserts ...string) (*sql.DB, config.Config, string) {
 	t.Helper()
 	db := testenv.Table(t, sameResultDB, create, inserts...)
 	cfg := testConfig(t, sameResultDB, "t", alter, nil)
@@ -70,7 +71,7 @@ func serverSession(t *testing.T, db *sql.DB) *sql.Conn {
 }
 
 // runToPostponed starts the migration and waits until it postpones the cut-over.
-func runToPostponed(t *testing.T, db *sql.DB, cfg Config) <-chan error {
+func runToPostponed(t *testing.T, db *sql.DB, cfg config.Config) <-chan error {
 	t.Helper()
 	done := runMigration(t, cfg)
 	waitPostponed(t, db, done)

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
 // startCheckConfig is an executing migration of prepareDB.t adding a column, with hook run after
 // preparation and before the binlog position is read (the seams returned).
-func startCheckConfig(t *testing.T, serverID uint32, hook func(ctx context.Context) error) (Config, seams) {
+func startCheckConfig(t *testing.T, serverID uint32, hook func(ctx context.Context) error) (config.Config, seams) {
 	cfg := prepareConfig(t, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.Execute = true
 	cfg.ReplicaServerID = serverID

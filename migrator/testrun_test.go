@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -25,9 +26,9 @@ import (
 // testConfig is the configuration every migration of these tests starts from: a dry run of
 // database.tbl with alter on the sandbox primary (--allow-on-master), logging to the test and,
 // when logs is not nil, to logs. A test sets what it needs on top (see live, postpone).
-func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) Config {
+func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table, cfg.Alter = database, tbl, alter
 	cfg.AllowOnMaster = true
@@ -36,7 +37,7 @@ func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuff
 }
 
 // liveConfig is testConfig migrating for real: the live migration of database.tbl (see live).
-func liveConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) Config {
+func liveConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
 	cfg := testConfig(t, database, tbl, alter, logs)
 	live(&cfg)
@@ -45,7 +46,7 @@ func liveConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuff
 
 // live makes cfg migrate for real (--execute), reading the binlog under a replica server id no
 // other stream uses (testenv.NextServerID): call it once per run.
-func live(cfg *Config) {
+func live(cfg *config.Config) {
 	cfg.Execute = true
 	cfg.ReplicaServerID = testenv.NextServerID()
 }
@@ -53,14 +54,14 @@ func live(cfg *Config) {
 // executing is live with a server id picked by the caller. Only test files left alone while
 // other work moves migrator's files (sameresult_test.go, triggers_test.go) still call it: once
 // they call live, it goes. (Their ids are below 100000, apart from every id NextServerID gives.)
-func executing(cfg *Config, serverID uint32) {
+func executing(cfg *config.Config, serverID uint32) {
 	cfg.Execute = true
 	cfg.ReplicaServerID = serverID
 }
 
 // postpone makes cfg postpone its cut-over while a flag file exists (checked every 10 ms) and
 // returns the file: removing it lets the cut-over go.
-func postpone(t *testing.T, cfg *Config) string {
+func postpone(t *testing.T, cfg *config.Config) string {
 	t.Helper()
 	flag := filepath.Join(t.TempDir(), "postpone")
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
@@ -70,7 +71,7 @@ func postpone(t *testing.T, cfg *Config) string {
 	return flag
 }
 
-func mustNew(t *testing.T, cfg Config) *Migrator {
+func mustNew(t *testing.T, cfg config.Config) *Migrator {
 	t.Helper()
 	m, err := New(cfg)
 	if err != nil {
@@ -80,7 +81,7 @@ func mustNew(t *testing.T, cfg Config) *Migrator {
 }
 
 // newWithSeams is mustNew with the tests' seams s on the Migrator.
-func newWithSeams(t *testing.T, cfg Config, s seams) *Migrator {
+func newWithSeams(t *testing.T, cfg config.Config, s seams) *Migrator {
 	t.Helper()
 	m := mustNew(t, cfg)
 	m.seams = s
@@ -88,13 +89,13 @@ func newWithSeams(t *testing.T, cfg Config, s seams) *Migrator {
 }
 
 // runMigration starts the migration cfg describes and delivers its result.
-func runMigration(t *testing.T, cfg Config) <-chan error {
+func runMigration(t *testing.T, cfg config.Config) <-chan error {
 	t.Helper()
 	return runWithSeams(t, cfg, seams{})
 }
 
 // runWithSeams is runMigration with the tests' seams s on the Migrator.
-func runWithSeams(t *testing.T, cfg Config, s seams) <-chan error {
+func runWithSeams(t *testing.T, cfg config.Config, s seams) <-chan error {
 	t.Helper()
 	m := newWithSeams(t, cfg, s)
 	done := make(chan error, 1)

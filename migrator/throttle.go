@@ -3,7 +3,6 @@ package migrator
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/preflight"
@@ -14,31 +13,10 @@ import (
 // from the configuration, its knobs among the levers, and what its loops read during a run: the
 // migration's heartbeat in the changelog, or a replica's own lag in the replica modes.
 
-// throttleConfig is the Monitor's configuration from c's throttle flags.
-func (c *Config) throttleConfig() throttle.Config {
-	return throttle.Config{
-		MaxLag: c.MaxLag, MaxLoad: c.MaxLoad, CriticalLoad: c.CriticalLoad,
-		CriticalLoadInterval: c.CriticalLoadInterval, CriticalLoadHibernate: c.CriticalLoadHibernate,
-		NiceRatio: c.NiceRatio, Query: c.ThrottleQuery,
-		HTTPURL: c.ThrottleHTTP, HTTPInterval: c.ThrottleHTTPInterval, HTTPTimeout: c.ThrottleHTTPTimeout,
-		IgnoreHTTPErrors: c.IgnoreHTTPErrors,
-		FlagFile:         c.ThrottleFlagFile, AdditionalFlagFile: c.ThrottleAdditionalFlagFile,
-		ControlReplicas: c.ThrottleControlReplicas, HeartbeatInterval: c.HeartbeatInterval,
-	}
-}
-
-// validateThrottle checks the throttle's flags without touching a server.
-func (c *Config) validateThrottle() error {
-	if err := c.throttleConfig().Validate(); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
-	}
-	return nil
-}
-
 // newThrottleMonitor is m's throttle, its knobs registered among l; the copy also waits while
 // the applier's backlog is long.
 func (m *Migrator) newThrottleMonitor(l *levers) *throttle.Monitor {
-	cfg := m.cfg.throttleConfig()
+	cfg := m.cfg.ThrottleConfig()
 	cfg.Logger = m.log
 	cfg.Backlog = func() int {
 		if a := m.applier(); a != nil {
@@ -62,7 +40,7 @@ func (m *Migrator) startThrottleReadings(bg *background, s *session) {
 	addr := m.cfg.Conn.Addr()
 	r := throttle.Readers{Primary: s.primary, Inspected: s.inspected, InspectedAddr: addr,
 		Heartbeat: heartbeatReader(s.plan), Login: m.cfg.Conn}
-	if m.cfg.onReplica() { // the heartbeat is written on the inspected server itself, as gh-ost's
+	if m.cfg.OnReplica() { // the heartbeat is written on the inspected server itself, as gh-ost's
 		r.InspectedLag = func(ctx context.Context) (time.Duration, error) {
 			return throttle.SecondsBehind(ctx, s.inspected, s.plan.Flavor, addr)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/status"
@@ -25,7 +26,7 @@ const throttleDB = "gl_throttle"
 // TestThrottleKnobs: the throttle's settings are among the levers, read from the configuration
 // (throttle.TestMonitorKnobs checks how they parse).
 func TestThrottleKnobs(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
 	cfg.MaxLoad, cfg.ThrottleControlReplicas = "Threads_running=25", "r1"
 	m := mustNew(t, cfg)
@@ -39,31 +40,9 @@ func TestThrottleKnobs(t *testing.T) {
 	}
 }
 
-func TestThrottleFlagsValidate(t *testing.T) {
-	for _, c := range []struct {
-		set  func(*Config)
-		want string
-	}{
-		{func(c *Config) { c.MaxLoad = "Threads_running" }, `--max-load: load condition "Threads_running" is not Var=N`},
-		{func(c *Config) { c.CriticalLoad = "=5" }, `--critical-load: load condition "=5" has no status variable`},
-		{func(c *Config) { c.ThrottleControlReplicas = "r1:0" }, "--throttle-control-replicas"},
-		{func(c *Config) { c.ThrottleHTTP = "freno/check" }, "throttle-http needs a URL with its scheme"},
-		{func(c *Config) { c.ThrottleHTTPTimeout = 0 }, "must be positive"},
-		{func(c *Config) { c.CriticalLoadHibernate = -time.Second }, "must not be negative"},
-	} {
-		cfg := DefaultConfig()
-		cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-		c.set(&cfg)
-		err := cfg.Validate()
-		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Validate = %v, want a usage error containing %q", err, c.want)
-		}
-	}
-}
-
 // throttledRun starts a migration of throttleDB.tbl (rows rows, chunks of chunk rows) whose
 // chunks are counted; configure adjusts the configuration and the seams.
-func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*Config, *seams)) (*Migrator, <-chan error, *atomic.Int64, *sql.DB) {
+func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*config.Config, *seams)) (*Migrator, <-chan error, *atomic.Int64, *sql.DB) {
 	t.Helper()
 	db := testenv.Database(t, throttleDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS "+tbl, "CREATE TABLE "+tbl+" (id INT PRIMARY KEY, v INT NOT NULL)",
@@ -123,7 +102,7 @@ func TestThrottleSignalsOnARun(t *testing.T) {
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, done, chunks, db := throttledRun(t, "s", 3000, 100, func(c *Config, _ *seams) {
+	m, done, chunks, db := throttledRun(t, "s", 3000, 100, func(c *config.Config, _ *seams) {
 		c.ThrottleFlagFile = flag
 		c.MaxLoad = "Threads_connected=1" // always reached: this run's own connections count
 	})
@@ -186,13 +165,13 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 	replicaAddr := testenv.ReplicaConfig().Addr()
 	for _, c := range []struct {
 		name      string
-		configure func(*Config)
+		configure func(*config.Config)
 		reason    func(string) bool
 	}{
-		{"control replica", func(c *Config) { c.ThrottleControlReplicas = replicaAddr }, func(r string) bool {
+		{"control replica", func(c *config.Config) { c.ThrottleControlReplicas = replicaAddr }, func(r string) bool {
 			return strings.HasPrefix(r, replicaAddr+" replica-lag=")
 		}},
-		{"inspected replica", func(c *Config) { c.Conn, c.AllowOnMaster = testenv.ReplicaConfig(), false }, func(r string) bool {
+		{"inspected replica", func(c *config.Config) { c.Conn, c.AllowOnMaster = testenv.ReplicaConfig(), false }, func(r string) bool {
 			return strings.HasPrefix(r, "lag=")
 		}},
 	} {
@@ -201,7 +180,7 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 			f := testenv.Flavor(t)
 			t.Cleanup(func() { _, _ = replica.Exec(f.StartReplicaSQL() + " SQL_THREAD") })
 			var stopped atomic.Bool
-			m, done, chunks, db := throttledRun(t, "l", 20000, 10, func(cfg *Config, s *seams) {
+			m, done, chunks, db := throttledRun(t, "l", 20000, 10, func(cfg *config.Config, s *seams) {
 				cfg.MaxLag = 500 * time.Millisecond
 				c.configure(cfg)
 				count := s.beforeChunk
@@ -252,7 +231,7 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	if err := os.WriteFile(held, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, done, _, db := throttledRun(t, "k", 500, 100, func(c *Config, _ *seams) {
+	m, done, _, db := throttledRun(t, "k", 500, 100, func(c *config.Config, _ *seams) {
 		c.CriticalLoad = "Threads_connected=1"
 		c.CriticalLoadInterval = 50 * time.Millisecond
 		c.ThrottleFlagFile = held // the copy waits, so it cannot end before the load is judged

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
@@ -186,12 +187,12 @@ func TestTriggerRefusals(t *testing.T) {
 		assertUnchanged(t, db, before, "t")
 	}
 	for _, c := range []struct {
-		cfg  func(*Config)
+		cfg  func(*config.Config)
 		want string
 	}{
-		{func(c *Config) { c.IncludeTriggers = true }, "--include-triggers needs --trigger-suffix"},
-		{func(c *Config) { c.IncludeTriggers, c.TriggerSuffix = true, "a-b" }, "--trigger-suffix must contain only alpha numeric characters and underscore"},
-		{func(c *Config) { c.TriggerSuffix = "_gl" }, "only apply with --include-triggers"},
+		{func(c *config.Config) { c.IncludeTriggers = true }, "--include-triggers needs --trigger-suffix"},
+		{func(c *config.Config) { c.IncludeTriggers, c.TriggerSuffix = true, "a-b" }, "--trigger-suffix must contain only alpha numeric characters and underscore"},
+		{func(c *config.Config) { c.TriggerSuffix = "_gl" }, "only apply with --include-triggers"},
 	} {
 		cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)
 		c.cfg(&cfg)

@@ -1,4 +1,4 @@
-// Package migratortest builds the migrator.Config of a live migration on the sandbox: the one the
+// Package migratortest builds the config.Config of a live migration on the sandbox: the one the
 // tests of the observers (hooks, metrics, control) and the chaos tests start from, each then
 // setting what it needs on top.
 //
@@ -13,17 +13,17 @@ package migratortest
 import (
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
 // Config is a live migration (--execute) of database.tbl with alter on the sandbox primary
 // (--allow-on-master), reading the binlog under a replica server id no other stream uses, logging
 // to the test and, when logs is not nil, to logs. Every other field has gh-ost's default
-// (migrator.DefaultConfig). Call it once per run: each call hands out a new server id.
-func Config(t testing.TB, database, tbl, alter string, logs *testenv.LogBuffer) migrator.Config {
+// (config.Default). Call it once per run: each call hands out a new server id.
+func Config(t testing.TB, database, tbl, alter string, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
-	cfg := migrator.DefaultConfig()
+	cfg := config.Default()
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table, cfg.Alter = database, tbl, alter
 	cfg.AllowOnMaster, cfg.Execute = true, true

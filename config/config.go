@@ -1,4 +1,20 @@
-package migrator
+// Package config holds what a user can set for one migration (Config, filled by the command
+// line from gh-ost's flags, and gh-ost's defaults in Default) and the rules a valid one obeys
+// (Validate), checked before any server is asked. It knows no server and runs nothing.
+//
+// Invariants: a Config that passes Validate
+//   - names a database, a table and an ALTER (but for --recover-cut-over and --revert);
+//   - has its sizes in range: --chunk-size 10 to 100000, --chunk-time 0 or 10ms to 1m,
+//     --copy-threads 0 to MaxCopyThreads, --dml-batch-size 1 to 100, --default-retries at least 1,
+//     positive --cut-over-lock-timeout-seconds and (when checkpointing) --checkpoint-seconds;
+//   - names a cut-over algorithm of package cutover's registry and the innodb storage engine;
+//   - has no two flags that contradict each other, and every flag another one needs (the replica
+//     modes, --resume, --revert and --old-table, the trigger flags, --master-user);
+//   - has table names that fit in 64 characters for every helper table the run may create;
+//   - has throttle settings throttle.Config accepts.
+//
+// Every refusal of Validate wraps ErrUsage: the command line exits 2 for it.
+package config
 
 import (
 	"time"
@@ -10,10 +26,10 @@ import (
 )
 
 // Config is everything one migration needs to know, and only what a user can set: the command
-// line fills it from flags whose names and defaults follow gh-ost's; DefaultConfig holds those
+// line fills it from flags whose names and defaults follow gh-ost's; Default holds those
 // defaults. Its fields are grouped by concern into the embedded *Settings structs below; Go
 // promotes their fields, so cfg.ChunkSize is cfg.CopySettings.ChunkSize. The tests' seams are not
-// here: they live on the Migrator (seams.go).
+// here: they live on the migrator's Migrator.
 type Config struct {
 	ConnectionSettings
 	ReplicaSettings
@@ -39,7 +55,7 @@ type ConnectionSettings struct {
 	// Security (issue 15): the primary's own credentials, when it is reached through
 	// --assume-master-host and its account differs from --host's (gh-ost's --master-user,
 	// --master-password; empty: --host's). TLS settings live in Conn.TLS and are shared by every
-	// connection; the privilege pre-flight runs before anything is created (privileges.go).
+	// connection; the privilege pre-flight runs before anything is created (package preflight).
 	MasterUser     string
 	MasterPassword string
 }
@@ -118,7 +134,7 @@ type AlterSettings struct {
 	TriggerSuffix       string
 	RemoveTriggerSuffix bool
 	// AttemptInstantDDL (--attempt-instant-ddl) tries the ALTER with ALGORITHM=INSTANT on the
-	// original first (instant.go; issue 14, doc/performance.md).
+	// original first (preflight.AttemptInstantDDL; issue 14, doc/performance.md).
 	AttemptInstantDDL bool
 }
 
@@ -141,16 +157,16 @@ type CopySettings struct {
 	// instead of before the copy starts.
 	ConcurrentRowcount bool
 
-	// Checksum before the cut-over (issue 13, checksum.go, doc/checksum.md): Checksum (--checksum,
+	// Checksum before the cut-over (issue 13, doc/checksum.md): Checksum (--checksum,
 	// on by default) compares the original and the ghost in one consistent snapshot after the copy
 	// (and the postponed wait) and copies a differing chunk again, up to 3 times, before failing.
 	Checksum bool
 }
 
-// ThrottleSettings are the throttle's (throttle.go, doc/throttle.md), with gh-ost's flags. The
+// ThrottleSettings are the throttle's (throttle.Monitor, doc/throttle.md), with gh-ost's flags. The
 // copy waits while any signal throttles; the binlog applier keeps applying. They are not
 // throttle.Config itself, whose names drop the flags' "Throttle" and which also holds the run's
-// wiring: throttleConfig maps them.
+// wiring: ThrottleConfig maps them.
 type ThrottleSettings struct {
 	MaxLag                     time.Duration // --max-lag-millis: heartbeat lag above this throttles (100ms at least)
 	ThrottleControlReplicas    string        // --throttle-control-replicas: host[:port],... whose lag also counts
@@ -226,7 +242,7 @@ type CheckpointSettings struct {
 	CheckpointInterval time.Duration
 	Resume             bool
 	// Revert swaps back to the old table OldTableName of a --checkpoint migration of Table, after
-	// applying to it every change the live table had since the cut-over's checkpoint (revert.go).
+	// applying to it every change the live table had since the cut-over's checkpoint (doc/revert.md).
 	Revert       bool
 	OldTableName string
 }
@@ -234,11 +250,11 @@ type CheckpointSettings struct {
 // DefaultChunkTime is the command line's --chunk-time when it gives no --chunk-size: measured on
 // 1M rows (doc/performance.md), chunks of about 100 ms copy 15% faster idle and 25% faster under
 // 2,000 writes/s than gh-ost's fixed 1,000 rows, with the application's p99 write latency
-// unchanged. DefaultConfig keeps gh-ost's fixed chunks (ChunkTime 0).
+// unchanged. Default keeps gh-ost's fixed chunks (ChunkTime 0).
 const DefaultChunkTime = 100 * time.Millisecond
 
-// DefaultConfig returns gh-ost's defaults.
-func DefaultConfig() Config {
+// Default returns gh-ost's defaults.
+func Default() Config {
 	return Config{
 		ConnectionSettings: ConnectionSettings{Conn: dbconn.Config{Host: "127.0.0.1", Port: 3306}},
 		BinlogSettings: BinlogSettings{
@@ -263,11 +279,4 @@ func DefaultConfig() Config {
 		CheckpointSettings: CheckpointSettings{CheckpointInterval: 300 * time.Second},
 		Logger:             zerolog.Nop(),
 	}
-}
-
-// countsConcurrently reports whether the exact row count (--exact-rowcount) runs beside the copy
-// (--concurrent-rowcount, preflight.CountRowsBeside) instead of in preparation. A dry run has no
-// copy to run beside: it counts in preparation.
-func (c *Config) countsConcurrently() bool {
-	return c.ExactRowcount && c.ConcurrentRowcount && c.Execute
 }
