@@ -11,7 +11,7 @@ import (
 // non-ASCII default of a latin1 column (read as bytes, it would become two latin1 characters).
 func TestAlterLiteralsAreText(t *testing.T) {
 	alter := "ADD COLUMN jv INT AS (JSON_VALUE(j, '$.n')) VIRTUAL, ADD COLUMN d VARCHAR(10) CHARACTER SET latin1 NOT NULL DEFAULT 'é'"
-	db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), "CREATE TABLE t (id INT PRIMARY KEY, j JSON)", alter,
+	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, j JSON)", alter,
 		`INSERT INTO t SELECT seq, JSON_OBJECT(_utf8mb4'n', seq) FROM seq_1_to_200`)
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	done := runToPostponed(t, db, cfg)
@@ -28,7 +28,7 @@ func TestAlterLiteralsAreText(t *testing.T) {
 // 0.10000000149011612 instead of 0.1).
 func TestFloatToTextAsServerAlter(t *testing.T) {
 	alter := "MODIFY f VARCHAR(40) NULL, MODIFY d VARCHAR(40) NULL"
-	db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), "CREATE TABLE t (id INT PRIMARY KEY, f FLOAT NULL, d DOUBLE NULL)", alter,
+	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, f FLOAT NULL, d DOUBLE NULL)", alter,
 		"INSERT INTO t SELECT seq, seq / 10, -seq * 1.5e-10 FROM seq_1_to_300",
 		"INSERT INTO t VALUES (1001, 3.4028234e38, 1.7976931348623157e308), (1002, -0.0, 3.1234567e-6), (1003, NULL, NULL)")
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")

@@ -13,7 +13,7 @@ import (
 // applied binlog) are never handed out again.
 func TestAutoIncrementCounterCarriedAtCutOver(t *testing.T) {
 	alter := "ADD COLUMN extra INT NOT NULL DEFAULT 0"
-	db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)", alter,
+	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)", alter,
 		"INSERT INTO t (v) SELECT seq FROM seq_1_to_500", "DELETE FROM t WHERE id > 400")
 	cfg.OkToDropTable = false
 	done := runToPostponed(t, db, cfg)
@@ -56,7 +56,7 @@ func TestNewAutoIncrementColumn(t *testing.T) {
 			if tc.setup != "" {
 				inserts = append(inserts, tc.setup)
 			}
-			db, cfg, _ := sameResultSetup(t, testenv.NextServerID(), create, tc.alter, inserts...)
+			db, cfg, _ := sameResultSetup(t, create, tc.alter, inserts...)
 			before := testenv.RowsText(t, db, sameResultDB, "t", "1")
 			err := testenv.WaitResult(t, runMigration(t, cfg), 60*time.Second)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -72,7 +72,7 @@ func TestNewAutoIncrementColumn(t *testing.T) {
 	}
 	t.Run("kept values", func(t *testing.T) {
 		alter := "MODIFY c INT NOT NULL AUTO_INCREMENT, ADD UNIQUE KEY (c)"
-		db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), create, alter, fill)
+		db, cfg, postpone := sameResultSetup(t, create, alter, fill)
 		cfg.OkToDropTable = false
 		finishRun(t, postpone, runToPostponed(t, db, cfg))
 		testenv.Exec(t, db, "CREATE TABLE oracle LIKE _t_del", "INSERT INTO oracle SELECT * FROM _t_del")

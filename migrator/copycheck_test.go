@@ -54,12 +54,12 @@ func TestCopyChunkNeverTrustsTruncatedWarnings(t *testing.T) {
 		{name: "duplicate past a short warning list", bad: dup, alter: "ADD UNIQUE KEY uu (u)", touch: true, maxErrors: 10, phrase: "warnings detected in statement 1 of 1: [Warning: " + dupMsg + " (1062)]: the ALTER would drop rows"},
 		{name: "clean table past a short warning list", alter: "ADD UNIQUE KEY uu (u), MODIFY u VARCHAR(5)", touch: true, maxErrors: 10},
 	}
-	for i, c := range cases {
-		t.Run(c.name, func(t *testing.T) { runCopyCheckCase(t, c, uint32(77201+i)) })
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { runCopyCheckCase(t, c) })
 	}
 }
 
-func runCopyCheckCase(t *testing.T, c copyCheckCase, serverID uint32) {
+func runCopyCheckCase(t *testing.T, c copyCheckCase) {
 	db := testenv.Database(t, copyCheckDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, u VARCHAR(10), n INT)",
 		"INSERT INTO t SELECT seq, CONCAT('v', seq), seq FROM seq_1_to_3000")
@@ -71,7 +71,7 @@ func runCopyCheckCase(t *testing.T, c copyCheckCase, serverID uint32) {
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table, cfg.Alter = copyCheckDB, "t", c.alter
 	cfg.AllowOnMaster, cfg.Execute = true, true
-	cfg.ReplicaServerID, cfg.DefaultRetries = serverID, 5
+	cfg.ReplicaServerID, cfg.DefaultRetries = testenv.NextServerID(), 5
 	cfg.Logger = zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
 	s := seams{maxErrorCount: c.maxErrors}
 	touched := false
@@ -158,7 +158,7 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 	cfg.Conn = testenv.PrimaryConfig()
 	cfg.Database, cfg.Table, cfg.Alter = copyCheckDB, "t", "ADD UNIQUE KEY uu (u), ADD COLUMN c INT"
 	cfg.AllowOnMaster, cfg.Execute = true, true
-	cfg.ReplicaServerID, cfg.DefaultRetries, cfg.ChunkSize = 77220, 5, 100
+	cfg.ReplicaServerID, cfg.DefaultRetries, cfg.ChunkSize = testenv.NextServerID(), 5, 100
 	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
 	cfg.Logger = zerolog.New(zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), logs)).Level(zerolog.DebugLevel)
 	s := seams{maxErrorCount: 5}

@@ -10,7 +10,7 @@ import (
 // rows copied and in the rows applied from the binlog: the old values are not carried over by name.
 func TestDropAndAddColumnGetsDefault(t *testing.T) {
 	alter := "DROP COLUMN c, ADD COLUMN c INT NOT NULL DEFAULT 7"
-	db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), "CREATE TABLE t (id INT PRIMARY KEY, c INT, v INT)", alter,
+	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, c INT, v INT)", alter,
 		"INSERT INTO t SELECT seq, seq * 10, seq FROM seq_1_to_500")
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	done := runToPostponed(t, db, cfg)

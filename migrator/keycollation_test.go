@@ -37,28 +37,25 @@ func keyCollationTargets(t *testing.T) []string {
 func TestSharedKeyCollationChange(t *testing.T) {
 	db := testenv.Database(t, keyCollationDB)
 	sources := []string{"utf8mb3 COLLATE utf8mb3_general_ci", "utf8mb3 COLLATE utf8mb3_bin", "latin1 COLLATE latin1_swedish_ci"}
-	serverID := uint32(77881)
 	for _, src := range sources {
 		for _, target := range keyCollationTargets(t) {
 			alter := "CONVERT TO CHARACTER SET utf8mb4"
 			if target != "" {
 				alter += " COLLATE " + target
 			}
-			id := serverID
-			serverID++
 			t.Run(src+" -> "+alter, func(t *testing.T) {
-				keyCollationCase(t, db, src, alter, id)
+				keyCollationCase(t, db, src, alter)
 			})
 		}
 	}
 }
 
-func keyCollationCase(t *testing.T, db *sql.DB, src, alter string, serverID uint32) {
+func keyCollationCase(t *testing.T, db *sql.DB, src, alter string) {
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS _t_del", "DROP TABLE IF EXISTS t_oracle",
 		"CREATE TABLE t (k VARCHAR(20) CHARACTER SET "+src+" NOT NULL PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB",
 		"INSERT INTO t VALUES ('a', 1), ('b', 2), ('ss', 3), ('s', 4), ('x', 5), ('y', 6), ('z', 7)")
 	cfg := testConfig(t, keyCollationDB, "t", alter, nil)
-	executing(&cfg, serverID)
+	live(&cfg)
 	flag := postpone(t, &cfg)
 	m := mustNew(t, cfg)
 	orig, ghost := keyCollationColumns(t, db, alter)

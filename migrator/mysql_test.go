@@ -13,7 +13,7 @@ import (
 func TestMySQLInvisibleColumnsUnderRequiredPrimaryKey(t *testing.T) {
 	testenv.OnlyMySQL(t, "invisible columns, functional indexes and sql_require_primary_key are MySQL's")
 	alter := "ADD COLUMN c INT NULL DEFAULT 3 INVISIBLE, ADD KEY kh (h)"
-	db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(),
+	db, cfg, postpone := sameResultSetup(t,
 		"CREATE TABLE t (id INT PRIMARY KEY, h INT INVISIBLE DEFAULT 5, v INT, KEY kf ((v + 1)))", alter,
 		"INSERT INTO t (id, h, v) SELECT seq, seq * 2, seq FROM seq_1_to_500")
 	testenv.Exec(t, db, "SET GLOBAL sql_require_primary_key = ON")

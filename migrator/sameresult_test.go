@@ -23,11 +23,11 @@ const sameResultDB = "gl_sameresult"
 
 // sameResultSetup creates t from create, fills it with the inserts, and returns the pool and an
 // executing configuration with a postpone flag file (the caller removes it to cut over).
-func sameResultSetup(t *testing.T, serverID uint32, create, alter string, inserts ...string) (*sql.DB, config.Config, string) {
+func sameResultSetup(t *testing.T, create, alter string, inserts ...string) (*sql.DB, config.Config, string) {
 	t.Helper()
 	db := testenv.Table(t, sameResultDB, create, inserts...)
 	cfg := testConfig(t, sameResultDB, "t", alter, nil)
-	executing(&cfg, serverID)
+	live(&cfg)
 	cfg.OkToDropTable = true
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	return db, cfg, postpone(t, &cfg)

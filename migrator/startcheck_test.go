@@ -15,10 +15,9 @@ import (
 
 // startCheckConfig is an executing migration of prepareDB.t adding a column, with hook run after
 // preparation and before the binlog position is read (the seams returned).
-func startCheckConfig(t *testing.T, serverID uint32, hook func(ctx context.Context) error) (config.Config, seams) {
+func startCheckConfig(t *testing.T, hook func(ctx context.Context) error) (config.Config, seams) {
 	cfg := prepareConfig(t, "t", "ADD COLUMN c INT NULL", nil)
-	cfg.Execute = true
-	cfg.ReplicaServerID = serverID
+	live(&cfg)
 	return cfg, seams{beforeStream: hook}
 }
 
@@ -54,11 +53,10 @@ func TestDDLBeforeStreamStartStopsMigration(t *testing.T) {
 	cases := []struct {
 		name, ddl, what string
 		cols            []string
-		serverID        uint32
 	}{
-		{"alter", "ALTER TABLE t MODIFY e ENUM('c','b','a') NOT NULL", "definition", []string{"id", "e", "v"}, 77401},
-		{"add column", "ALTER TABLE t ADD COLUMN w INT NOT NULL DEFAULT 7", "definition", []string{"id", "e", "v", "w"}, 77402},
-		{"create trigger", "CREATE TRIGGER trg_t AFTER INSERT ON t FOR EACH ROW SET @x = 1", "triggers", []string{"id", "e", "v"}, 77403},
+		{"alter", "ALTER TABLE t MODIFY e ENUM('c','b','a') NOT NULL", "definition", []string{"id", "e", "v"}},
+		{"add column", "ALTER TABLE t ADD COLUMN w INT NOT NULL DEFAULT 7", "definition", []string{"id", "e", "v", "w"}},
+		{"create trigger", "CREATE TRIGGER trg_t AFTER INSERT ON t FOR EACH ROW SET @x = 1", "triggers", []string{"id", "e", "v"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,7 +64,7 @@ func TestDDLBeforeStreamStartStopsMigration(t *testing.T) {
 			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_500")
 			ran := false
-			cfg, s := startCheckConfig(t, c.serverID, func(ctx context.Context) error {
+			cfg, s := startCheckConfig(t, func(ctx context.Context) error {
 				ran = true
 				_, err := db.ExecContext(ctx, c.ddl)
 				return err
@@ -120,10 +118,9 @@ func prepareXA(t *testing.T, db *sql.DB, gtrid string) {
 // pre-flight check, and again right after the start position when one was prepared in between.
 func TestPreparedXARefusesMigration(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		before   bool // prepared before the run, else between preparation and the stream start
-		serverID uint32
-	}{{"before the run", true, 77411}, {"before the stream", false, 77412}} {
+		name   string
+		before bool // prepared before the run, else between preparation and the stream start
+	}{{"before the run", true}, {"before the stream", false}} {
 		t.Run(c.name, func(t *testing.T) {
 			db := testenv.Database(t, prepareDB)
 			testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
@@ -132,7 +129,7 @@ func TestPreparedXARefusesMigration(t *testing.T) {
 			if c.before {
 				prepareXA(t, db, "gl-xa-1")
 			}
-			cfg, s := startCheckConfig(t, c.serverID, func(context.Context) error {
+			cfg, s := startCheckConfig(t, func(context.Context) error {
 				if !c.before {
 					prepareXA(t, db, "gl-xa-2")
 				}
@@ -161,7 +158,7 @@ func TestHelperTableFailureLeavesNothing(t *testing.T) {
 	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 		"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_500")
-	cfg, s := startCheckConfig(t, 77410, nil)
+	cfg, s := startCheckConfig(t, nil)
 	cfg.Checkpoint = true
 	s.afterChangelog = func(ctx context.Context) error {
 		_, err := db.ExecContext(ctx, "CREATE TABLE _t_ghk (x INT)")

@@ -51,14 +51,6 @@ func live(cfg *config.Config) {
 	cfg.ReplicaServerID = testenv.NextServerID()
 }
 
-// executing is live with a server id picked by the caller. Only test files left alone while
-// other work moves migrator's files (sameresult_test.go, triggers_test.go) still call it: once
-// they call live, it goes. (Their ids are below 100000, apart from every id NextServerID gives.)
-func executing(cfg *config.Config, serverID uint32) {
-	cfg.Execute = true
-	cfg.ReplicaServerID = serverID
-}
-
 // postpone makes cfg postpone its cut-over while a flag file exists (checked every 10 ms) and
 // returns the file: removing it lets the cut-over go.
 func postpone(t *testing.T, cfg *config.Config) string {

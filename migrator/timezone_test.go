@@ -39,7 +39,7 @@ func testTimestampConversion(t *testing.T, zone string) {
 		inserts = append(inserts, "INSERT INTO t VALUES ("+strconv.Itoa(i+1)+", '"+v+"', '"+v+"', '"+v[:10]+"', '"+v+"')")
 	}
 	alter := "MODIFY dt TIMESTAMP(1) NULL, MODIFY ts DATETIME(1) NULL, MODIFY d TIMESTAMP NULL"
-	db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), create, alter, inserts...)
+	db, cfg, postpone := sameResultSetup(t, create, alter, inserts...)
 	setGlobal(t, db, "time_zone", zone)
 	if !testenv.Flavor(t).MariaDB {
 		// MySQL's default sql_mode (NO_ZERO_DATE, strict) refuses the zero value in the oracle's
@@ -70,7 +70,7 @@ func TestTimestampConversionRefusesDSTGap(t *testing.T) {
 	create := "CREATE TABLE t (id INT PRIMARY KEY, dt DATETIME NULL)"
 	for _, applied := range []bool{false, true} {
 		t.Run(map[bool]string{false: "copied", true: "applied"}[applied], func(t *testing.T) {
-			db, cfg, postpone := sameResultSetup(t, testenv.NextServerID(), create, "MODIFY dt TIMESTAMP NULL",
+			db, cfg, postpone := sameResultSetup(t, create, "MODIFY dt TIMESTAMP NULL",
 				"INSERT INTO t VALUES (1, '2020-03-08 01:59:59'), (2, '2020-03-08 03:00:00')")
 			setGlobal(t, db, "time_zone", "America/New_York")
 			if !applied {

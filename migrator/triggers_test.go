@@ -47,23 +47,22 @@ func TestIncludeTriggersUnderLoad(t *testing.T) {
 	for _, c := range []struct {
 		algorithm string
 		failAt    cutover.Step // the first attempt fails before this step, with the triggers on the ghost
-		serverID  uint32
 	}{
-		{cutover.AlgorithmThreeStep, cutover.StepRename1, 77161},
-		{"atomic", cutover.StepAtomicRename, 77164},
-		{"two-step", cutover.StepRenameAway, 77165},
+		{cutover.AlgorithmThreeStep, cutover.StepRename1},
+		{"atomic", cutover.StepAtomicRename},
+		{"two-step", cutover.StepRenameAway},
 	} {
-		t.Run(c.algorithm, func(t *testing.T) { includeTriggersUnderLoad(t, c.algorithm, c.failAt, c.serverID) })
+		t.Run(c.algorithm, func(t *testing.T) { includeTriggersUnderLoad(t, c.algorithm, c.failAt) })
 	}
 }
 
-func includeTriggersUnderLoad(t *testing.T, algorithm string, failAt cutover.Step, serverID uint32) {
+func includeTriggersUnderLoad(t *testing.T, algorithm string, failAt cutover.Step) {
 	db := testenv.Database(t, triggersDB)
 	testenv.Exec(t, db, triggerDDL...)
 
 	var logs testenv.LogBuffer
 	cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", &logs)
-	executing(&cfg, serverID)
+	live(&cfg)
 	cfg.CutOver = algorithm
 	flag := postpone(t, &cfg)
 	cfg.IncludeTriggers, cfg.TriggerSuffix, cfg.RemoveTriggerSuffix = true, "_gl", true
@@ -176,7 +175,7 @@ func TestTriggerRefusals(t *testing.T) {
 	} {
 		before := captureState(t, db)
 		cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)
-		executing(&cfg, 77162)
+		live(&cfg)
 		if c.include {
 			cfg.IncludeTriggers, cfg.TriggerSuffix = true, "_gl"
 		}
@@ -204,7 +203,7 @@ func TestTriggerRefusals(t *testing.T) {
 	// A trigger dropped from the original during the migration is not recreated: the cut-over stops.
 	testenv.Exec(t, db, "DROP TRIGGER t_bi_gl")
 	cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)
-	executing(&cfg, 77163)
+	live(&cfg)
 	cfg.IncludeTriggers, cfg.TriggerSuffix = true, "_gl"
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)

@@ -69,7 +69,6 @@ func serverRefuses(t *testing.T, db *sql.DB, c zeroDateCase) bool {
 func TestZeroDatesJudgedLikeServerALTER(t *testing.T) {
 	db := testenv.Database(t, prepareDB)
 	modes := []string{strictZeroDateMode, "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"}
-	serverID := uint32(77701) // to 77740
 	for m, mode := range modes {
 		for _, c := range zeroDateCases {
 			for _, applied := range []bool{false, true} {
@@ -77,11 +76,9 @@ func TestZeroDatesJudgedLikeServerALTER(t *testing.T) {
 				if applied {
 					name = fmt.Sprintf("mode %d applied %s", m, c.name)
 				}
-				id := serverID
-				serverID++
 				t.Run(name, func(t *testing.T) {
 					setGlobal(t, db, "sql_mode", mode)
-					refused := judgeZeroDateCase(t, db, c, applied, id)
+					refused := judgeZeroDateCase(t, db, c, applied)
 					if mode == strictZeroDateMode && refused != c.refused {
 						t.Errorf("the server's ALTER refused: %v, the case says %v", refused, c.refused)
 					}
@@ -95,11 +92,11 @@ func TestZeroDatesJudgedLikeServerALTER(t *testing.T) {
 // postponed when applied) and checks the tool against the server's own ALTER of the same rows:
 // both refuse (the original untouched, no helper table left) or both give the same table. It
 // returns whether the server refused.
-func judgeZeroDateCase(t *testing.T, db *sql.DB, c zeroDateCase, applied bool, serverID uint32) bool {
+func judgeZeroDateCase(t *testing.T, db *sql.DB, c zeroDateCase, applied bool) bool {
 	t.Helper()
 	zeroDateTable(t, db, c, !applied)
 	cfg := testConfig(t, prepareDB, "t", c.alter, nil)
-	executing(&cfg, serverID)
+	live(&cfg)
 	var flag string
 	if applied {
 		flag = postpone(t, &cfg)
