@@ -283,7 +283,7 @@ func CheckHelperTables(ctx context.Context, st *State) error {
 		{name: p.OldTable, drop: cfg.InitiallyDropOldTable, flag: "--initially-drop-old-table"},
 	}
 	switch {
-	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (migrator/resume.go)
+	case cfg.Resume: // the earlier run's ghost and changelog are what it continues (checkpoint/resume.go, the resume kind in migrator/checkpoint.go)
 		helpers = helpers[2:]
 	case cfg.Revert: // the ghost is the old table; the checkpoint table is the migration's (migrator/revert.go)
 		helpers = helpers[1:]
