@@ -91,7 +91,7 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 	if n > 0 {
 		err := a.retryTransient(ctx, func() error { return a.writeChanges(ctx, conn, batch) })
 		if err != nil || ctx.Err() != nil {
-			return err
+			return a.ghostGoneLate(err) // laterows.go
 		}
 		a.backlog.Add(int64(-n))
 	}
@@ -117,6 +117,10 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 		case itemSentinel:
 			a.sentinelApplied(it.value)
 			a.log.Debug().Str("sentinel", it.value).Msg("sentinel applied")
+		case itemSwap:
+			if err := a.swapReached(it.value); err != nil { // laterows.go
+				return err
+			}
 		case itemFatal:
 			return it.err
 		}

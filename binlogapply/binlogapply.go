@@ -218,11 +218,13 @@ type Applier struct {
 	batchSize   atomic.Int64  // row changes per applying transaction (SetDMLBatchSize)
 	cutOver     atomic.Bool   // the tool's own RENAMEs of the original are expected (cutover.go)
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
+	swapApplied atomic.Bool   // everything read before that RENAME is applied (Swapped)
 	originalRow atomic.Bool   // a row event of the original was read (Config.RenamesAtStart)
 	// helpersSettled: a sentinel this run wrote was read; the helper tables are watched (stmtwatch.go)
 	helpersSettled atomic.Bool
 
 	displaced *displacedSet // used by the applying goroutine only
+	late      lateRows      // changes of the original after a cut-over's sentinel (laterows.go)
 
 	// afterEvent, when set (tests only, before Run), runs after each event is handled; an error
 	// drops the binlog connection there, as a lost connection would.

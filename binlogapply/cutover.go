@@ -20,8 +20,10 @@ import (
 // cut-over's first lock; it stays in effect (a retried cut-over renames again).
 func (a *Applier) BeginCutOver() { a.cutOver.Store(true) }
 
-// Swapped reports whether the applier has read the RENAME that put the ghost in the original's place.
-func (a *Applier) Swapped() bool { return a.swapped.Load() }
+// Swapped reports whether the applier has applied everything read before the RENAME that put the
+// ghost in the original's place: every change of the original then reached the ghost before it
+// took the original's name (a change that could not is ErrLateRows, and Run stops with it).
+func (a *Applier) Swapped() bool { return a.swapApplied.Load() }
 
 // acceptRename handles a DDL touching the original during a cut-over. It returns false when the
 // statement is not a plain RENAME among the original, the ghost and other names (then it is fatal).

@@ -34,6 +34,7 @@ type fixture struct {
 	done      bool
 	// afterEvent is handed to the Applier before Run (set it with noStart, then call start).
 	afterEvent func(*replication.BinlogEvent) error
+	opts       fixtureOpts
 }
 
 type fixtureOpts struct {
@@ -46,12 +47,14 @@ type fixtureOpts struct {
 	noStart   bool // create everything but do not start Run
 	// statementByStatement applies without OneTrip (the path taken after a clash or a warning).
 	statementByStatement bool
+	// cutOver calls BeginCutOver before Run: the cut-over's RENAMEs are expected from the start.
+	cutOver bool
 }
 
 func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
 	t.Helper()
 	db := testenv.Database(t, testSchema)
-	f := &fixture{t: t, db: db, orig: name, ghost: table.GhostName(name), changelog: changelog.Name(name)}
+	f := &fixture{t: t, db: db, orig: name, ghost: table.GhostName(name), changelog: changelog.Name(name), opts: o}
 	ctx := context.Background()
 	var err error
 	if f.flavor, err = dbconn.DetectFlavor(ctx, db); err != nil {
@@ -131,6 +134,9 @@ func (f *fixture) start() {
 	}
 	f.app = app
 	app.afterEvent = f.afterEvent
+	if f.opts.cutOver {
+		app.BeginCutOver()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	f.errc = make(chan error, 1)

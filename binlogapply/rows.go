@@ -92,6 +92,9 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 		if err != nil {
 			return fatal{fmt.Errorf("decode row of %s.%s at %s:%d: %w", cfg.Schema, name, r.file, h.LogPos, err)}
 		}
+		if r.a.cutOver.Load() {
+			r.a.late.add(ch, fmt.Sprintf("%s:%d", r.file, h.LogPos))
+		}
 		if err := r.hold(ctx, item{kind: itemChange, ch: ch}); err != nil {
 			return err
 		}
@@ -112,6 +115,9 @@ func (r *reader) changelogRows(ctx context.Context, kind changeKind, rows [][]an
 		switch row.Hint {
 		case changelog.HintSentinel:
 			r.a.settleHelpers(row.Value) // stmtwatch.go
+			if r.a.cutOver.Load() {
+				r.a.late.sentinelRead() // laterows.go
+			}
 			if err := r.hold(ctx, item{kind: itemSentinel, value: row.Value}); err != nil {
 				return err
 			}

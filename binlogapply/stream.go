@@ -23,6 +23,7 @@ const (
 	itemHeartbeat                 // a changelog heartbeat (writer time)
 	itemSentinel                  // a changelog sentinel
 	itemFatal                     // stop: everything before it is applied first, then Run fails
+	itemSwap                      // the cut-over's RENAME that put the ghost in the original's place (value: its position)
 )
 
 type item struct {
@@ -264,8 +265,15 @@ func (r *reader) query(ctx context.Context, h *replication.EventHeader, q, schem
 		}
 		return r.endTxn(ctx, h, true)
 	}
+	swappedBefore := r.a.swapped.Load()
 	if err := r.judgeStatement(q, schema, h.LogPos); err != nil { // stmtwatch.go
 		return err
+	}
+	if !swappedBefore && r.a.swapped.Load() {
+		// The applier learns where the swap is, behind every change read before it (laterows.go).
+		if err := r.hold(ctx, item{kind: itemSwap, value: fmt.Sprintf("%s:%d", r.file, h.LogPos)}); err != nil {
+			return err
+		}
 	}
 	return r.endTxn(ctx, h, true)
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -38,14 +40,15 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// availableAlgorithms are the --cut-over algorithms the migrator accepts today: an algorithm is
-// picked up by the suite as soon as config.Config.Validate stops refusing it.
-func availableAlgorithms() []string {
+// availableAlgorithms are the --cut-over algorithms the migrator accepts today on a server of
+// flavor f: an algorithm is picked up by the suite as soon as config.Config.Validate stops
+// refusing it (and the cut-over does not refuse it on that flavor).
+func availableAlgorithms(f dbconn.Flavor) []string {
 	var out []string
-	for _, a := range []string{"three-step", "atomic", "two-step"} {
+	for _, a := range cutover.Algorithms() {
 		cfg := config.Default()
 		cfg.Database, cfg.Table, cfg.Alter, cfg.CutOver = "gl_chaos_probe", "t", "ENGINE=InnoDB", a
-		if cfg.Validate() == nil {
+		if cfg.Validate() == nil && cutover.RefuseOn(a, f) == nil {
 			out = append(out, a)
 		}
 	}

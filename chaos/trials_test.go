@@ -53,7 +53,7 @@ type trialResult struct {
 // second run when the first one legitimately gave up) and every acknowledged write in it.
 // GHOSTLITE_CHAOS_PARALLEL (default 4) trials run at once; GHOSTLITE_CHAOS_SEED replays a run.
 func TestTrials(t *testing.T) {
-	algos := availableAlgorithms()
+	algos := availableAlgorithms(testenv.Flavor(t))
 	if len(algos) == 0 {
 		t.Fatal("the migrator accepts no cut-over algorithm")
 	}
@@ -77,7 +77,7 @@ func TestTrials(t *testing.T) {
 		}
 		steps := algorithmSteps[tr.algo]
 		if len(steps) == 0 { // an algorithm this suite does not know yet: try every step
-			for st := cutover.StepLock; st <= cutover.StepRenameIn; st++ {
+			for st := cutover.StepLock; st <= cutover.StepSentryDropped; st++ {
 				steps = append(steps, st)
 			}
 		}
@@ -129,7 +129,7 @@ var algorithmSteps = map[string][]cutover.Step{
 	cutover.AlgorithmThreeStep: {cutover.StepLock, cutover.StepSentinel, cutover.StepRename1, cutover.StepObserve1,
 		cutover.StepRename2, cutover.StepObserve2, cutover.StepUnlock},
 	cutover.AlgorithmAtomic: {cutover.StepSentry, cutover.StepLock, cutover.StepSentinel, cutover.StepAtomicRename,
-		cutover.StepAtomicObserve, cutover.StepDropSentry},
+		cutover.StepAtomicObserve, cutover.StepDropSentry, cutover.StepSentryDropped},
 	cutover.AlgorithmTwoStep: {cutover.StepLock, cutover.StepSentinel, cutover.StepRenameAway, cutover.StepRenameIn},
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
@@ -43,7 +44,8 @@ func (c Config) PreflightOptions() preflight.Options {
 		AllowZeroInDate:                   c.AllowZeroInDate, SkipStrictMode: c.SkipStrictMode,
 		AllowNullableUniqueKey: c.AllowNullableUniqueKey,
 		IncludeTriggers:        c.IncludeTriggers, TriggerSuffix: c.TriggerSuffix, RemoveTriggerSuffix: c.RemoveTriggerSuffix,
-		AtomicCutOver: c.CutOver == cutover.AlgorithmAtomic, CutOverLockTimeout: c.CutOverLockTimeout, DefaultRetries: c.DefaultRetries,
+		CutOverRefusal: func(f dbconn.Flavor) error { return cutover.RefuseOn(c.CutOver, f) },
+		AtomicCutOver:  c.CutOver == cutover.AlgorithmAtomic, CutOverLockTimeout: c.CutOverLockTimeout, DefaultRetries: c.DefaultRetries,
 		SkipMetadataLockCheck:             c.SkipMetadataLockCheck,
 		AllowSetupMetadataLockInstruments: c.AllowSetupMetadataLockInstruments,
 		AttemptInstantDDL:                 c.AttemptInstantDDL, AnalyzeGhostTable: c.AnalyzeGhostTable,

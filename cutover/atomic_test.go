@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -28,10 +29,11 @@ func TestRunDispatchesByName(t *testing.T) {
 // The happy path under a concurrent write load: one RENAME swaps both names, no write ever
 // fails for a missing table, and every acknowledged write is in old or new.
 func TestAtomicHappyPathUnderLoad(t *testing.T) {
+	atomicIsSafeHere(t)
 	f := newFixture(t, "a_happy")
 	r := f.happyPath(atomicCut, []func(StepInfo) int64{lockSession, rename1Session}, nil)
 	assertNoOutage(t, r.writes)
-	want := []Step{StepSentry, StepLock, StepSentinel, StepAtomicRename, StepAtomicObserve, StepDropSentry}
+	want := []Step{StepSentry, StepLock, StepSentinel, StepAtomicRename, StepAtomicObserve, StepDropSentry, StepSentryDropped}
 	if fmt.Sprint(r.steps) != fmt.Sprint(want) {
 		t.Fatalf("hook saw steps %v, want %v", r.steps, want)
 	}
@@ -41,6 +43,7 @@ func TestAtomicHappyPathUnderLoad(t *testing.T) {
 // Each row kills one session of the first attempt at one step, under a write load. The
 // original must never go missing, the cut-over must finish on a retry, nothing is lost.
 func TestAtomicFailureMatrix(t *testing.T) {
+	atomicIsSafeHere(t)
 	// Give the queued rename every chance to run wrongly.
 	pause := func(context.Context, *fixture) error { time.Sleep(50 * time.Millisecond); return nil }
 	cases := []killCase{
@@ -51,11 +54,53 @@ func TestAtomicFailureMatrix(t *testing.T) {
 	}
 	// Attempt 2 starts with the original intact (sentry dropped), and no write ever saw it missing.
 	killEach(t, "a_chaos", atomicCut, StepSentry, cases, assertNoOutage)
+	// The moment that lost writes on MySQL (FACTS.md): C1 dies after dropping the sentry, with
+	// writers queued behind it. The rename must run before them, as it does after an UNLOCK.
+	late := []killCase{{"C1 killed after dropping the sentry", StepSentryDropped, lockSession, 1, "the swap is complete, rolling forward", nil}}
+	killEach(t, "a_late", atomicCut, 0, late, assertNoOutage)
+}
+
+// atomicIsSafeHere limits a test of the atomic algorithm's mechanics to the flavors where it runs.
+func atomicIsSafeHere(t *testing.T) {
+	t.Helper()
+	testenv.FlavorLimit(t, func(f dbconn.Flavor) bool { return RefuseOn(AlgorithmAtomic, f) == nil },
+		"--cut-over=atomic is refused there (TestAtomicRefusedOnMySQL)")
+}
+
+// The atomic algorithm is refused on MySQL, where a dead lock holder may let queued writes run
+// before the rename: in one line naming the safe choice, before anything is touched.
+func TestAtomicRefusedOnMySQL(t *testing.T) {
+	for _, f := range []dbconn.Flavor{{MariaDB: true, Major: 10, Minor: 11}, {MariaDB: true, Major: 11, Minor: 8}} {
+		if err := RefuseOn(AlgorithmAtomic, f); err != nil {
+			t.Errorf("%s: %v, want atomic allowed", f, err)
+		}
+	}
+	for _, f := range []dbconn.Flavor{{Major: 8, Minor: 0, Patch: 36}, {Major: 9, Minor: 7, Patch: 4}} {
+		err := RefuseOn(AlgorithmAtomic, f)
+		if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "--cut-over=three-step") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v, want one ErrUnsafe line naming three-step", f, err)
+		}
+		for _, other := range []string{AlgorithmThreeStep, AlgorithmTwoStep} {
+			if err := RefuseOn(other, f); err != nil {
+				t.Errorf("%s on %s: %v, want allowed", other, f, err)
+			}
+		}
+	}
+	if testenv.Flavor(t).MariaDB {
+		return // the sandbox's atomic runs are TestAtomic*'s
+	}
+	f := newFixture(t, "a_mysql")
+	err := Atomic(context.Background(), f.config(2, nil), f.noop())
+	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "three-step") {
+		t.Fatalf("got %v, want ErrUnsafe naming three-step", err)
+	}
+	f.assertIntact()
 }
 
 // Every attempt fails: the original is intact under its name, no sentry is left behind, and
 // the pauses between attempts follow the exponential schedule.
 func TestAtomicRetriesExhausted(t *testing.T) {
+	atomicIsSafeHere(t)
 	f := newFixture(t, "a_exhausted")
 	var starts []time.Time
 	cfg := f.config(3, func(_ context.Context, step Step, _ StepInfo) error {

@@ -54,6 +54,9 @@ func runAttempts(ctx context.Context, algo algorithm, cfg Config, s Sentinel) er
 	if err != nil {
 		return err
 	}
+	if err := RefuseOn(algo.name, caps.flavor); err != nil {
+		return err
+	}
 	var last error
 	for n := 1; n <= cfg.Retries; n++ {
 		if n > 1 {

@@ -22,6 +22,7 @@ const mdlWaitState = "Waiting for table metadata lock"
 
 // capabilities are the checks the server lets us make, probed once per cut-over.
 type capabilities struct {
+	flavor   dbconn.Flavor
 	mdl      bool   // performance_schema.metadata_locks is usable
 	mdlWhy   string // why not, when mdl is false
 	idSource string // where table ids are read (dbconn.TableIDSources), "" when none is readable
@@ -31,8 +32,12 @@ type capabilities struct {
 func probe(ctx context.Context, db *sql.DB, log zerolog.Logger) (capabilities, error) {
 	var c capabilities
 	var mwlc uint64
-	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.max_write_lock_count").Scan(&mwlc); err != nil {
+	var err error
+	if err = db.QueryRowContext(ctx, "SELECT @@GLOBAL.max_write_lock_count").Scan(&mwlc); err != nil {
 		return c, fmt.Errorf("cut-over: read max_write_lock_count: %w", err)
+	}
+	if c.flavor, err = dbconn.DetectFlavor(ctx, db); err != nil {
+		return c, fmt.Errorf("cut-over: %w", err)
 	}
 	if mwlc < minMaxWriteLockCount {
 		return c, fmt.Errorf("%w: @@max_write_lock_count is %d (< %d): writes queued behind the lock could run before the renames; raise it to its default",

@@ -120,6 +120,9 @@ func TestSentinelFailsOnceThenRetried(t *testing.T) {
 		{"two-step", twoStep, StepLock},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "atomic" {
+				atomicIsSafeHere(t)
+			}
 			f := newFixture(t, "sentinel_once")
 			var calls atomic.Int32
 			s := sentinelFunc(func(context.Context) error {

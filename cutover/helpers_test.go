@@ -25,17 +25,20 @@ type fixture struct {
 	admin  *sql.DB // pool for the test's own checks and kills
 	tables Tables
 	logs   *testenv.LogBuffer
-	// sentinelAt is when the last successful sentinel returned (unix ns): a write that starts
-	// after it and lands in old would be lost by the real tool (the applier has stopped).
-	sentinelAt atomic.Int64
+	// lockedAt is when the last successful sentinel was called (unix ns), right after C1's LOCK
+	// TABLES returned: a write issued after it could only queue behind that lock, and if it lands
+	// in old it was served on the original after the sentinel and would be lost by the real tool
+	// (its ghost misses it).
+	lockedAt atomic.Int64
 }
 
-// track wraps s to record when it last succeeded.
+// track wraps s to record when the last call that succeeded began.
 func (f *fixture) track(s Sentinel) Sentinel {
 	return sentinelFunc(func(ctx context.Context) error {
+		called := time.Now().UnixNano()
 		err := s.Await(ctx)
 		if err == nil {
-			f.sentinelAt.Store(time.Now().UnixNano())
+			f.lockedAt.Store(called)
 		}
 		return err
 	})
@@ -216,8 +219,8 @@ func maxStall(writes []loadgen.Write, from, to time.Time) time.Duration {
 }
 
 // assertNoLoss checks every acknowledged write is in old ∪ tbl, that writes issued after the
-// cut-over returned are in the new tbl, never in old, and that no write issued after the last
-// sentinel is in old (the real tool's ghost would miss it). It returns how many acked writes
+// cut-over returned are in the new tbl, never in old, and that no write issued once the original
+// was locked for the last successful sentinel is in old (the real tool's ghost would miss it). It returns how many acked writes
 // are in each.
 func (f *fixture) assertNoLoss(writes []loadgen.Write, swappedAt time.Time, swapped bool) (inOld, inNew int) {
 	f.t.Helper()
@@ -235,8 +238,8 @@ func (f *fixture) assertNoLoss(writes []loadgen.Write, swappedAt time.Time, swap
 		}
 		id := w.Args[0].(int64)
 		switch {
-		case old[id] && f.sentinelAt.Load() != 0 && w.Start.UnixNano() > f.sentinelAt.Load():
-			f.t.Errorf("write %d issued after the sentinel landed in %s: the ghost would miss it", id, f.tables.Old)
+		case old[id] && f.lockedAt.Load() != 0 && w.Start.UnixNano() > f.lockedAt.Load():
+			f.t.Errorf("write %d issued once the original was locked for the sentinel landed in %s: the ghost would miss it", id, f.tables.Old)
 		case old[id] && !swappedAt.IsZero() && w.Start.After(swappedAt):
 			f.t.Errorf("write %d issued after the cut-over returned landed in %s", id, f.tables.Old)
 		case old[id]:

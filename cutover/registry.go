@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // The cut-over algorithms, by their --cut-over names.
@@ -29,12 +31,15 @@ type algorithm struct {
 	oldTaken func(a *attempt, st state, cause error) remedy
 	// swap names the statements that ran when the swap completed, for the log.
 	swap string
+	// unsafeOn, when set, says why the algorithm cannot be trusted on a server flavor ("" when
+	// it can): the run is refused before anything is locked.
+	unsafeOn func(f dbconn.Flavor) string
 }
 
 // algorithms is the registry, in the order they are offered; the first is the default.
 var algorithms = []algorithm{
 	{name: AlgorithmThreeStep, run: (*attempt).runThreeStep, renamedAway: (*attempt).rollBackRenamedAway, swap: "both renames"},
-	{name: AlgorithmAtomic, run: (*attempt).runAtomic, oldTaken: (*attempt).dropOurSentry, swap: "the rename"},
+	{name: AlgorithmAtomic, run: (*attempt).runAtomic, oldTaken: (*attempt).dropOurSentry, swap: "the rename", unsafeOn: atomicUnsafeOn},
 	{name: AlgorithmTwoStep, run: (*attempt).runTwoStep, renamedAway: (*attempt).forwardIfSynced, swap: "both renames"},
 }
 
@@ -99,4 +104,18 @@ func Atomic(ctx context.Context, cfg Config, s Sentinel) error {
 // TwoStep is Run with the lock / rename away / rename in cut-over (twostep.go).
 func TwoStep(ctx context.Context, cfg Config, s Sentinel) error {
 	return Run(ctx, AlgorithmTwoStep, cfg, s)
+}
+
+// RefuseOn returns nil when the algorithm named name can be trusted on a server of flavor f, and
+// otherwise an ErrUnsafe error in one line naming why and the safe choice. The pre-flight checks
+// call it before anything is created; every cut-over checks it again before its first attempt.
+func RefuseOn(name string, f dbconn.Flavor) error {
+	algo, err := lookup(name)
+	if err != nil || algo.unsafeOn == nil {
+		return err
+	}
+	if why := algo.unsafeOn(f); why != "" {
+		return fmt.Errorf("%w: --cut-over=%s is not safe on %s: %s; use --cut-over=%s (the default)", ErrUnsafe, name, f, why, AlgorithmThreeStep)
+	}
+	return nil
 }

@@ -28,11 +28,14 @@ const (
 	// Two-step (also uses StepLock and StepSentinel).
 	StepRenameAway Step = 12 // C1: ALTER TABLE tbl RENAME TO old (releases the lock)
 	StepRenameIn   Step = 13 // C2: RENAME ghost TO tbl (tbl is missing until it runs)
+
+	// Atomic, once the sentry is dropped and the rename seen waiting on tbl: C1 UNLOCK TABLES.
+	StepSentryDropped Step = 14
 )
 
 func (s Step) String() string {
 	names := [...]string{"", "lock", "sentinel", "rename1", "observe1", "rename2", "observe2", "unlock",
-		"sentry", "atomic-rename", "atomic-observe", "drop-sentry", "rename-away", "rename-in"}
+		"sentry", "atomic-rename", "atomic-observe", "drop-sentry", "rename-away", "rename-in", "sentry-dropped"}
 	if s < 1 || int(s) >= len(names) {
 		return fmt.Sprintf("step(%d)", int(s))
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
 // The scenarios every algorithm's tests share, each under a write load: the happy path, a
@@ -92,6 +93,14 @@ func (f *fixture) assertShortStall(r happyRun, algo string) {
 	}
 }
 
+// lockHeldAt are the steps before which C1 holds the original locked, in every algorithm: the
+// application's writes queue behind the lock there.
+var lockHeldAt = map[Step]bool{
+	StepSentinel: true, StepRename1: true, StepObserve1: true, StepRename2: true, StepObserve2: true, StepUnlock: true,
+	StepAtomicRename: true, StepAtomicObserve: true, StepDropSentry: true, StepSentryDropped: true,
+	StepRenameAway: true,
+}
+
 // killCase kills one session of the first attempt before one step.
 type killCase struct {
 	name     string
@@ -135,6 +144,13 @@ func (f *fixture) killFirstAttempt(algo algoRunner, c killCase, intactAt Step) [
 		}
 		if info.Attempt != 1 || step != c.step {
 			return nil
+		}
+		// While C1 holds the lock, kill only once writers are queued behind it: then a kill
+		// that lets them run before the renames would show as a lost write, every time.
+		if lockHeldAt[c.step] {
+			if err := testenv.WaitQueuedWriters(ctx, f.admin, testDB, f.tables.Original, 2); err != nil {
+				return fmt.Errorf("test: %w", err)
+			}
 		}
 		id := c.victim(info)
 		if err := f.killAndWait(ctx, id); err != nil {

@@ -1,8 +1,11 @@
 package migrator
 
 import (
+	"context"
+	"strings"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -26,4 +29,29 @@ func TestMySQLInvisibleColumnsUnderRequiredPrimaryKey(t *testing.T) {
 	}
 	finishRun(t, postpone, done)
 	assertSameAsServerAlter(t, db, "want", alter)
+}
+
+// --cut-over=atomic is refused on MySQL before anything is created (a dead lock holder may let
+// queued writes run there before the rename: issue 29), in one line naming the safe choice, and
+// accepted on MariaDB.
+func TestAtomicCutOverRefusedOnMySQL(t *testing.T) {
+	const schema = "gl_atomic_mysql"
+	db := testenv.Database(t, schema)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t VALUES (1, 1), (2, 2)")
+	before := captureState(t, db)
+	cfg := testConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
+	live(&cfg)
+	cfg.CutOver = cutover.AlgorithmAtomic
+	err := mustNew(t, cfg).Run(context.Background())
+	if testenv.Flavor(t).MariaDB {
+		if err != nil {
+			t.Fatalf("atomic on MariaDB: %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), "--cut-over=atomic is not safe on MySQL") || !strings.Contains(err.Error(), "--cut-over=three-step") ||
+		strings.Contains(err.Error(), "\n") {
+		t.Fatalf("got %v, want one line refusing atomic on MySQL and naming three-step", err)
+	}
+	assertUnchanged(t, db, before, "t")
 }

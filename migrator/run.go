@@ -211,12 +211,45 @@ func (r *run) cutOver(ctx context.Context) error {
 	cc.UnderLock, cc.UndoUnderLock = s.underCutOverLock()
 	cc.UnderLock = r.withCutOverCheckpoint(cc.UnderLock) // revert.go
 	err := cutover.Run(ctx, m.cfg.CutOver, cc, r.sent)
+	if err == nil && !m.cfg.TestOnReplica {
+		if err = r.confirmSwapRead(ctx); err != nil {
+			r.swapped = true // the tables are swapped: nothing of the failure cleanup applies
+			return fmt.Errorf("after the cut-over: %w", err)
+		}
+	}
 	// --test-on-replica swaps back (replica.go).
 	if err := m.afterCutOver(ctx, s, err); err != nil {
 		return fmt.Errorf("cut-over: %w", err)
 	}
 	r.swapped = true
 	r.cutDone = time.Now()
+	return nil
+}
+
+// swapReadPatience bounds how long a completed swap waits for the applier to read its RENAME.
+var swapReadPatience = 30 * time.Second
+
+// confirmSwapRead waits until the binlog applier has read the RENAME that put the ghost in the
+// original's place. A change of the original written after the cut-over's lock was lost (its
+// holder died and a write queued on the original was served before the rename) is read before
+// that RENAME and stops the applier with binlogapply.ErrLateRows, naming its keys and binlog
+// range: the run then fails with that report instead of ending as if nothing were missing.
+func (r *run) confirmSwapRead(ctx context.Context) error {
+	deadline := time.Now().Add(swapReadPatience)
+	for !r.applier.Swapped() {
+		if err := r.bg.Err(); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the swap is complete, but the binlog applier did not read its RENAME within %s: it cannot be proven that no write reached the original after the cut-over's lock; compare %s with %s",
+				swapReadPatience, r.s.plan.OldTable, r.s.plan.Original.Name)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 	return nil
 }
 

@@ -48,6 +48,7 @@ var registry = []Check{
 	{"binary log", BeforeCreate, checkServerBinlog},
 	{"prepared XA transactions", BeforeCreate, CheckNoPreparedXA},
 	{"lock-bypassing plugins", BeforeCreate, checkPlugins},
+	{"cut-over algorithm", BeforeCreate, checkCutOverAlgorithm},
 	{"metadata locks", BeforeCreate, checkMetadataLocks},
 	{"crashed cut-over", BeforeCreate, checkCrashed},
 	{"table", BeforeCreate, checkTable},

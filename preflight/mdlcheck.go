@@ -7,6 +7,16 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
+// checkCutOverAlgorithm refuses a --cut-over algorithm that cannot be trusted on the primary's
+// flavor (--cut-over=atomic on MySQL), before anything is created: the cut-over itself would
+// refuse only once the copy is done.
+func checkCutOverAlgorithm(_ context.Context, st *State) error {
+	if st.Options.CutOverRefusal == nil {
+		return nil
+	}
+	return st.Options.CutOverRefusal(st.Plan.Flavor)
+}
+
 // checkMetadataLocks is the pre-flight of the cut-over's metadata-lock checks, on the primary where
 // the tables are renamed. When performance_schema does not show metadata locks the run is refused,
 // as gh-ost does, unless --skip-metadata-lock-check; with --allow-setup-metadata-lock-instruments

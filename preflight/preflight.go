@@ -70,7 +70,10 @@ type Options struct {
 	TriggerSuffix       string // --trigger-suffix
 	RemoveTriggerSuffix bool   // --remove-trigger-suffix-if-exists
 
-	AtomicCutOver                     bool          // --cut-over=atomic: it needs metadata locks visible
+	AtomicCutOver bool // --cut-over=atomic: it needs metadata locks visible
+	// CutOverRefusal says whether --cut-over's algorithm can be trusted on the server's flavor
+	// (cutover.RefuseOn, handed in by the conductor's configuration; nil: no refusal).
+	CutOverRefusal                    func(dbconn.Flavor) error
 	CutOverLockTimeout                time.Duration // --cut-over-lock-timeout-seconds
 	DefaultRetries                    int           // --default-retries
 	SkipMetadataLockCheck             bool          // --skip-metadata-lock-check

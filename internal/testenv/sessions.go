@@ -30,3 +30,17 @@ func KillAndWait(ctx context.Context, db *sql.DB, id int64) error {
 		return !alive, err
 	})
 }
+
+// WaitQueuedWriters waits (at most 5 s) until at least n sessions wait on a lock with a statement
+// that writes schema.tbl (an INSERT, UPDATE, DELETE or REPLACE naming it): application writes
+// queued behind a lock on the table, the moment a kill of the lock holder is most dangerous.
+func WaitQueuedWriters(ctx context.Context, db *sql.DB, schema, tbl string, n int) error {
+	like := "%" + tbl + "%"
+	return Poll(ctx, 5*time.Second, 2*time.Millisecond, fmt.Sprintf("%d writers of %s.%s queued behind a lock", n, schema, tbl), func() (bool, error) {
+		var got int
+		err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.PROCESSLIST
+			WHERE DB = ? AND STATE LIKE 'Waiting for table%lock' AND INFO LIKE ?
+			AND (INFO LIKE 'INSERT%' OR INFO LIKE 'UPDATE%' OR INFO LIKE 'DELETE%' OR INFO LIKE 'REPLACE%')`, schema, like).Scan(&got)
+		return got >= n, err
+	})
+}
