@@ -42,6 +42,11 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case h := <-a.holds: // locked.go
+			if err := a.serveHold(ctx, conn, q, h); err != nil {
+				return err
+			}
+			continue
 		case it := <-q:
 			batch = append(batch, it)
 		}
@@ -98,12 +103,13 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 	if err := a.settleDisplaced(ctx, conn, batch); err != nil || ctx.Err() != nil {
 		return err
 	}
-	a.mu.Lock()
-	a.stats.EventsApplied += int64(n)
-	if n > 0 {
-		a.stats.Transactions++
-	}
-	a.mu.Unlock()
+	a.countApplied(n)
+	return a.publish(batch)
+}
+
+// publish makes the markers of an applied batch known, in order: positions, heartbeats,
+// sentinels, the swap; a fatal item ends it with its error.
+func (a *Applier) publish(batch []item) error {
 	for _, it := range batch {
 		switch it.kind {
 		case itemPosition:
@@ -126,6 +132,22 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 		}
 	}
 	return nil
+}
+
+// countApplied adds a committed transaction of n row changes to the statistics.
+func (a *Applier) countApplied(n int) {
+	a.mu.Lock()
+	a.stats.EventsApplied += int64(n)
+	if n > 0 {
+		a.stats.Transactions++
+	}
+	a.mu.Unlock()
+}
+
+// execQuerier is where the writer sends its statements: a transaction, or a session.
+type execQuerier interface {
+	dbconn.Querier
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // transientAttempts bounds how often a batch rolled back by a deadlock or a lock wait timeout is
@@ -212,7 +234,7 @@ func (a *Applier) writeChanges(ctx context.Context, conn *sql.Conn, batch []item
 // displacing the ghost rows a row clashes with (displaced.go).
 type writer struct {
 	p        *plan
-	tx       *sql.Tx
+	tx       execQuerier // the applying transaction (or the cut-over's locking session: locked.go)
 	dels     [][]any
 	delSet   map[string]bool
 	ins      [][]any
@@ -225,6 +247,9 @@ type writer struct {
 	script *script // when set, statements are collected for one round trip instead of run
 
 	d *displacedSet
+	// noDisplace: a clash fails the write instead of moving ghost rows aside (locked.go: the
+	// displaced table lives on the applier's own session).
+	noDisplace bool
 	// displacedDelta is the change of d.count made by this transaction and moved the number of
 	// ghost rows it displaced; both count once it commits.
 	displacedDelta int64
@@ -348,13 +373,13 @@ func (w *writer) statements() int {
 // checkWarnings fails on any Warning or Error left by the last statement: truncation, conversion
 // or a skipped row must never pass silently. Notes pass: they are what the server's own ALTER lets
 // through in strict mode too (DECIMAL rounding, DATETIME to DATE), with the same value stored.
-func checkWarnings(ctx context.Context, tx *sql.Tx, what string) error {
+func checkWarnings(ctx context.Context, tx execQuerier, what string) error {
 	return statementWarnings(ctx, tx, what, 1, 1, nil)
 }
 
 // checkWarningsAllowing is checkWarnings also accepting the truncation warning (1265) of the named
 // ghost columns (the ENUM error value written on purpose, enumzero.go).
-func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []string) error {
+func checkWarningsAllowing(ctx context.Context, tx execQuerier, what string, cols []string) error {
 	return statementWarnings(ctx, tx, what, 1, 1, cols)
 }
 
@@ -362,7 +387,7 @@ func checkWarningsAllowing(ctx context.Context, tx *sql.Tx, what string, cols []
 // together, which the error names in gh-ost's words ("warnings detected in statement 2 of 2:
 // [...]"). The list is trusted only when it holds every warning counted (writer sessions list up
 // to 65535, dbconn's DSN).
-func statementWarnings(ctx context.Context, tx *sql.Tx, what string, stmt, of int, cols []string) error {
+func statementWarnings(ctx context.Context, tx execQuerier, what string, stmt, of int, cols []string) error {
 	var count int64
 	if err := tx.QueryRowContext(ctx, "SHOW COUNT(*) WARNINGS").Scan(&count); err != nil {
 		return fmt.Errorf("check warnings of %s: %w", what, err)

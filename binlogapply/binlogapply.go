@@ -226,6 +226,12 @@ type Applier struct {
 	displaced *displacedSet // used by the applying goroutine only
 	late      lateRows      // changes of the original after a cut-over's sentinel (laterows.go)
 
+	// holds carries Hold's requests to the applying goroutine; held is the Hold in force;
+	// stopped is closed when Run returns (locked.go).
+	holds   chan *holdState
+	held    atomic.Pointer[holdState]
+	stopped chan struct{}
+
 	// afterEvent, when set (tests only, before Run), runs after each event is handled; an error
 	// drops the binlog connection there, as a lost connection would.
 	afterEvent func(*replication.BinlogEvent) error
@@ -290,6 +296,8 @@ func New(cfg Config) (*Applier, error) {
 		displaced: newDisplacedSet(&cfg, p),
 		sentinels: map[string]chan struct{}{},
 		seen:      map[string]bool{},
+		holds:     make(chan *holdState),
+		stopped:   make(chan struct{}),
 	}
 	a.stats.Applied = cfg.Start
 	a.SetDMLBatchSize(cfg.DMLBatchSize)
@@ -312,6 +320,7 @@ func (a *Applier) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer close(a.stopped)
 	// Bounded: when the applier falls behind, the reader (and then the server) waits. Backlog
 	// therefore saturates near the queue's size.
 	queue := make(chan item, max(queueMin, 16*a.cfg.DMLBatchSize))

@@ -249,6 +249,9 @@ func (w *writer) insertDisplacing(ctx context.Context) error {
 // how many it moved.
 func (w *writer) displace(ctx context.Context, mk *movableKey, row []any) (int64, error) {
 	d := w.d
+	if w.noDisplace {
+		return 0, fmt.Errorf("%w: a row clashes on unique key %s of the ghost table", errClashUnderLock, table.QuoteIdent(mk.name))
+	}
 	args := make([]any, len(mk.cols))
 	for i, c := range mk.cols {
 		if row[c] == nil {

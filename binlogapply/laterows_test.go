@@ -93,16 +93,20 @@ func newLateFixture(t *testing.T, name string) *fixture {
 	return f
 }
 
-// execNames runs statements with {T}, {G} and {O} replaced by the original, ghost and old names.
+// execNames runs statements with {T}, {G} and {O} replaced (names).
 func (f *fixture) execNames(stmts ...string) {
 	f.t.Helper()
-	r := strings.NewReplacer("{T}", table.Qualify(testSchema, f.orig), "{G}", table.Qualify(testSchema, f.ghost),
-		"{O}", table.Qualify(testSchema, table.OldName(f.orig, "")))
 	for _, s := range stmts {
-		if _, err := f.db.Exec(r.Replace(s)); err != nil {
+		if _, err := f.db.Exec(f.names(s)); err != nil {
 			f.t.Fatalf("%s: %v", s, err)
 		}
 	}
+}
+
+// names replaces {T}, {G} and {O} in s by the original, ghost and old names.
+func (f *fixture) names(s string) string {
+	return strings.NewReplacer("{T}", table.Qualify(testSchema, f.orig), "{G}", table.Qualify(testSchema, f.ghost),
+		"{O}", table.Qualify(testSchema, table.OldName(f.orig, ""))).Replace(s)
 }
 
 // writeSentinel writes a sentinel without waiting for it (the applier may not run yet).

@@ -12,11 +12,10 @@ import (
 // the binary log (the binlog applier's ExpectSentinel) before the row is written, so the row can
 // not be applied unseen; the channel closes once every event before the row is applied.
 func (t Table) AwaitSentinel(ctx context.Context, db Execer, expect func(token string) <-chan struct{}) error {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	token, err := SentinelToken()
+	if err != nil {
 		return err
 	}
-	token := hex.EncodeToString(b[:])
 	seen := expect(token)
 	if err := t.WriteSentinel(ctx, db, token); err != nil {
 		return err
@@ -27,6 +26,15 @@ func (t Table) AwaitSentinel(ctx context.Context, db Execer, expect func(token s
 	case <-ctx.Done():
 		return fmt.Errorf("sentinel %s not applied: %w", token, ctx.Err())
 	}
+}
+
+// SentinelToken makes a new, unique sentinel token.
+func SentinelToken() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("make a sentinel token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // WriteSentinel writes the sentinel row with token (AwaitSentinel makes the token and waits).

@@ -134,6 +134,10 @@ func (s *sentinelAt) Await(context.Context) error {
 	return nil
 }
 
+// Hold and AwaitOn make it a cutover.LockedSentinel for lock-rename: no applier to hold.
+func (s *sentinelAt) Hold(context.Context) (func(), error)           { return func() {}, nil }
+func (s *sentinelAt) AwaitOn(ctx context.Context, _ *sql.Conn) error { return s.Await(ctx) }
+
 // killedByID reports whether the cut-over's log records that it killed connection id and saw it
 // gone (the "killed" line of its recovery, written after KILL CONNECTION from a fresh session).
 func killedByID(logs string, id int64) bool {
@@ -166,9 +170,10 @@ func TestProxy(t *testing.T) {
 		renames int
 	}
 	cases := map[string][]cut{
-		cutover.AlgorithmThreeStep: {{cutover.StepSentinel, 0}, {cutover.StepObserve1, 1}, {cutover.StepObserve2, 2}, {cutover.StepUnlock, 2}},
-		cutover.AlgorithmAtomic:    {{cutover.StepSentinel, 0}, {cutover.StepAtomicObserve, 1}, {cutover.StepDropSentry, 1}, {cutover.StepSentryDropped, 1}},
-		cutover.AlgorithmTwoStep:   {{cutover.StepSentinel, 0}, {cutover.StepRenameAway, 0}, {cutover.StepRenameIn, 0}},
+		cutover.AlgorithmThreeStep:  {{cutover.StepSentinel, 0}, {cutover.StepObserve1, 1}, {cutover.StepObserve2, 2}, {cutover.StepUnlock, 2}},
+		cutover.AlgorithmAtomic:     {{cutover.StepSentinel, 0}, {cutover.StepAtomicObserve, 1}, {cutover.StepDropSentry, 1}, {cutover.StepSentryDropped, 1}},
+		cutover.AlgorithmTwoStep:    {{cutover.StepSentinel, 0}, {cutover.StepRenameAway, 0}, {cutover.StepRenameIn, 0}},
+		cutover.AlgorithmLockRename: {{cutover.StepSentinel, 0}, {cutover.StepLockRename, 0}, {cutover.StepLockRenameUnlock, 0}},
 	}
 	algos := cutover.Algorithms()
 	for _, algo := range algos {

@@ -77,7 +77,7 @@ func TestTrials(t *testing.T) {
 		}
 		steps := algorithmSteps[tr.algo]
 		if len(steps) == 0 { // an algorithm this suite does not know yet: try every step
-			for st := cutover.StepLock; st <= cutover.StepSentryDropped; st++ {
+			for st := cutover.StepLock; st <= cutover.StepLockRenameUnlock; st++ {
 				steps = append(steps, st)
 			}
 		}
@@ -130,7 +130,8 @@ var algorithmSteps = map[string][]cutover.Step{
 		cutover.StepRename2, cutover.StepObserve2, cutover.StepUnlock},
 	cutover.AlgorithmAtomic: {cutover.StepSentry, cutover.StepLock, cutover.StepSentinel, cutover.StepAtomicRename,
 		cutover.StepAtomicObserve, cutover.StepDropSentry, cutover.StepSentryDropped},
-	cutover.AlgorithmTwoStep: {cutover.StepLock, cutover.StepSentinel, cutover.StepRenameAway, cutover.StepRenameIn},
+	cutover.AlgorithmTwoStep:    {cutover.StepLock, cutover.StepSentinel, cutover.StepRenameAway, cutover.StepRenameIn},
+	cutover.AlgorithmLockRename: {cutover.StepLock, cutover.StepSentinel, cutover.StepLockRename, cutover.StepLockRenameUnlock},
 }
 
 func keys(m map[int]bool) []int {

@@ -76,6 +76,10 @@ func (c *Config) validateValues() error {
 		return fmt.Errorf("%w: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one", ErrUsage)
 	case cutover.Validate(c.CutOver) != nil:
 		return fmt.Errorf("%w: --cut-over=%q is not supported; use %s", ErrUsage, c.CutOver, cutover.Choices())
+	case c.CutOver == cutover.AlgorithmLockRename && (c.IncludeTriggers || c.AllowNullableUniqueKey):
+		// Both work on the ghost from another session under the lock, which lock-rename's own
+		// session holds on the ghost too.
+		return fmt.Errorf("%w: --cut-over=lock-rename cannot be combined with %s yet; use --cut-over=three-step", ErrUsage, c.lockRenameConflict())
 	case c.Resume && !c.Execute:
 		return fmt.Errorf("%w: --resume continues a migration: it needs --execute (a dry run would drop the ghost it continues)", ErrUsage)
 	case c.Checkpointing() && c.CheckpointInterval <= 0:
@@ -169,4 +173,12 @@ func (c *Config) validateMaster() error {
 		}
 	}
 	return nil
+}
+
+// lockRenameConflict names the flag that --cut-over=lock-rename cannot be combined with.
+func (c *Config) lockRenameConflict() string {
+	if c.IncludeTriggers {
+		return "--include-triggers"
+	}
+	return "--allow-nullable-unique-key"
 }

@@ -89,6 +89,25 @@ func TestChecksumRequiredWithCascadingLoss(t *testing.T) {
 	}
 }
 
+// --cut-over=lock-rename is not combined with what works on the ghost from another session under
+// the lock; alone it is valid.
+func TestLockRenameCombinations(t *testing.T) {
+	for flag, set := range map[string]func(*Config){
+		"--include-triggers":          func(c *Config) { c.IncludeTriggers = true },
+		"--allow-nullable-unique-key": func(c *Config) { c.AllowNullableUniqueKey = true },
+	} {
+		cfg := Default()
+		cfg.Database, cfg.Table, cfg.Alter, cfg.CutOver = "db", "t", "ADD COLUMN c INT", "lock-rename"
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("lock-rename alone: %v", err)
+		}
+		set(&cfg)
+		if err := cfg.Validate(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), flag) || !strings.Contains(err.Error(), "three-step") {
+			t.Errorf("lock-rename with %s: %v, want a usage error naming it and three-step", flag, err)
+		}
+	}
+}
+
 func TestThrottleFlagsValidate(t *testing.T) {
 	for _, c := range []struct {
 		set  func(*Config)

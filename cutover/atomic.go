@@ -30,7 +30,7 @@ func atomicUnsafeOn(f dbconn.Flavor) string {
 	if f.MariaDB {
 		return ""
 	}
-	return "if its lock holder dies after dropping the sentry, MySQL may serve writes queued on the original before the queued RENAME, and they would be lost"
+	return fmt.Sprintf("is not safe on %s: if its lock holder dies after dropping the sentry, MySQL may serve writes queued on the original before the queued RENAME, and they would be lost", f)
 }
 
 // sentryPrefix starts the COMMENT of our sentry tables; the rest is the attempt's token.

@@ -17,7 +17,7 @@ func TestRunDispatchesByName(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "three-step") || !strings.Contains(err.Error(), "atomic") || !strings.Contains(err.Error(), "two-step") {
 		t.Fatalf("unknown algorithm: got %v, want an error naming the three", err)
 	}
-	for _, algo := range []string{AlgorithmThreeStep, AlgorithmAtomic, AlgorithmTwoStep} {
+	for _, algo := range Algorithms() {
 		t.Run(algo, func(t *testing.T) {
 			if err := Run(context.Background(), algo, Config{}, noopSentinel()); err == nil || !strings.Contains(err.Error(), "no database pool") {
 				t.Fatalf("%s: got %v, want the config refused (dispatched)", algo, err)

@@ -33,7 +33,7 @@ type fixture struct {
 }
 
 // track wraps s to record when the last call that succeeded began.
-func (f *fixture) track(s Sentinel) Sentinel {
+func (f *fixture) track(s Sentinel) sentinelFunc {
 	return sentinelFunc(func(ctx context.Context) error {
 		called := time.Now().UnixNano()
 		err := s.Await(ctx)
@@ -45,7 +45,7 @@ func (f *fixture) track(s Sentinel) Sentinel {
 }
 
 // noop is a tracked sentinel that proves nothing (the tests' ghost receives no copies).
-func (f *fixture) noop() Sentinel { return f.track(noopSentinel()) }
+func (f *fixture) noop() sentinelFunc { return f.track(noopSentinel()) }
 
 func newFixture(t *testing.T, name string) *fixture {
 	t.Helper()
@@ -258,9 +258,12 @@ func (f *fixture) assertNoLoss(writes []loadgen.Write, swappedAt time.Time, swap
 	return inOld, inNew
 }
 
-// sentinelFunc adapts a function to Sentinel.
+// sentinelFunc adapts a function to Sentinel, and to LockedSentinel for lock-rename: there is no
+// applier to hold, and the function proves the sync on the locking session as well.
 type sentinelFunc func(ctx context.Context) error
 
-func (s sentinelFunc) Await(ctx context.Context) error { return s(ctx) }
+func (s sentinelFunc) Await(ctx context.Context) error                { return s(ctx) }
+func (s sentinelFunc) Hold(context.Context) (func(), error)           { return func() {}, nil }
+func (s sentinelFunc) AwaitOn(ctx context.Context, _ *sql.Conn) error { return s(ctx) }
 
-func noopSentinel() Sentinel { return sentinelFunc(func(context.Context) error { return nil }) }
+func noopSentinel() sentinelFunc { return sentinelFunc(func(context.Context) error { return nil }) }

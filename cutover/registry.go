@@ -13,6 +13,8 @@ const (
 	AlgorithmThreeStep = "three-step"
 	AlgorithmAtomic    = "atomic"
 	AlgorithmTwoStep   = "two-step"
+	// AlgorithmLockRename renames under the locking session's own lock (MySQL 8.0.13+).
+	AlgorithmLockRename = "lock-rename"
 )
 
 // algorithm is everything in which one cut-over algorithm differs from the others. Everything
@@ -31,8 +33,9 @@ type algorithm struct {
 	oldTaken func(a *attempt, st state, cause error) remedy
 	// swap names the statements that ran when the swap completed, for the log.
 	swap string
-	// unsafeOn, when set, says why the algorithm cannot be trusted on a server flavor ("" when
-	// it can): the run is refused before anything is locked.
+	// unsafeOn, when set, says why the algorithm cannot be used on a server flavor, as the rest of
+	// a sentence after its flag ("is not safe on MySQL 9.7.4: ..."), or "" when it can: the run
+	// is refused before anything is created, and every cut-over checks again.
 	unsafeOn func(f dbconn.Flavor) string
 }
 
@@ -41,6 +44,7 @@ var algorithms = []algorithm{
 	{name: AlgorithmThreeStep, run: (*attempt).runThreeStep, renamedAway: (*attempt).rollBackRenamedAway, swap: "both renames"},
 	{name: AlgorithmAtomic, run: (*attempt).runAtomic, oldTaken: (*attempt).dropOurSentry, swap: "the rename", unsafeOn: atomicUnsafeOn},
 	{name: AlgorithmTwoStep, run: (*attempt).runTwoStep, renamedAway: (*attempt).forwardIfSynced, swap: "both renames"},
+	{name: AlgorithmLockRename, run: (*attempt).runLockRename, swap: "the rename", unsafeOn: lockRenameUnsafeOn},
 }
 
 // Algorithms lists the --cut-over names, the default first.
@@ -52,7 +56,7 @@ func Algorithms() []string {
 	return names
 }
 
-// Choices lists the --cut-over names for a message: "three-step, atomic or two-step".
+// Choices lists the --cut-over names for a message: "three-step, atomic, two-step or lock-rename".
 func Choices() string {
 	names := Algorithms()
 	if len(names) == 1 {
@@ -115,7 +119,7 @@ func RefuseOn(name string, f dbconn.Flavor) error {
 		return err
 	}
 	if why := algo.unsafeOn(f); why != "" {
-		return fmt.Errorf("%w: --cut-over=%s is not safe on %s: %s; use --cut-over=%s (the default)", ErrUnsafe, name, f, why, AlgorithmThreeStep)
+		return fmt.Errorf("%w: --cut-over=%s %s; use --cut-over=%s (the default)", ErrUnsafe, name, why, AlgorithmThreeStep)
 	}
 	return nil
 }

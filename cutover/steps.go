@@ -31,11 +31,16 @@ const (
 
 	// Atomic, once the sentry is dropped and the rename seen waiting on tbl: C1 UNLOCK TABLES.
 	StepSentryDropped Step = 14
+
+	// Lock-rename (also uses StepLock: hold the applier, C1 LOCK TABLES tbl WRITE, ghost WRITE;
+	// and StepSentinel: the tail applied on C1).
+	StepLockRename       Step = 15 // C1: RENAME tbl TO old, ghost TO tbl under its own lock
+	StepLockRenameUnlock Step = 16 // C1: UNLOCK TABLES (the swap is done)
 )
 
 func (s Step) String() string {
 	names := [...]string{"", "lock", "sentinel", "rename1", "observe1", "rename2", "observe2", "unlock",
-		"sentry", "atomic-rename", "atomic-observe", "drop-sentry", "rename-away", "rename-in", "sentry-dropped"}
+		"sentry", "atomic-rename", "atomic-observe", "drop-sentry", "rename-away", "rename-in", "sentry-dropped", "lock-rename", "lock-rename-unlock"}
 	if s < 1 || int(s) >= len(names) {
 		return fmt.Sprintf("step(%d)", int(s))
 	}
@@ -102,13 +107,18 @@ func (a *attempt) observeAt(ctx context.Context, step Step, what string, rs ...*
 // awaitSentinel runs step 2 of every algorithm: with the original locked, the migrator proves
 // (bounded by the lock timeout) that every change before the lock is in the ghost.
 func (a *attempt) awaitSentinel(ctx context.Context) error {
+	return a.awaitWith(ctx, "await sentinel under the lock", a.sentinel.Await)
+}
+
+// awaitWith is awaitSentinel with the proof made by await (what names it in errors).
+func (a *attempt) awaitWith(ctx context.Context, what string, await func(context.Context) error) error {
 	if err := a.beforeStep(ctx, StepSentinel); err != nil {
 		return err
 	}
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.LockTimeout)
 	defer cancel()
-	if err := a.sentinel.Await(sctx); err != nil {
-		return fmt.Errorf("await sentinel under the lock: %w", err)
+	if err := await(sctx); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	a.sentinelOK = true
 	if a.cfg.UnderLock != nil {

@@ -26,6 +26,9 @@ var (
 	threeStep = algoRunner{"ThreeStep", ThreeStep}
 	atomicCut = algoRunner{"Atomic", Atomic}
 	twoStep   = algoRunner{"TwoStep", TwoStep}
+	lockRen   = algoRunner{"LockRename", func(ctx context.Context, c Config, s Sentinel) error {
+		return Run(ctx, AlgorithmLockRename, c, s)
+	}}
 )
 
 // The sessions a hook may kill, by the ids it is handed.
@@ -98,7 +101,7 @@ func (f *fixture) assertShortStall(r happyRun, algo string) {
 var lockHeldAt = map[Step]bool{
 	StepSentinel: true, StepRename1: true, StepObserve1: true, StepRename2: true, StepObserve2: true, StepUnlock: true,
 	StepAtomicRename: true, StepAtomicObserve: true, StepDropSentry: true, StepSentryDropped: true,
-	StepRenameAway: true,
+	StepRenameAway: true, StepLockRename: true, StepLockRenameUnlock: true,
 }
 
 // killCase kills one session of the first attempt before one step.

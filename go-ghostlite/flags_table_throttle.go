@@ -69,8 +69,8 @@ var throttleTopic = flagTopic{"Throttle", []flagSpec{
 
 var cutOverTopic = flagTopic{"Cut-over", []flagSpec{
 	{name: "cut-over", to: "CutOver",
-		ghost: ghostDiffers, note: "default `three-step` (gh-ost: `atomic`, also available on MariaDB; refused on MySQL)",
-		help: "cut-over algorithm: " + cutover.Choices() + " (atomic on MariaDB only; see doc/cut-over.md)",
+		ghost: ghostDiffers, note: "default `three-step` (gh-ost: `atomic`, also available on MariaDB; refused on MySQL); `lock-rename` is ours",
+		help: "cut-over algorithm: " + cutover.Choices() + " (atomic: MariaDB only; lock-rename: MySQL 8.0.13+ only; see doc/cut-over.md)",
 	},
 	{name: "cut-over-lock-timeout-seconds", to: "CutOverLockTimeout", unit: seconds, rng: span(1, 3600),
 		ghost: ghostSame,

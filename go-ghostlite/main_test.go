@@ -42,7 +42,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"out of range", append(slices.Clone(required), "--chunk-size=5"), 2,
 			"FATAL usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
 		{"cut-over", append(slices.Clone(required), "--cut-over=four-step"), 2,
-			"FATAL usage: --cut-over=\"four-step\" is not supported; use three-step, atomic or two-step (see go-ghostlite --help)\n", ""},
+			"FATAL usage: --cut-over=\"four-step\" is not supported; use three-step, atomic, two-step or lock-rename (see go-ghostlite --help)\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

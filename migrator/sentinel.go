@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
@@ -40,6 +41,34 @@ func (s *sentinel) Await(ctx context.Context) error {
 	}
 	// Under the lock: no id can be handed out by the original any more (preflight/autoinc.go).
 	return preflight.CarryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
+}
+
+// Hold parks the applier between two of its transactions (cutover.LockedSentinel).
+func (s *sentinel) Hold(ctx context.Context) (release func(), err error) { return s.applier.Hold(ctx) }
+
+// AwaitOn is Await for --cut-over=lock-rename: the cut-over's locking session conn holds the
+// original and the ghost, so the applier applies the tail up to a new sentinel on conn, and the
+// AUTO_INCREMENT counter is carried there too.
+func (s *sentinel) AwaitOn(ctx context.Context, conn *sql.Conn) error {
+	if s.mutex != nil {
+		if err := s.mutex(ctx); err != nil {
+			return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
+		}
+	}
+	token, err := changelog.SentinelToken()
+	if err != nil {
+		return err
+	}
+	if err := changelogOf(s.plan).WriteSentinel(ctx, s.db, token); err != nil {
+		return err
+	}
+	if err := s.applier.ApplyOn(ctx, conn, token); err != nil {
+		return err
+	}
+	if err := s.applier.Displaced().Err(); err != nil {
+		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
+	}
+	return preflight.CarryAutoIncrementOn(ctx, conn, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 
 // awaitApplied writes a sentinel and waits until the applier has applied every event before it.

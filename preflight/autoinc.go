@@ -28,6 +28,15 @@ func CarryAutoIncrement(ctx context.Context, db *sql.DB, p *Plan, alterSetsCount
 		return fmt.Errorf("carry the AUTO_INCREMENT counter: connect: %w", err)
 	}
 	defer conn.Close()
+	return CarryAutoIncrementOn(ctx, conn, p, alterSetsCounter)
+}
+
+// CarryAutoIncrementOn is CarryAutoIncrement on a session of the caller's: the cut-over's own
+// locking session, when it holds the ghost locked (--cut-over=lock-rename).
+func CarryAutoIncrementOn(ctx context.Context, conn *sql.Conn, p *Plan, alterSetsCounter bool) error {
+	if alterSetsCounter || !hasAutoIncrement(p.Original) || !hasAutoIncrement(p.Ghost) {
+		return nil
+	}
 	if !p.Flavor.MariaDB {
 		// MySQL 8 caches information_schema.TABLES statistics; read the live counter.
 		if _, err := conn.ExecContext(ctx, "SET SESSION information_schema_stats_expiry = 0"); err != nil {
@@ -35,7 +44,7 @@ func CarryAutoIncrement(ctx context.Context, db *sql.DB, p *Plan, alterSetsCount
 		}
 	}
 	var next sql.NullInt64
-	err = conn.QueryRowContext(ctx, `SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
+	err := conn.QueryRowContext(ctx, `SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
 		p.Original.Schema, p.Original.Name).Scan(&next)
 	if err != nil {
 		return fmt.Errorf("read the AUTO_INCREMENT counter of %s: %w", p.Original.Name, err)
