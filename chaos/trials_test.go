@@ -58,6 +58,11 @@ func TestTrials(t *testing.T) {
 		t.Fatal("the migrator accepts no cut-over algorithm")
 	}
 	trials := envInt("GHOSTLITE_CHAOS_TRIALS", 100)
+	// GHOSTLITE_CHAOS_PER_ALGORITHM (script/chaos): that many trials of each algorithm, in turn.
+	perAlgo := envInt("GHOSTLITE_CHAOS_PER_ALGORITHM", 0)
+	if perAlgo > 0 {
+		trials = perAlgo * len(algos)
+	}
 	parallel := envInt("GHOSTLITE_CHAOS_PARALLEL", 4)
 	seed := int64(envInt("GHOSTLITE_CHAOS_SEED", int(time.Now().UnixNano()%1_000_000_000)))
 	admin := testenv.Database(t, trialsDB)
@@ -72,7 +77,7 @@ func TestTrials(t *testing.T) {
 	for i := 0; i < trials; i++ {
 		tr := trial{
 			n:        i,
-			algo:     algos[rng.Intn(len(algos))],
+			algo:     pickAlgorithm(algos, rng, i, perAlgo > 0),
 			attempts: map[int]bool{1: true},
 		}
 		steps := algorithmSteps[tr.algo]
@@ -122,6 +127,14 @@ func TestTrials(t *testing.T) {
 			t.Errorf("%s: %d trials but no connection was ever killed: the hook is not exercised", name, a.trials)
 		}
 	}
+}
+
+// pickAlgorithm chooses trial i's algorithm: in turn (so each gets its share exactly), or at random.
+func pickAlgorithm(algos []string, rng *rand.Rand, i int, inTurn bool) string {
+	if inTurn {
+		return algos[i%len(algos)]
+	}
+	return algos[rng.Intn(len(algos))]
 }
 
 // algorithmSteps are the steps each algorithm calls its hook before (cutover.Step constants).
