@@ -209,10 +209,27 @@ func (r *reader) handle(ctx context.Context, ev *replication.BinlogEvent) error 
 			return r.xaPrepared(ctx, ev.Header, e.Data)
 		}
 	case *replication.TransactionPayloadEvent:
-		return fatal{fmt.Errorf("a compressed transaction (binlog_transaction_compression=ON) was read at %s:%d: not supported: "+
-			"SET GLOBAL binlog_transaction_compression=OFF, keep sessions from setting it, and restart the migration", r.file, r.lastPos)}
+		return r.payload(ctx, ev.Header, e)
 	case *replication.RowsEvent:
 		return r.rows(ctx, ev.Header, e)
+	}
+	return nil
+}
+
+// payload handles a compressed transaction (MySQL's binlog_transaction_compression=ON): go-mysql
+// has decoded the events it carries (the rows with decodeRows, as outside), and they are handled
+// in order like any others. The whole transaction is in the one payload event, so each inner event
+// is handled at the payload's position: the end of the transaction, where a reconnect resumes.
+func (r *reader) payload(ctx context.Context, h *replication.EventHeader, e *replication.TransactionPayloadEvent) error {
+	for _, inner := range e.Events {
+		if inner == nil || inner.Header == nil {
+			continue
+		}
+		hdr := *inner.Header
+		hdr.LogPos = h.LogPos
+		if err := r.handle(ctx, &replication.BinlogEvent{RawData: inner.RawData, Header: &hdr, Event: inner.Event}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func openServer(ctx context.Context, c dbconn.Config, schema string) (*sql.DB, e
 
 // binlogVariables are the variables checkBinlog decides on.
 var binlogVariables = []string{"log_bin", "binlog_format", "binlog_row_image", "log_slave_updates",
-	"log_replica_updates", "binlog_row_value_options", "binlog_transaction_compression"}
+	"log_replica_updates", "binlog_row_value_options"}
 
 // checkBinlog decides whether the binary log of the server at addr can feed the applier. vars are
 // global variables (lower-case names; absent when the server lacks them). onReplica says the
@@ -55,9 +55,6 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 	}
 	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
 		return fmt.Errorf("binlog_row_value_options is PARTIAL_JSON on %s; partial JSON updates cannot be applied faithfully: SET GLOBAL binlog_row_value_options=''", addr)
-	}
-	if v, ok := vars["binlog_transaction_compression"]; ok && dbconn.IsOn(v) {
-		return fmt.Errorf("binlog_transaction_compression is ON on %s; compressed binlog transactions are not supported: SET GLOBAL binlog_transaction_compression=OFF", addr)
 	}
 	return nil
 }
