@@ -135,6 +135,10 @@ type Config struct {
 	Start    Position
 
 	Target *sql.DB // pool on the primary with dbconn's writer session settings, default schema Schema; writes go to the ghost
+	// OnRebuilt, when set, hears the name of each table of Schema that an OPTIMIZE TABLE read from
+	// the binary log rebuilt (a new table id, the same rows): the run's record of which tables are
+	// its own follows (migrator). Called on the reading goroutine, before the swap only.
+	OnRebuilt func(table string)
 	// OneTrip says Target's sessions accept several statements per round trip
 	// (dbconn.Config.MultiStatements): a batch is then sent in one round trip (onetrip.go).
 	OneTrip bool

@@ -341,3 +341,36 @@ func either(a, b verdict) verdict {
 	}
 	return untouched
 }
+
+// rebuiltTables parses "OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE a [, b ...]" into the tables
+// it rebuilds: InnoDB recreates each (a new table id, the same definition and rows). Anything else
+// gives nil.
+func rebuiltTables(q, defSchema string) []qualName {
+	toks, err := sqltok.Tokenize(q, sqltok.Options{})
+	if err != nil {
+		return nil
+	}
+	p := &ddlParser{toks: toks, defSchema: defSchema}
+	if p.next() != "OPTIMIZE" {
+		return nil
+	}
+	p.skip("NO_WRITE_TO_BINLOG", "LOCAL")
+	if w := p.next(); w != "TABLE" && w != "TABLES" {
+		return nil
+	}
+	var out []qualName
+	for {
+		n, ok := p.qualified(defSchema)
+		if !ok {
+			return nil
+		}
+		out = append(out, n)
+		if p.i >= len(p.toks) {
+			return out
+		}
+		if !p.toks[p.i].IsPunct(',') {
+			return nil
+		}
+		p.i++
+	}
+}

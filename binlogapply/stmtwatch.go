@@ -45,6 +45,13 @@ func (r *reader) judgeStatement(q, defSchema string, pos uint32) error {
 	if a.swapped.Load() {
 		return nil
 	}
+	if a.cfg.OnRebuilt != nil {
+		for _, n := range rebuiltTables(q, defSchema) {
+			if strings.EqualFold(n.schema, schema) {
+				a.cfg.OnRebuilt(n.name)
+			}
+		}
+	}
 	for _, name := range []string{orig, a.cfg.Ghost.Name} {
 		if writesTable(q, defSchema, schema, name) {
 			return fatal{fmt.Errorf("%w: %s statement writing %s.%s was read at %s; make every writer log rows (binlog_format=ROW)",

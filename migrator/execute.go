@@ -160,6 +160,7 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		Changelog:    p.ChangelogTable,
 		Checkpoint:   checkpointWatched(s),
 		OwnTriggers:  ownTriggerNames(s.pre.Triggers),
+		OnRebuilt:    s.rebuilt.mark, // tables.go
 		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,

@@ -104,8 +104,8 @@ func TestGhostProvenBeforeSwap(t *testing.T) {
 		stmts []string
 		says  string
 	}{
-		{"replaced", []string{"DROP TABLE _t_gho", "CREATE TABLE _t_gho LIKE t"}, "was replaced by another table"},
-		{"MyISAM", []string{"ALTER TABLE _t_gho ENGINE=MyISAM"}, "was replaced by another table"},
+		{"replaced", []string{"DROP TABLE _t_gho", "CREATE TABLE _t_gho LIKE t"}, "another table was put under its name"},
+		{"MyISAM", []string{"ALTER TABLE _t_gho ENGINE=MyISAM"}, "another table was put under its name"},
 		{"columns", []string{"ALTER TABLE _t_gho DROP COLUMN c, ADD COLUMN w INT, ALGORITHM=INSTANT"}, "changed its definition"},
 		{"trigger", []string{"CREATE TRIGGER tg AFTER INSERT ON _t_gho FOR EACH ROW SET @x = 1"}, "changed its triggers"},
 	}

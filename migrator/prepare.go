@@ -32,6 +32,9 @@ type session struct {
 	primary   *sql.DB         // pool on the primary: tables are created and written there (may be inspected)
 	lock      *tablelock.Lock // the per-table migration lock, held on the primary
 	owned     tablelock.Owned // the tables this run created, by identity
+	// rebuilt are the tables an OPTIMIZE TABLE read from the binary log rebuilt since their
+	// identity was recorded (tables.go): marked by the applier, re-recorded by the conductor.
+	rebuilt rebuiltTables
 	// kind is what makes the run fresh, a --resume or a --revert (kind.go).
 	kind runKind
 	// ghostCreated: this run created the ghost table (not a --resume's or a --revert's).

@@ -318,6 +318,7 @@ func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
 	schema := p.Original.Schema
 	do = func(ctx context.Context) error {
+		s.refreshRebuilt(ctx) // tables.go: an OPTIMIZE TABLE of ours is no replacement
 		if err := preflight.Run(ctx, s.pre, preflight.BeforeCutOver); err != nil {
 			if preflight.IsFinal(err) {
 				return fmt.Errorf("%w: %w", cutover.ErrUnsafe, err)

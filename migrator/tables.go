@@ -1,6 +1,10 @@
 package migrator
 
-import "context"
+import (
+	"context"
+	"slices"
+	"sync"
+)
 
 // The run's hold on its tables: the per-table migration lock and the identities of the tables it
 // created live in tablelock; these are the session's call sites. The run checks the lock before
@@ -23,4 +27,56 @@ func (s *session) own(ctx context.Context, as, name string) {
 // recorded (tablelock.Owned.Drop).
 func (s *session) dropOwned(ctx context.Context, name string) error {
 	return s.owned.Drop(ctx, s.primary, s.lock, s.plan.Original.Schema, name)
+}
+
+// rebuiltTables are table names an OPTIMIZE TABLE rebuilt: InnoDB recreates the table, which gets
+// a new table id (its identity) and keeps its definition and rows. The applier marks them as it
+// reads the statement; the conductor re-records their identities (refreshRebuilt).
+type rebuiltTables struct {
+	mu    sync.Mutex
+	names []string
+}
+
+// mark records name as rebuilt (the applier's reading goroutine calls it).
+func (r *rebuiltTables) mark(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Contains(r.names, name) {
+		r.names = append(r.names, name)
+	}
+}
+
+// take returns the names marked since the last take.
+func (r *rebuiltTables) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.names
+	r.names = nil
+	return out
+}
+
+// refreshRebuilt records anew the identity of every table of the run that an OPTIMIZE TABLE read
+// from the binary log rebuilt: so the old table and the helpers are still dropped as this run's,
+// and the ghost is still proved the table this run built. The cut-over calls it under its lock,
+// once every event before the lock was read: no rebuild can be missed, and the original is still
+// under its own name. A rebuild is told from a replacement by the statement in the binary log; a
+// table put under the name any other way is still refused.
+func (s *session) refreshRebuilt(ctx context.Context) {
+	p := s.plan
+	for _, name := range s.rebuilt.take() {
+		as := name
+		if name == p.Original.Name {
+			as = p.OldTable
+		}
+		if !s.owned.Has(as) {
+			continue
+		}
+		s.own(ctx, as, name)
+		if name == p.GhostTable && s.pre.GhostIdentity != "" {
+			if id, ok := s.owned.Recorded(as); ok {
+				s.pre.GhostIdentity = id
+			}
+		}
+		s.log.Info().Str("table", name).Msg("the table was rebuilt by an OPTIMIZE TABLE read from the binary log: its new identity is recorded as this run's")
+	}
 }

@@ -44,7 +44,11 @@ func checkGhostIsThisRuns(ctx context.Context, st *State) error {
 		case got == "":
 			return refuse("was dropped")
 		case got != want:
-			return refuse(fmt.Sprintf("was replaced by another table (%s, this run's was %s)", got, want))
+			// A rebuild read from the binary log (OPTIMIZE TABLE) was recorded already
+			// (migrator/tables.go): one the binary log did not carry cannot be told from a
+			// replacement.
+			return refuse(fmt.Sprintf("is not the table this run recorded (%s, this run's was %s): another table was put under its name, or it was rebuilt without the binary log (OPTIMIZE NO_WRITE_TO_BINLOG or LOCAL TABLE) and the run cannot prove its rows",
+				got, want))
 		}
 	}
 	now, err := ReadSnapshot(ctx, st.Primary, schema, ghost)
