@@ -163,6 +163,10 @@ type Config struct {
 	// Checkpoint is the checkpoint table's name in Schema ("" without one): like the ghost and the
 	// changelog, someone else's DDL of it, or row change logged as a statement, stops Run.
 	Checkpoint string
+	// IndirectWriters are views over the original and tables whose triggers write it: a row
+	// change of one of them logged as a statement stops Run like one of the original
+	// (stmtwatch.go; row-logged, it reaches the binlog as the original's rows).
+	IndirectWriters []IndirectWriter
 	// OwnTriggers are the triggers the run creates on the ghost under the cut-over's lock
 	// (--include-triggers): their CREATE TRIGGER is accepted during the cut-over.
 	OwnTriggers []string
@@ -205,6 +209,9 @@ type Stats struct {
 	Reconnects    int64     // binlog connections re-established after a failure
 	Displaced     int       // ghost rows moved aside by a clash on a unique key, not put back yet
 }
+
+// IndirectWriter is a view or a table whose writes may write the original; Why says how.
+type IndirectWriter struct{ Schema, Name, Why string }
 
 // queueMin is the least number of items (row changes and markers) queued between reader and applier.
 const queueMin = 2048

@@ -58,6 +58,12 @@ func (r *reader) judgeStatement(q, defSchema string, pos uint32) error {
 				ErrStatementLogged, article(firstWord(q)), schema, name, at)}
 		}
 	}
+	for _, w := range a.cfg.IndirectWriters {
+		if writesTable(q, defSchema, w.Schema, w.Name) {
+			return fatal{fmt.Errorf("%w: %s statement writing %s.%s (%s) was read at %s; make every writer log rows (binlog_format=ROW)",
+				ErrStatementLogged, article(firstWord(q)), w.Schema, w.Name, w.Why, at)}
+		}
+	}
 	for _, h := range a.helpers() {
 		if h.name == "" {
 			continue

@@ -142,26 +142,27 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		return nil, nil, fmt.Errorf("connect binlog applier: %w", err)
 	}
 	applier, err := binlogapply.New(binlogapply.Config{
-		Source:       p.Inspected,
-		Flavor:       p.Flavor,
-		ServerID:     m.cfg.ReplicaServerID,
-		UseGTID:      m.cfg.UseGTID,
-		Start:        pos,
-		Target:       applierDB,
-		OneTrip:      true,
-		Schema:       p.Original.Schema,
-		Original:     p.Original,
-		Ghost:        p.Ghost,
-		ColumnMap:    columnMap(p.Columns),
-		Fills:        p.Fills,
-		TimeZone:     p.TimeZone,
-		PadChar:      p.PadChar,
-		SharedKey:    p.GhostKeyOriginalColumns(),
-		Changelog:    p.ChangelogTable,
-		Checkpoint:   checkpointWatched(s),
-		OwnTriggers:  ownTriggerNames(s.pre.Triggers),
-		OnRebuilt:    s.rebuilt.mark, // tables.go
-		DMLBatchSize: int(m.levers.dmlBatchSize.Load()),
+		Source:          p.Inspected,
+		Flavor:          p.Flavor,
+		ServerID:        m.cfg.ReplicaServerID,
+		UseGTID:         m.cfg.UseGTID,
+		Start:           pos,
+		Target:          applierDB,
+		OneTrip:         true,
+		Schema:          p.Original.Schema,
+		Original:        p.Original,
+		Ghost:           p.Ghost,
+		ColumnMap:       columnMap(p.Columns),
+		Fills:           p.Fills,
+		TimeZone:        p.TimeZone,
+		PadChar:         p.PadChar,
+		SharedKey:       p.GhostKeyOriginalColumns(),
+		Changelog:       p.ChangelogTable,
+		Checkpoint:      checkpointWatched(s),
+		OwnTriggers:     ownTriggerNames(s.pre.Triggers),
+		OnRebuilt:       s.rebuilt.mark, // tables.go
+		IndirectWriters: indirectWriters(p.IndirectWriters),
+		DMLBatchSize:    int(m.levers.dmlBatchSize.Load()),
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
 		Logger:            m.cfg.Logger,
@@ -188,4 +189,13 @@ func ownTriggerNames(defs []preflight.Trigger) []string {
 		names[i] = d.NewName
 	}
 	return names
+}
+
+// indirectWriters hands the plan's views and triggers that write the original to the applier.
+func indirectWriters(ws []preflight.IndirectWriter) []binlogapply.IndirectWriter {
+	out := make([]binlogapply.IndirectWriter, len(ws))
+	for i, w := range ws {
+		out[i] = binlogapply.IndirectWriter{Schema: w.Schema, Name: w.Name, Why: w.Why}
+	}
+	return out
 }

@@ -42,11 +42,21 @@ func TestHelperChangesStopMigration(t *testing.T) {
 		{"statement-logged delete", []string{sbr, "DELETE FROM /* x */ `gl_ddlwatch`.`t` WHERE id > 1990"}, binlogapply.ErrStatementLogged, "DELETE statement writing gl_ddlwatch.t"},
 		{"statement-logged write of the ghost", []string{sbr, "DELETE FROM _t_gho WHERE id = 1"}, binlogapply.ErrStatementLogged, "writing gl_ddlwatch._t_gho"},
 		{"statement-logged write of the changelog", []string{sbr, "DELETE FROM _t_ghc"}, binlogapply.ErrHelperChanged, "this run's changelog table"},
+		{"statement-logged write through a view", []string{sbr, "UPDATE v_t SET v = v + 1 WHERE id <= 5"}, binlogapply.ErrStatementLogged,
+			"UPDATE statement writing gl_ddlwatch.v_t (a view of gl_ddlwatch.t)"},
+		{"statement-logged write through a view of a view", []string{sbr, "DELETE FROM vv_t WHERE id = 7"}, binlogapply.ErrStatementLogged,
+			"DELETE statement writing gl_ddlwatch.vv_t (a view of gl_ddlwatch.v_t)"},
+		{"statement-logged write through a trigger", []string{sbr, "INSERT INTO x_t (id) VALUES (9002)"}, binlogapply.ErrStatementLogged,
+			"INSERT statement writing gl_ddlwatch.x_t (a trigger of gl_ddlwatch.x_t names gl_ddlwatch.t)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
+			// Writers of t that a statement does not name: views, and another table's trigger.
+			testenv.Exec(t, db, "CREATE OR REPLACE VIEW v_t AS SELECT id, e, v FROM t", "CREATE OR REPLACE VIEW vv_t AS SELECT id, v FROM v_t",
+				"DROP TABLE IF EXISTS x_t", "CREATE TABLE x_t (id INT PRIMARY KEY)",
+				"CREATE TRIGGER x_t_ai AFTER INSERT ON x_t FOR EACH ROW INSERT INTO t (id, e, v) VALUES (NEW.id, 'a', 0)")
 			cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 			postpone(t, &cfg)
 			cfg.Checksum, cfg.AssumeRBR, cfg.Checkpoint = false, true, true

@@ -59,6 +59,7 @@ var registry = []Check{
 	{"new auto-increment column", AfterGhost, checkNewAutoIncrementColumn},
 	{"shared key", AfterGhost, chooseKey},
 	{"row estimate", AfterGhost, estimate},
+	{"indirect writers", AfterGhost, findIndirectWriters},
 
 	{"ghost is this run's", BeforeCutOver, checkGhostIsThisRuns},
 	{"nullable shared key", BeforeCutOver, recheckNullableKey},
