@@ -79,12 +79,17 @@ func newPlan(cfg *Config) (*plan, error) {
 		return nil, fmt.Errorf("no shared key")
 	}
 	for _, k := range cfg.SharedKey {
-		w, ok := byName[strings.ToLower(k)]
-		if !ok {
-			return nil, fmt.Errorf("shared key column %s is not in the column map", k)
+		if w, ok := byName[strings.ToLower(k)]; ok {
+			p.key = append(p.key, p.write[w])
+			p.keyPos = append(p.keyPos, w)
+			continue
 		}
-		p.key = append(p.key, p.write[w])
-		p.keyPos = append(p.keyPos, w)
+		cp, err := generatedKeyColumn(cfg, k)
+		if err != nil {
+			return nil, err
+		}
+		p.key = append(p.key, cp)
+		p.keyPos = append(p.keyPos, -1)
 	}
 	for _, f := range cfg.Fills {
 		if _, ok := cfg.Ghost.Column(f.Column); !ok || strings.Contains(f.Expr, "?") {
@@ -96,6 +101,28 @@ func newPlan(cfg *Config) (*plan, error) {
 	p.columnList = table.QuoteIdents(names)
 	p.rowExpr = "(" + strings.Join(exprs, ", ") + ")"
 	return p, nil
+}
+
+// generatedKeyColumn plans a shared key column that is not written: a STORED generated column of
+// the original that the ghost computes alike (preflight's generatedTwins). Its value is read from
+// the row images, to address ghost rows; never inserted.
+func generatedKeyColumn(cfg *Config, name string) (colPlan, error) {
+	for i := range cfg.Original.Columns {
+		c := &cfg.Original.Columns[i]
+		if !strings.EqualFold(c.Name, name) {
+			continue
+		}
+		gc, ok := cfg.Ghost.Column(c.Name)
+		if !c.Generated || !ok || !gc.Generated {
+			break
+		}
+		expr, err := placeholderExpr(c)
+		if err != nil {
+			return colPlan{}, err
+		}
+		return colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc)}, nil
+	}
+	return colPlan{}, fmt.Errorf("shared key column %s is not in the column map", name)
 }
 
 // valueExpr is the SQL expression that writes a binlog value of original column c into ghost

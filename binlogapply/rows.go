@@ -143,14 +143,18 @@ func (p *plan) makeChange(kind changeKind, img, after []any) (*change, error) {
 	case chInsert:
 		ch.values, ch.size, err = p.decodeWrite(img)
 		ch.relax = p.errorValueColumns(img)
-		ch.newKey = p.keyFromValues(ch.values)
+		if err == nil {
+			ch.newKey, err = p.keyFromValues(ch.values, img)
+		}
 	case chUpdate:
 		if ch.oldKey, err = p.decodeKey(img); err != nil {
 			return nil, err
 		}
 		ch.values, ch.size, err = p.decodeWrite(after)
 		ch.relax = p.errorValueColumns(after)
-		ch.newKey = p.keyFromValues(ch.values)
+		if err == nil {
+			ch.newKey, err = p.keyFromValues(ch.values, after)
+		}
 	case chDelete:
 		ch.oldKey, err = p.decodeKey(img)
 	}
@@ -201,15 +205,25 @@ func (p *plan) decodeKey(img []any) ([]any, error) {
 	return key, nil
 }
 
-func (p *plan) keyFromValues(vals []any) []any {
+// keyFromValues is the shared key of a row: from its written values vals, and for a generated key
+// column (not written) from its image img.
+func (p *plan) keyFromValues(vals, img []any) ([]any, error) {
 	if vals == nil {
-		return nil
+		return nil, nil
 	}
 	key := make([]any, len(p.key))
 	for i, w := range p.keyPos {
-		key[i] = vals[w]
+		if w >= 0 {
+			key[i] = vals[w]
+			continue
+		}
+		v, err := decodeValue(p.key[i].col, img[p.key[i].idx])
+		if err != nil {
+			return nil, err
+		}
+		key[i] = v
 	}
-	return key
+	return key, nil
 }
 
 // skippedStored counts the columns left out of e's row images that are not generated columns of

@@ -158,6 +158,9 @@ func (c *Checksum) planKey() error {
 	var ghostCols []string
 	for _, oc := range c.ranges.Columns() {
 		g, ok := toGhost[strings.ToLower(oc.Name)]
+		if !ok && oc.Generated { // a generated key column both tables compute (preflight's generatedTwins)
+			g, ok = oc.Name, true
+		}
 		gc, ok2 := c.cfg.Ghost.Column(g)
 		if !ok || !ok2 {
 			return fmt.Errorf("checksum: shared key column %s is not copied to the ghost", oc.Name)

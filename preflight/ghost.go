@@ -222,6 +222,14 @@ func DescribeKey(k table.Key) string {
 // other unique keys in order. When no key is in both, a unique key of the ghost that extends one
 // of the original's is used (extendedSharedKey).
 func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, error) {
+	return chooseSharedKeyWith(orig, ghost, pairs, false)
+}
+
+// chooseSharedKeyWith is chooseSharedKey; with generatedKeys a key may also hold STORED generated
+// columns that the altered table keeps unchanged (generatedTwins): the ghost computes the same
+// values from the columns the copy and the applier write, and the binary log's FULL row images
+// carry them, to address rows by (MySQL; MariaDB 11.8 leaves generated columns out of images).
+func chooseSharedKeyWith(orig, ghost *table.Table, pairs []ColumnPair, generatedKeys bool) (table.Key, table.Key, error) {
 	if len(orig.UniqueKeys) == 0 {
 		return table.Key{}, table.Key{}, fmt.Errorf("no PRIMARY nor UNIQUE key found in table! Bailing out: %s.%s needs a unique NOT NULL key to be copied in order and its rows addressed: add one with a plain ALTER TABLE first",
 			orig.Schema, orig.Name)
@@ -229,6 +237,11 @@ func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, t
 	toGhost := map[string]string{}
 	for _, p := range pairs {
 		toGhost[strings.ToLower(p.Original)] = p.Ghost
+	}
+	if generatedKeys {
+		for _, name := range generatedTwins(orig, ghost) {
+			toGhost[strings.ToLower(name)] = name
+		}
 	}
 	var reasons []string
 	fix := "keep a unique NOT NULL key in both"
@@ -290,10 +303,10 @@ func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string,
 		if !found {
 			return table.Key{}, name + " names an unknown column " + c
 		}
-		if why := unusableKeyColumn(oc); why != "" && (why != "nullable" || !nullableOK) {
+		g, found := toGhost[strings.ToLower(c)]
+		if why := unusableKeyColumn(oc); why != "" && (why != "nullable" || !nullableOK) && (why != "generated" || !found) {
 			return table.Key{}, fmt.Sprintf("%s has %s column %s", name, why, c)
 		}
-		g, found := toGhost[strings.ToLower(c)]
 		if !found {
 			return table.Key{}, name + " is not in the altered table (column " + c + " is not copied)"
 		}
@@ -311,7 +324,7 @@ func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string,
 			if gc == nil {
 				return table.Key{}, name + " names an unknown column of the altered table"
 			}
-			if why := unusableKeyColumn(gc); why != "" && (why != "nullable" || !nullableOK) {
+			if why := unusableKeyColumn(gc); why != "" && (why != "nullable" || !nullableOK) && (why != "generated" || !mapsTo(toGhost, c)) {
 				return table.Key{}, fmt.Sprintf("%s has %s column %s in the altered table", name, why, c)
 			}
 		}
@@ -321,6 +334,32 @@ func matchKey(orig, ghost *table.Table, ok table.Key, toGhost map[string]string,
 		return gk, ""
 	}
 	return table.Key{}, name + " is not in the altered table"
+}
+
+// generatedTwins are the STORED generated columns of orig that ghost has under the same name,
+// type and expression: the same values in both tables, computed by each.
+func generatedTwins(orig, ghost *table.Table) []string {
+	var out []string
+	for _, oc := range orig.Columns {
+		if !oc.Generated || !oc.Stored {
+			continue
+		}
+		if gc, ok := ghost.Column(oc.Name); ok && gc.Generated && gc.Stored && gc.ColumnType == oc.ColumnType &&
+			gc.GenerationExpr == oc.GenerationExpr && gc.Collation == oc.Collation {
+			out = append(out, oc.Name)
+		}
+	}
+	return out
+}
+
+// mapsTo says whether some original column maps to the ghost column g.
+func mapsTo(toGhost map[string]string, g string) bool {
+	for _, to := range toGhost {
+		if strings.EqualFold(to, g) {
+			return true
+		}
+	}
+	return false
 }
 
 func unusableKeyColumn(c *table.Column) string {

@@ -39,7 +39,7 @@ func chooseNullableSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (tabl
 // says the key chosen has nullable columns.
 func (c Options) chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *Plan) (nullable bool, err error) {
 	var strictErr error
-	if p.OriginalKey, p.GhostKey, strictErr = chooseSharedKey(p.Original, p.Ghost, p.Columns); strictErr == nil {
+	if p.OriginalKey, p.GhostKey, strictErr = chooseSharedKeyWith(p.Original, p.Ghost, p.Columns, !p.Flavor.MariaDB); strictErr == nil {
 		return false, nil
 	}
 	if !c.AllowNullableUniqueKey {

@@ -70,6 +70,10 @@ func readColumns(ctx context.Context, db dbconn.Querier, t *Table) error {
 		c.Nullable = nullable == "YES"
 		c.Unsigned = strings.Contains(c.ColumnType, "unsigned")
 		c.Generated = generatedColumn(extra, genExpr)
+		if c.Generated {
+			x := strings.ToUpper(extra)
+			c.Stored, c.GenerationExpr = strings.Contains(x, "STORED") || strings.Contains(x, "PERSISTENT"), genExpr
+		}
 		c.AutoIncrement = strings.Contains(strings.ToLower(extra), "auto_increment")
 		// A NOT NULL column whose COLUMN_DEFAULT is SQL NULL has no DEFAULT clause (MariaDB shows a
 		// DEFAULT NULL as the text 'NULL'; MySQL's NOT NULL columns cannot default to NULL).

@@ -29,6 +29,10 @@ type Column struct {
 	EnumValues []string
 	// Generated is true for VIRTUAL and STORED generated columns: never written by the tool.
 	Generated bool
+	// Stored marks a STORED (MariaDB: PERSISTENT) generated column; GenerationExpr is its
+	// expression as information_schema shows it.
+	Stored         bool
+	GenerationExpr string
 	// AutoIncrement marks the auto_increment column.
 	AutoIncrement bool
 	// NoDefault marks a NOT NULL column without a DEFAULT (not auto_increment, not generated): an
