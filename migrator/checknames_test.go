@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -23,22 +24,26 @@ func TestCheckConstraintNamesAsServerAlter(t *testing.T) {
 			"DROP CHECK t_chk_9, ADD COLUMN y INT NULL, ADD CHECK (y <> 0)"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if testenv.Flavor(t).MariaDB {
-				// MariaDB has no DROP CHECK; it names an unnamed table constraint CONSTRAINT_N.
-				c.alter = strings.ReplaceAll(c.alter, "DROP CHECK", "DROP CONSTRAINT")
-			}
-			db, cfg, postpone := sameResultSetup(t, c.create, c.alter,
-				"INSERT INTO t (id, v, w) SELECT seq, seq, seq % 90 + 10 FROM seq_1_to_300")
-			oracleElsewhere(t, db)
-			done := runToPostponed(t, db, cfg)
-			for _, tdb := range []string{sameResultDB, oracleSchema} {
-				testenv.Exec(t, db, "INSERT INTO "+tdb+".t (id, v, w) VALUES (1001, 5, 50)",
-					"UPDATE "+tdb+".t SET v = v + 1 WHERE id <= 20", "DELETE FROM "+tdb+".t WHERE id BETWEEN 30 AND 40")
-			}
-			finishRun(t, postpone, done)
-			assertSameAsServerAlterElsewhere(t, db, c.alter)
-		})
+		for _, algo := range cutover.Algorithms() { // RENAME renames generated names: each swap
+			t.Run(c.name+", "+algo, func(t *testing.T) {
+				alter := c.alter
+				if testenv.Flavor(t).MariaDB {
+					// MariaDB has no DROP CHECK; it names an unnamed table constraint CONSTRAINT_N.
+					alter = strings.ReplaceAll(alter, "DROP CHECK", "DROP CONSTRAINT")
+				}
+				db, cfg, postpone := sameResultSetup(t, c.create, alter,
+					"INSERT INTO t (id, v, w) SELECT seq, seq, seq % 90 + 10 FROM seq_1_to_300")
+				cfg.CutOver = algo
+				oracleElsewhere(t, db)
+				done := runToPostponed(t, db, cfg)
+				for _, tdb := range []string{sameResultDB, oracleSchema} {
+					testenv.Exec(t, db, "INSERT INTO "+tdb+".t (id, v, w) VALUES (1001, 5, 50)",
+						"UPDATE "+tdb+".t SET v = v + 1 WHERE id <= 20", "DELETE FROM "+tdb+".t WHERE id BETWEEN 30 AND 40")
+				}
+				finishRun(t, postpone, done)
+				assertSameAsServerAlterElsewhere(t, db, alter)
+			})
+		}
 	}
 }
 
