@@ -37,6 +37,9 @@ var permanentErrors = map[uint16]permanent{
 	1059: {"a table or constraint name is longer than 64 characters", "migrate the table under a shorter name"},
 }
 
+// engineRenameError is "Error on rename of ... (errno: N ...)": permanent for errno 150 and 121.
+const engineRenameError = 1025
+
 // engineDuplicate is MariaDB's 1050 for a name clash inside the engine: the table named by its
 // path ('./db/name'), where a table that really exists is named alone.
 const engineDuplicate = 1050
@@ -49,6 +52,9 @@ func neverSucceeds(err error) string {
 		return ""
 	}
 	p, ok := permanentErrors[me.Number]
+	if me.Number == engineRenameError && !strings.Contains(me.Message, "errno: 150") && !strings.Contains(me.Message, "errno: 121") {
+		ok = false // another errno may be the file system's, for a moment
+	}
 	if me.Number == engineDuplicate && strings.Contains(me.Message, "'./") {
 		p, ok = permanent{"a foreign key would take a name another table of the schema has (the engine's duplicate name, MariaDB)",
 			"rename or drop that other table's foreign key"}, true

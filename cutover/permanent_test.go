@@ -2,9 +2,12 @@ package cutover
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -35,5 +38,25 @@ func TestRenameThatCanNeverSucceedIsNotRetried(t *testing.T) {
 				t.Errorf("after the attempt: original %v, ghost %v; want both", orig, ghost)
 			}
 		})
+	}
+}
+
+func TestNeverSucceedsClassification(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&mysql.MySQLError{Number: 1826, Message: "Duplicate foreign key constraint name '_t_del_ibfk_1'"}, true},
+		{fmt.Errorf("rename 1 after unlock: %w", &mysql.MySQLError{Number: 3822, Message: "Duplicate check constraint name"}), true},
+		{&mysql.MySQLError{Number: 1050, Message: "Table './db/_t_del' already exists"}, true},
+		{&mysql.MySQLError{Number: 1050, Message: "Table '_t_del' already exists"}, false},
+		{&mysql.MySQLError{Number: 1025, Message: "Error on rename of './db/t' to './db/_t_del' (errno: 150 \"Foreign key constraint is incorrectly formed\")"}, true},
+		{&mysql.MySQLError{Number: 1025, Message: "Error on rename of './db/t' to './db/_t_del' (errno: 11)"}, false},
+		{&mysql.MySQLError{Number: 1205, Message: "Lock wait timeout exceeded"}, false},
+		{errors.New("sentinel not applied in time"), false},
+	} {
+		if got := neverSucceeds(c.err) != ""; got != c.want {
+			t.Errorf("neverSucceeds(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }
