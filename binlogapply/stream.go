@@ -122,25 +122,7 @@ func (a *Applier) read(ctx context.Context, q chan<- item) error {
 // one event was received.
 func (r *reader) session(ctx context.Context) (progressed bool, err error) {
 	cfg := r.a.cfg
-	syncer := replication.NewBinlogSyncer(replication.BinlogSyncerConfig{
-		ServerID:                cfg.ServerID,
-		Flavor:                  r.flavor,
-		Host:                    cfg.Source.Host,
-		Port:                    uint16(cfg.Source.Port),
-		User:                    cfg.Source.User,
-		Password:                cfg.Source.Password,
-		TLSConfig:               cfg.Source.TLSConfig(), // the same TLS as every other connection
-		SemiSyncEnabled:         false,
-		ParseTime:               false,
-		TimestampStringLocation: time.UTC,
-		UseDecimal:              false,
-		RenderJSONAsMySQLText:   true,
-		HeartbeatPeriod:         cfg.HeartbeatPeriod,
-		ReadTimeout:             cfg.ReadTimeout,
-		DisableRetrySync:        true, // we resume ourselves, at a transaction boundary
-		Logger:                  r.slogger,
-		RowsEventDecodeFunc:     r.a.decodeRows,
-	})
+	syncer := replication.NewBinlogSyncer(syncerConfig(cfg, r.flavor, r.slogger, r.a.decodeRows))
 	defer syncer.Close()
 	if r.gtidCommits, err = r.groupsCommit(ctx); err != nil {
 		return false, err
@@ -178,6 +160,33 @@ func (r *reader) session(ctx context.Context) (progressed bool, err error) {
 				return progressed, err // as if the connection were lost right after ev
 			}
 		}
+	}
+}
+
+// syncerConfig is go-mysql's configuration of the binlog connections of cfg: the settings that
+// avoid conversions (FACTS.md), the heartbeat and its read timeout, and --mysql-timeout
+// (cfg.Source.Timeout) over the connect, the handshake and every write (dial.go).
+func syncerConfig(cfg Config, flavor string, logger *slog.Logger, decode func(*replication.RowsEvent, []byte) error) replication.BinlogSyncerConfig {
+	return replication.BinlogSyncerConfig{
+		ServerID:                cfg.ServerID,
+		Flavor:                  flavor,
+		Host:                    cfg.Source.Host,
+		Port:                    uint16(cfg.Source.Port),
+		User:                    cfg.Source.User,
+		Password:                cfg.Source.Password,
+		TLSConfig:               cfg.Source.TLSConfig(), // the same TLS as every other connection
+		Dialer:                  newConnectBound(cfg.Source.Timeout).dial,
+		Option:                  handshakeDone,
+		SemiSyncEnabled:         false,
+		ParseTime:               false,
+		TimestampStringLocation: time.UTC,
+		UseDecimal:              false,
+		RenderJSONAsMySQLText:   true,
+		HeartbeatPeriod:         cfg.HeartbeatPeriod,
+		ReadTimeout:             cfg.ReadTimeout,
+		DisableRetrySync:        true, // we resume ourselves, at a transaction boundary
+		Logger:                  logger,
+		RowsEventDecodeFunc:     decode,
 	}
 }
 

@@ -91,6 +91,9 @@ func TestResumeCompareGhost(t *testing.T) {
 	}{
 		{"the same ghost", "ADD COLUMN c INT, AUTO_INCREMENT=500", true},
 		{"another ghost", "ADD COLUMN c BIGINT", false},
+		// MySQL names the CHECK constraints of a table made LIKE another after the new table.
+		{"the same ghost with a CHECK constraint", "ADD COLUMN c INT, ADD CHECK (v > 0)", true},
+		{"another CHECK constraint", "ADD COLUMN c INT, ADD CHECK (v > 1)", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, db := resumeOf(t, "", c.ghostAlter, nil)
@@ -101,7 +104,11 @@ func TestResumeCompareGhost(t *testing.T) {
 				if _, err := db.ExecContext(ctx, q); err != nil {
 					return false, err
 				}
-				_, err := db.ExecContext(ctx, "ALTER TABLE "+table.Qualify(resumeDB, scratch)+" ADD COLUMN c INT")
+				add := "ADD COLUMN c INT"
+				if strings.Contains(c.ghostAlter, "CHECK") {
+					add += ", ADD CHECK (v > 0)"
+				}
+				_, err := db.ExecContext(ctx, "ALTER TABLE "+table.Qualify(resumeDB, scratch)+" "+add)
 				return true, err
 			})
 			cancel()

@@ -81,6 +81,10 @@ func runAttempts(ctx context.Context, algo algorithm, cfg Config, s Sentinel) er
 		if errors.Is(err, ErrUnsafe) || errors.Is(err, ErrUnknownState) {
 			return err
 		}
+		if why := neverSucceeds(err); why != "" { // permanent.go
+			return fmt.Errorf("%w: cut-over of %s.%s stopped after attempt %d: %s; %s is in place under its name",
+				ErrNeverSucceeds, t.Schema, t.Original, n, why, t.Original)
+		}
 		last = err
 		a.log.Warn().Err(err).Msg("cut-over attempt failed; original restored")
 		if ctx.Err() != nil {

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
 // TestRunExitCodes covers the paths that end before any server is contacted.
@@ -231,22 +233,9 @@ func TestBinary(t *testing.T) {
 // ends the run within it, in one FATAL line naming the address and the cause, and under
 // --log-format=json every line (the driver's own included) is JSON.
 func TestMySQLTimeoutBoundsTheHandshake(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer func() { _ = c.Close() }()
-		}
-	}()
-	addr := ln.Addr().String()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	host, p := testenv.SilentServer(t)
+	port := strconv.Itoa(p)
+	addr := net.JoinHostPort(host, port)
 	for _, format := range []string{"console", "json"} {
 		var stdout, stderr bytes.Buffer
 		began := time.Now()

@@ -101,6 +101,47 @@ func assertSameAsServerAlter(t *testing.T, db *sql.DB, oracle, alter string) {
 	assertSameRows(t, db, "t", oracle)
 }
 
+// oracleSchema holds the oracles named like the migrated table (oracleElsewhere).
+const oracleSchema = "gl_sameresult_oracle"
+
+// oracleElsewhere makes oracleSchema.t an exact copy of t's definition (from its SHOW CREATE
+// TABLE, so MySQL keeps its CHECK constraint names, which CREATE ... LIKE renames: they are unique
+// per schema and generated from the table's name) and rows. Apply to it the writes made to t
+// during the run, then call assertSameAsServerAlterElsewhere.
+func oracleElsewhere(t *testing.T, db *sql.DB) {
+	t.Helper()
+	var n, create string
+	if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&n, &create); err != nil {
+		t.Fatal(err)
+	}
+	oracle := testenv.Database(t, oracleSchema)
+	testenv.Exec(t, oracle, create, "INSERT INTO t SELECT * FROM "+table.Qualify(sameResultDB, "t"))
+}
+
+// assertSameAsServerAlterElsewhere runs the server's own ALTER of oracleSchema.t in a session
+// with the server's globals and checks the migrated t has its definition and its rows.
+func assertSameAsServerAlterElsewhere(t *testing.T, db *sql.DB, alter string) {
+	t.Helper()
+	conn := serverSession(t, db)
+	if _, err := conn.ExecContext(t.Context(), "ALTER TABLE "+table.Qualify(oracleSchema, "t")+" "+alter+", ALGORITHM=COPY"); err != nil {
+		t.Fatalf("the server's own ALTER: %v", err)
+	}
+	show := func(schema string) string {
+		var n, def string
+		if err := db.QueryRow("SHOW CREATE TABLE "+table.Qualify(schema, "t")).Scan(&n, &def); err != nil {
+			t.Fatal(err)
+		}
+		return def
+	}
+	if got, want := show(sameResultDB), show(oracleSchema); got != want {
+		t.Errorf("definitions differ:\n%s\nthe server's ALTER:\n%s", got, want)
+	}
+	got, want := testenv.RowsText(t, db, sameResultDB, "t", "1"), testenv.RowsText(t, db, oracleSchema, "t", "1")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows differ: %d rows, the server's ALTER %d:\n%v\n%v", len(got), len(want), got, want)
+	}
+}
+
 // assertSameRows compares every row of a and b (read as text in the pool's UTC session, so a
 // TIMESTAMP compares by its instant) and names the first rows that differ.
 func assertSameRows(t *testing.T, db *sql.DB, a, b string) {

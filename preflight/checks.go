@@ -53,6 +53,7 @@ var registry = []Check{
 	{"crashed cut-over", BeforeCreate, checkCrashed},
 	{"table", BeforeCreate, checkTable},
 	{"alter", BeforeCreate, checkAlter},
+	{"check constraint names", BeforeCreate, checkConstraintNames},
 	{"helper tables", BeforeCreate, checkHelperTablesOfRun},
 
 	{"columns", AfterGhost, planColumns},

@@ -104,7 +104,10 @@ func CreateGhost(ctx context.Context, db *sql.DB, ddl DDLSettings, schema, orig,
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s LIKE %s", table.Qualify(schema, ghost), table.Qualify(schema, orig))); err != nil {
 		return false, fmt.Errorf("create the ghost table %s.%s: %w", schema, ghost, err)
 	}
-	body := spec.Body
+	body, err := renameGhostChecks(ctx, conn, schema, orig, ghost, spec.Body)
+	if err != nil {
+		return true, err
+	}
 	if discardFKs {
 		// CREATE TABLE ... LIKE does not copy foreign keys on MySQL or MariaDB; drop any that a
 		// future server would copy, so --discard-foreign-keys holds whatever the server does.

@@ -18,7 +18,8 @@ func WithoutAutoIncrement(create string) string { return autoIncOption.ReplaceAl
 
 // Definition is schema.name's SHOW CREATE TABLE without its first line (the name) and without its
 // AUTO_INCREMENT counter: two tables made the same way read the same whatever their names and
-// rows.
+// rows. MySQL names a CHECK constraint after its table (name_chk_N; names are per schema there,
+// so CREATE ... LIKE and RENAME give them the table's name): that prefix reads "_chk_".
 func Definition(ctx context.Context, db dbconn.Querier, schema, name string) (string, error) {
 	var n, create string
 	if err := db.QueryRowContext(ctx, "SHOW CREATE TABLE "+Qualify(schema, name)).Scan(&n, &create); err != nil {
@@ -27,7 +28,8 @@ func Definition(ctx context.Context, db dbconn.Querier, schema, name string) (st
 	if i := strings.IndexByte(create, '\n'); i >= 0 {
 		create = create[i:]
 	}
-	return WithoutAutoIncrement(create), nil
+	prefix := "CONSTRAINT " + strings.TrimSuffix(QuoteIdent(name), "`") + "_chk_"
+	return strings.ReplaceAll(WithoutAutoIncrement(create), prefix, "CONSTRAINT `_chk_"), nil
 }
 
 // Exists says whether schema.name exists (any table type).

@@ -226,3 +226,33 @@ func ReplicaRunning(t testing.TB, db *sql.DB) bool {
 	st := ReplicaStatus(t, db)
 	return st[sqlCol] == "Yes" && st[strings.Replace(sqlCol, "SQL", "IO", 1)] == "Yes"
 }
+
+// SilentServer is a loopback port that accepts connections and never answers: a server that
+// hangs before its handshake. The listener and every accepted connection close with the test.
+func SilentServer(t testing.TB) (host string, port int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var conns []net.Conn
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				break
+			}
+			conns = append(conns, c)
+		}
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+	})
+	return "127.0.0.1", ln.Addr().(*net.TCPAddr).Port
+}
