@@ -24,10 +24,13 @@ func TestCheckConstraintNamesAsServerAlter(t *testing.T) {
 			"DROP CHECK t_chk_9, ADD COLUMN y INT NULL, ADD CHECK (y <> 0)"},
 	}
 	for _, c := range cases {
-		// Each kind of swap: RENAME TABLE one name at a time, and ALTER TABLE ... RENAME (two-step).
-		// (Not every algorithm runs on every flavor: atomic and lock-rename are the flavor's choice.)
-		for _, algo := range []string{cutover.AlgorithmThreeStep, cutover.AlgorithmTwoStep} {
+		// Each kind of swap: RENAME TABLE one name at a time or both at once, ALTER TABLE ...
+		// RENAME (two-step), a RENAME under the lock (lock-rename): every algorithm the flavor runs.
+		for _, algo := range cutover.Algorithms() {
 			t.Run(c.name+", "+algo, func(t *testing.T) {
+				if err := cutover.RefuseOn(algo, testenv.Flavor(t)); err != nil {
+					t.Skipf("flavor limit: %v", err)
+				}
 				alter := c.alter
 				if testenv.Flavor(t).MariaDB {
 					// MariaDB has no DROP CHECK; it names an unnamed table constraint CONSTRAINT_N.
