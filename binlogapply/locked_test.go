@@ -37,11 +37,10 @@ func (f *fixture) execOn(ctx context.Context, conn *sql.Conn, stmts ...string) {
 	}
 }
 
-// The tail applied on the cut-over's locking session: every change up to the sentinel is in the
-// ghost before that session unlocks (read through it, under its lock), and once released the
-// applier goes on with its own session.
-func TestApplyOnLockingSession(t *testing.T) {
-	f := newLateFixture(t, "locked_apply")
+// heldWithChanges starts an applier on a fresh table, holds it, and writes three changes (an insert
+// of 100, an update of 2, a delete of 3) that only a job on a locking session can apply now.
+func heldWithChanges(t *testing.T, name string) (*fixture, context.Context, func()) {
+	f := newLateFixture(t, name)
 	f.start()
 	f.sentinel(10 * time.Second)
 	ctx := context.Background()
@@ -50,6 +49,14 @@ func TestApplyOnLockingSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.exec("INSERT INTO {T} (id, v) VALUES (100, 'held')", "UPDATE {T} SET v = 'upd' WHERE id = 2", "DELETE FROM {T} WHERE id = 3")
+	return f, ctx, release
+}
+
+// The tail applied on the cut-over's locking session: every change up to the sentinel is in the
+// ghost before that session unlocks (read through it, under its lock), and once released the
+// applier goes on with its own session.
+func TestApplyOnLockingSession(t *testing.T) {
+	f, ctx, release := heldWithChanges(t, "locked_apply")
 	conn, _ := f.lockedSession(ctx)
 	token := "locked-" + time.Now().Format("150405.000000000")
 	if err := changelog.Of(testSchema, f.orig).WriteSentinel(ctx, f.db, token); err != nil {
@@ -75,15 +82,7 @@ func TestApplyOnLockingSession(t *testing.T) {
 // The locking session dies while the tail is applied on it: ApplyOn fails, and after release the
 // applier applies again what that session did not commit, so nothing is missing.
 func TestApplyOnLockingSessionThatDies(t *testing.T) {
-	f := newLateFixture(t, "locked_dies")
-	f.start()
-	f.sentinel(10 * time.Second)
-	ctx := context.Background()
-	release, err := f.app.Hold(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.exec("INSERT INTO {T} (id, v) VALUES (100, 'held')", "UPDATE {T} SET v = 'upd' WHERE id = 2", "DELETE FROM {T} WHERE id = 3")
+	f, ctx, release := heldWithChanges(t, "locked_dies")
 	conn, id := f.lockedSession(ctx)
 	if err := testenv.KillAndWait(ctx, f.db, id); err != nil {
 		t.Fatal(err)

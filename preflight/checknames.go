@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -40,36 +41,21 @@ type checkConstraint struct {
 func checkConstraints(create string) []checkConstraint {
 	var out []checkConstraint
 	for _, line := range strings.Split(create, "\n") {
-		rest, ok := strings.CutPrefix(line, "  CONSTRAINT `")
+		if !strings.HasPrefix(line, "  CONSTRAINT ") {
+			continue
+		}
+		toks, err := sqltok.Tokenize(line, sqltok.Options{})
+		if err != nil || len(toks) < 3 || !toks[0].IsWord("CONSTRAINT") || !toks[2].IsWord("CHECK") {
+			continue
+		}
+		name, ok := toks[1].Name()
 		if !ok {
 			continue
 		}
-		name, after, ok := cutQuoted(rest)
-		if !ok || !strings.HasPrefix(after, " CHECK (") {
-			continue
-		}
-		out = append(out, checkConstraint{name: name, def: strings.TrimSuffix(strings.TrimSpace(after), ",")})
+		def := strings.TrimSuffix(strings.TrimSpace(line[toks[1].End:]), ",")
+		out = append(out, checkConstraint{name: name, def: def})
 	}
 	return out
-}
-
-// cutQuoted reads a backquoted identifier whose opening quote is already read (a doubled
-// backquote is one backquote in the name).
-func cutQuoted(s string) (name, rest string, ok bool) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '`' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 < len(s) && s[i+1] == '`' {
-			b.WriteByte('`')
-			i++
-			continue
-		}
-		return b.String(), s[i+1:], true
-	}
-	return "", "", false
 }
 
 // generatedSuffix is S when name is tbl_chk_S, the form RENAME TABLE renames with the table.
