@@ -1,7 +1,9 @@
 // Package dbconn opens the connections go-ghostlite uses and knows the differences between server
 // flavors (MariaDB, MySQL 8.0, MySQL 8.4) that the rest of the tool must not care about.
 //
-// Invariants: every session that writes migrated data runs with time_zone='+00:00', a binary
+// Invariants: every session sets what the tool relies on instead of inheriting the server's
+// globals (session.go: autocommit, isolation, timeouts). Every session that writes migrated data
+// runs with time_zone='+00:00', a binary
 // connection character set (no value is converted on the way) and a strict sql_mode that keeps
 // NO_AUTO_VALUE_ON_ZERO, so a narrowing ALTER fails instead of truncating. Values are read with
 // parseTime=false so temporal values travel as the server's own strings. Every connection to a
@@ -95,6 +97,10 @@ func (c Config) DSN(schema string) string {
 		// SHOW WARNINGS lists every warning of a statement (the largest value of both servers),
 		// so a list of Notes can be told complete by comparing it with @@warning_count.
 		"max_error_count": strconv.Itoa(MaxErrorCount),
+		// What the tool relies on, never the server's globals (session.go).
+		"autocommit":          "1",
+		"wait_timeout":        strconv.Itoa(SessionTimeout),
+		"interactive_timeout": strconv.Itoa(SessionTimeout),
 	}
 	if c.serverErrorCount {
 		delete(mc.Params, "max_error_count")
@@ -143,7 +149,7 @@ func open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
 	}
-	db := sql.OpenDB(boundedConnector{Connector: connector, timeout: mc.Timeout})
+	db := sql.OpenDB(boundedConnector{Connector: connector, timeout: mc.Timeout, session: &sessionSetup{}})
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -157,6 +163,7 @@ func open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 type boundedConnector struct {
 	driver.Connector
 	timeout time.Duration
+	session *sessionSetup // the flavor's session settings (session.go)
 }
 
 // Connect connects within the timeout. A handshake cut off by it is a plain error (Open names the
@@ -168,7 +175,14 @@ func (b boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
 		return nil, fmt.Errorf("%w (%s, --mysql-timeout): the port accepts connections but no server answers there", ErrConnectTimeout, b.timeout)
 	}
-	return conn, err
+	if err != nil || b.session == nil {
+		return conn, err
+	}
+	if err := b.session.apply(cctx, conn); err != nil {
+		_ = conn.Close() // the settings failed: the session is not used
+		return nil, err
+	}
+	return conn, nil
 }
 
 // ErrConnectTimeout is a server that did not complete its connect and handshake in time.
