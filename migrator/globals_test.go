@@ -18,7 +18,7 @@ import (
 // one set, a short migration under a light write load either gives the server's own ALTER's
 // result, copied rows and rows applied from the binlog alike, or is refused before anything is
 // created with a line naming the setting. The tool's sessions set what they rely on
-// (internal/dbconn/session.go).
+// (internal/dbconn/session.go) and carry the sql_mode flags that change stored values.
 
 // globalCase is one setting of the matrix.
 type globalCase struct {
@@ -55,6 +55,13 @@ var globalCases = []globalCase{
 	{name: "explicit_defaults_for_timestamp off", global: "explicit_defaults_for_timestamp", value: "OFF"},
 	{name: "named time zone", global: "time_zone", value: "Europe/Paris"},
 	{name: "binlog_row_image minimal", global: "binlog_row_image", value: "MINIMAL", refuse: "binlog_row_image"},
+	// sql_mode flags: those that change what a statement stores are carried into the writers.
+	{name: "TIME_TRUNCATE_FRACTIONAL", global: "sql_mode+", value: "TIME_TRUNCATE_FRACTIONAL", applies: onMySQL},
+	{name: "TIME_ROUND_FRACTIONAL", global: "sql_mode+", value: "TIME_ROUND_FRACTIONAL", applies: onMariaDB},
+	{name: "PAD_CHAR_TO_FULL_LENGTH", global: "sql_mode+", value: "PAD_CHAR_TO_FULL_LENGTH"},
+	{name: "NO_BACKSLASH_ESCAPES", global: "sql_mode+", value: "NO_BACKSLASH_ESCAPES"},
+	{name: "ANSI_QUOTES", global: "sql_mode+", value: "ANSI_QUOTES"},
+	{name: "EMPTY_STRING_IS_NULL", global: "sql_mode+", value: "EMPTY_STRING_IS_NULL", applies: onMariaDB},
 }
 
 // The table of the matrix: fractional seconds that round up to the next second (DATETIME(6) to

@@ -44,6 +44,10 @@ type Config struct {
 	// refuses a zero date ('0000-00-00') or a date with a zero month or day ('2020-00-10') stored
 	// into a temporal column, so that the copy and the applier refuse the same rows.
 	NoZeroDate, NoZeroInDate bool
+	// ValueModes are the flags of the server's global sql_mode that change what a statement
+	// stores (ValueModes, sqlmode.go), added to the writers' sql_mode so that the copy and the
+	// applier store what the server's own ALTER stores.
+	ValueModes []string
 
 	// serverErrorCount leaves max_error_count at the server's value: MySQL 9.7 lets only an
 	// account with SESSION_VARIABLES_ADMIN set it (Open falls back to this).
@@ -56,9 +60,13 @@ func (c Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.P
 // WriterSQLMode is the sql_mode of every session that writes to the ghost table.
 const WriterSQLMode = "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO"
 
-// WriterMode is the sql_mode of c's writer sessions: WriterSQLMode and the zero date checks c asks for.
+// WriterMode is the sql_mode of c's writer sessions: WriterSQLMode, the zero date checks c asks
+// for and the server's flags that change stored values (sqlmode.go).
 func (c Config) WriterMode() string {
 	mode := WriterSQLMode
+	for _, m := range c.ValueModes {
+		mode += "," + m
+	}
 	if c.NoZeroDate {
 		mode += ",NO_ZERO_DATE"
 	}
