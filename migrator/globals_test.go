@@ -33,14 +33,6 @@ type globalCase struct {
 func onMySQL(f dbconn.Flavor) bool   { return !f.MariaDB }
 func onMariaDB(f dbconn.Flavor) bool { return f.MariaDB }
 
-// isolationVar is the flavor's name of the transaction isolation variable.
-func isolationVar(f dbconn.Flavor) string {
-	if f.MariaDB {
-		return "tx_isolation"
-	}
-	return "transaction_isolation"
-}
-
 var globalCases = []globalCase{
 	{name: "autocommit off", global: "autocommit", value: "0"},
 	{name: "serializable", global: "isolation", value: "SERIALIZABLE"},
@@ -89,7 +81,7 @@ func testGlobal(t *testing.T, c globalCase) {
 	name, value := c.global, c.value
 	switch name {
 	case "isolation":
-		name = isolationVar(testenv.Flavor(t))
+		name = testenv.Flavor(t).IsolationVariable()
 	case "sql_mode+":
 		var mode string
 		if err := db.QueryRow("SELECT @@global.sql_mode").Scan(&mode); err != nil {

@@ -28,16 +28,27 @@ import (
 // SessionTimeout is the wait_timeout and interactive_timeout of the tool's sessions, in seconds.
 const SessionTimeout = 28800
 
+// IsolationVariable is the name of the transaction isolation variable: tx_isolation on MariaDB
+// before 11.1 (which renamed it), transaction_isolation elsewhere.
+func (f Flavor) IsolationVariable() string {
+	if f.MariaDB && !f.atLeast(11, 1) {
+		return "tx_isolation"
+	}
+	return "transaction_isolation"
+}
+
+// StatementTimeVariable is the name of the statement time limit: MariaDB's max_statement_time
+// (seconds, every statement), MySQL's max_execution_time (milliseconds, read-only SELECTs).
+func (f Flavor) StatementTimeVariable() string {
+	if f.MariaDB {
+		return "max_statement_time"
+	}
+	return "max_execution_time"
+}
+
 // SessionSettingsSQL is the statement that gives a session the flavor-dependent settings above.
 func (f Flavor) SessionSettingsSQL() string {
-	if f.MariaDB {
-		isolation := "tx_isolation" // MariaDB 11.1 renamed it transaction_isolation
-		if f.atLeast(11, 1) {
-			isolation = "transaction_isolation"
-		}
-		return "SET SESSION " + isolation + " = 'REPEATABLE-READ', SESSION max_statement_time = 0"
-	}
-	return "SET SESSION transaction_isolation = 'REPEATABLE-READ', SESSION max_execution_time = 0"
+	return "SET SESSION " + f.IsolationVariable() + " = 'REPEATABLE-READ', SESSION " + f.StatementTimeVariable() + " = 0"
 }
 
 // sessionSetup runs the flavor's SessionSettingsSQL on each new connection of a pool; the flavor

@@ -14,10 +14,7 @@ import (
 func TestSessionsSetTheirOwnSettings(t *testing.T) {
 	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
 	f := testenv.Flavor(t)
-	isolation, limit := "transaction_isolation", "max_execution_time"
-	if f.MariaDB {
-		isolation, limit = "tx_isolation", "max_statement_time"
-	}
+	isolation, limit := f.IsolationVariable(), f.StatementTimeVariable()
 	testenv.SetGlobal(t, admin, "autocommit", "0")
 	testenv.SetGlobal(t, admin, isolation, "READ-UNCOMMITTED")
 	testenv.SetGlobal(t, admin, "wait_timeout", "5")
