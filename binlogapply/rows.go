@@ -3,6 +3,9 @@ package binlogapply
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/go-mysql-org/go-mysql/replication"
 
@@ -61,9 +64,9 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 			"cannot be applied faithfully: SET GLOBAL binlog_row_value_options='', keep sessions from setting it, and restart the migration",
 			h.EventType, cfg.Schema, name, r.file, h.LogPos)}
 	}
-	if n := r.skippedStored(e, name); n > 0 {
-		return fatal{fmt.Errorf("row event for %s.%s at %s:%d lacks %d columns: binlog_row_image must be FULL",
-			cfg.Schema, name, r.file, h.LogPos, n)}
+	if missing := r.skippedStored(e, name); len(missing) > 0 {
+		return fatal{fmt.Errorf("row event for %s.%s at %s:%d lacks %d of its %d columns (%s): binlog_row_image must be FULL",
+			cfg.Schema, name, r.file, h.LogPos, len(missing), e.ColumnCount, strings.Join(missing, ", "))}
 	}
 	step := 1
 	if kind == chUpdate {
@@ -226,17 +229,28 @@ func (p *plan) keyFromValues(vals, img []any) ([]any, error) {
 	return key, nil
 }
 
-// skippedStored counts the columns left out of e's row images that are not generated columns of
-// the original: MariaDB 11.8 leaves generated columns (virtual and stored) out of some images even
-// under binlog_row_image=FULL, and the applier never writes them (the ghost computes its own).
-func (r *reader) skippedStored(e *replication.RowsEvent, name string) int {
-	n := 0
+// skippedStored names the distinct columns left out of e's row images (of any row) that are not
+// generated columns of the original: MariaDB 11.8 leaves generated columns (virtual and stored) out
+// of some images even under binlog_row_image=FULL, and the applier never writes them (the ghost
+// computes its own). A column of a table other than the original is named by its position (#1).
+func (r *reader) skippedStored(e *replication.RowsEvent, name string) []string {
+	cols := r.a.cfg.Original.Columns
+	var missing []int
 	for _, sk := range e.SkippedColumns {
 		for _, i := range sk {
-			if name != r.a.cfg.Original.Name || i >= len(r.a.cfg.Original.Columns) || !r.a.cfg.Original.Columns[i].Generated {
-				n++
+			if name == r.a.cfg.Original.Name && i < len(cols) && cols[i].Generated || slices.Contains(missing, i) {
+				continue
 			}
+			missing = append(missing, i)
 		}
 	}
-	return n
+	slices.Sort(missing)
+	names := make([]string, len(missing))
+	for k, i := range missing {
+		names[k] = "#" + strconv.Itoa(i+1)
+		if name == r.a.cfg.Original.Name && i < len(cols) {
+			names[k] = cols[i].Name
+		}
+	}
+	return names
 }

@@ -65,6 +65,10 @@ type Config struct {
 	// of its own, all opened under the same lock: they all see the same moment of the data.
 	Sessions    int
 	LockTimeout time.Duration // lock_wait_timeout of the original's read lock
+	// LockAttempts is how often the read lock is tried before the checksum fails (--default-retries,
+	// as the cut-over's; 5 when unset): a session holding the original's rows in an open
+	// transaction keeps it waiting, so the bound is LockAttempts x LockTimeout plus short pauses.
+	LockAttempts int
 	// CatchUpTimeout bounds the wait for the applier while the original is locked.
 	CatchUpTimeout time.Duration
 	// Rounds is how often a differing chunk is repaired before the run fails.

@@ -8,25 +8,48 @@ import (
 	"time"
 )
 
-// snapshotAttempts is how often the original's read lock is tried before the checksum fails.
+// snapshotAttempts is how often the original's read lock is tried when Config.LockAttempts is unset.
 const snapshotAttempts = 5
 
+// maxSnapshotPause is the longest pause between two attempts.
+const maxSnapshotPause = 2 * time.Second
+
 // snapshot opens n sessions whose transactions all see both tables at one moment: every change
-// made to the original before it is in the ghost.
+// made to the original before it is in the ghost. A read lock that times out is tried again, up
+// to Config.LockAttempts times, as the cut-over does; each time the log names the sessions that
+// may hold it up (blockers.go).
 func (c *Checksum) snapshot(ctx context.Context, n int) ([]*sql.Conn, error) {
+	attempts := c.cfg.LockAttempts
+	if attempts < 1 {
+		attempts = snapshotAttempts
+	}
 	for attempt := 1; ; attempt++ {
 		conns, err := c.trySnapshot(ctx, n)
 		if err == nil {
 			return conns, nil
 		}
-		if attempt >= snapshotAttempts || ctx.Err() != nil {
-			return nil, fmt.Errorf("checksum: open a consistent snapshot (%d attempts): %w", attempt, err)
+		blocked := ""
+		if isLockWait(err) && ctx.Err() == nil {
+			blocked = c.blockers(ctx)
 		}
-		c.log.Warn().Err(err).Int("attempt", attempt).Msg("checksum: could not open a consistent snapshot; trying again")
+		if attempt >= attempts || ctx.Err() != nil {
+			if blocked != "" {
+				err = fmt.Errorf("%w; blocked by %s", err, blocked)
+			}
+			return nil, fmt.Errorf("checksum: open a consistent snapshot: gave up after %d attempts (--default-retries) of %s each (--cut-over-lock-timeout-seconds): %w",
+				attempt, c.cfg.LockTimeout, err)
+		}
+		ev := c.log.Warn().Err(err).Int("attempt", attempt).Int("attempts", attempts)
+		if blocked != "" {
+			ev = ev.Str("blocked_by", blocked)
+			ev.Msgf("checksum: could not open a consistent snapshot: the read lock on %s is blocked by %s; trying again", c.cfg.Original.Name, blocked)
+		} else {
+			ev.Msg("checksum: could not open a consistent snapshot; trying again")
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
+		case <-time.After(min(time.Duration(attempt)*500*time.Millisecond, maxSnapshotPause)):
 		}
 	}
 }

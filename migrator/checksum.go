@@ -38,6 +38,7 @@ func (r *run) checksum(ctx context.Context) error {
 		ChunkSize:      m.checksumChunkSize,
 		Rows:           r.checksumRows,
 		LockTimeout:    m.cfg.CutOverLockTimeout,
+		LockAttempts:   m.cfg.DefaultRetries,
 		CatchUpTimeout: checksumCatchUpTimeout,
 		CatchUp:        copier.CatchUpFunc(r.sent.awaitApplied),
 		Logger:         m.cfg.Logger,

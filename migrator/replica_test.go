@@ -132,6 +132,7 @@ func TestTestOnReplicaEndToEnd(t *testing.T) {
 		t.Fatalf("migration: %v", err)
 	}
 	assertEventsApplied(t, logs)
+	assertSwappedBackSummary(t, logs)
 	// While replication is stopped: compare, then restart at once.
 	assertReplicationRunning(t, replica, false)
 	assertTables(t, replica, schema, "_t_gho", "t")
@@ -147,6 +148,21 @@ func TestTestOnReplicaEndToEnd(t *testing.T) {
 	}
 	if got, want := sharedSum(t, replica, schema, "t"), sharedSum(t, primary, schema, "t"); got != want {
 		t.Fatalf("after resuming, the replica's t %s != primary's t %s", got, want)
+	}
+}
+
+// assertSwappedBackSummary checks the last line of a --test-on-replica run names the migrated copy
+// and no old table (swapped back, _t_del does not exist; issue 34.4).
+func assertSwappedBackSummary(t *testing.T, logs *testenv.LogBuffer) {
+	t.Helper()
+	var last string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"message":"Done migrating`) {
+			last = line
+		}
+	}
+	if !strings.Contains(last, `"migrated_copy":"_t_gho"`) || strings.Contains(last, "old_table") {
+		t.Errorf("the last line should name the migrated copy _t_gho and no old table: %s", last)
 	}
 }
 

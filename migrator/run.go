@@ -296,16 +296,21 @@ func (r *run) after(err error) {
 func (r *run) summary() {
 	m, p := r.m, r.s.plan
 	st := r.applier.Stats()
-	m.log.Info().
+	ev := m.log.Info().
 		Int64("rows_copied", r.rowsCopied()).
 		Int64("events_applied", st.EventsApplied).
 		Int64("apply_transactions", st.Transactions).
 		Str("copy", logfmt.Duration(time.Unix(0, r.copyEnd.Load()).Sub(r.started))).
 		Str("cut_over", logfmt.Duration(r.cutDone.Sub(r.cutStart))).
-		Str("total", logfmt.Duration(time.Since(r.started))).
-		Str("old_table", p.OldTable).
-		Bool("old_table_dropped", m.cfg.OkToDropTable).
-		Strs("not_checksummed", r.unchecked).
+		Str("total", logfmt.Duration(time.Since(r.started)))
+	if m.cfg.TestOnReplica {
+		// Swapped back (replica.go): the original has its name again, the migrated copy is the
+		// ghost's; no old table exists.
+		ev = ev.Str("migrated_copy", p.GhostTable)
+	} else {
+		ev = ev.Str("old_table", p.OldTable).Bool("old_table_dropped", m.cfg.OkToDropTable)
+	}
+	ev.Strs("not_checksummed", r.unchecked).
 		Msg(r.doneMessage() + r.uncheckedNote()) // revert.go, checksum.go
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -31,21 +30,6 @@ func sameResultSetup(t *testing.T, create, alter string, inserts ...string) (*sq
 	cfg.OkToDropTable = true
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	return db, cfg, postpone(t, &cfg)
-}
-
-// setGlobal sets a global server variable for the test and restores it afterwards.
-func setGlobal(t *testing.T, db *sql.DB, name, value string) {
-	t.Helper()
-	var old string
-	if err := db.QueryRow("SELECT @@global." + name).Scan(&old); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Exec(t, db, fmt.Sprintf("SET GLOBAL %s = %s", name, table.QuoteString(value)))
-	t.Cleanup(func() {
-		if _, err := db.Exec(fmt.Sprintf("SET GLOBAL %s = %s", name, table.QuoteString(old))); err != nil {
-			t.Errorf("restore %s: %v", name, err)
-		}
-	})
 }
 
 // serverSession is a connection with the server's global time zone and sql_mode and a utf8mb4

@@ -15,7 +15,7 @@ import (
 func TestGhostDDLUsesServerSQLMode(t *testing.T) {
 	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, "CREATE TABLE zd (id INT PRIMARY KEY, v INT)", "INSERT INTO zd VALUES (1, 1)")
-	setGlobal(t, db, "sql_mode", "STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION")
+	testenv.SetGlobal(t, db, "sql_mode", "STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION")
 	alter := "ADD COLUMN d DATETIME NOT NULL DEFAULT '0000-00-00 00:00:00'"
 
 	var serverErr string

@@ -40,11 +40,11 @@ func testTimestampConversion(t *testing.T, zone string) {
 	}
 	alter := "MODIFY dt TIMESTAMP(1) NULL, MODIFY ts DATETIME(1) NULL, MODIFY d TIMESTAMP NULL"
 	db, cfg, postpone := sameResultSetup(t, create, alter, inserts...)
-	setGlobal(t, db, "time_zone", zone)
+	testenv.SetGlobal(t, db, "time_zone", zone)
 	if !testenv.Flavor(t).MariaDB {
 		// MySQL's default sql_mode (NO_ZERO_DATE, strict) refuses the zero value in the oracle's
 		// ALTER; this test is about time zones: MariaDB's default sql_mode, which accepts it.
-		setGlobal(t, db, "sql_mode", "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION")
+		testenv.SetGlobal(t, db, "sql_mode", "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION")
 	}
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 
@@ -72,7 +72,7 @@ func TestTimestampConversionRefusesDSTGap(t *testing.T) {
 		t.Run(map[bool]string{false: "copied", true: "applied"}[applied], func(t *testing.T) {
 			db, cfg, postpone := sameResultSetup(t, create, "MODIFY dt TIMESTAMP NULL",
 				"INSERT INTO t VALUES (1, '2020-03-08 01:59:59'), (2, '2020-03-08 03:00:00')")
-			setGlobal(t, db, "time_zone", "America/New_York")
+			testenv.SetGlobal(t, db, "time_zone", "America/New_York")
 			if !applied {
 				testenv.Exec(t, db, "INSERT INTO t VALUES (3, '2020-03-08 02:30:00')")
 				if err := os.Remove(postpone); err != nil {

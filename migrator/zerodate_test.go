@@ -77,7 +77,7 @@ func TestZeroDatesJudgedLikeServerALTER(t *testing.T) {
 					name = fmt.Sprintf("mode %d applied %s", m, c.name)
 				}
 				t.Run(name, func(t *testing.T) {
-					setGlobal(t, db, "sql_mode", mode)
+					testenv.SetGlobal(t, db, "sql_mode", mode)
 					refused := judgeZeroDateCase(t, db, c, applied)
 					if mode == strictZeroDateMode && refused != c.refused {
 						t.Errorf("the server's ALTER refused: %v, the case says %v", refused, c.refused)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -28,6 +29,7 @@ func CheckResume(ctx context.Context, st *State, tables checkpoint.Tables) (*che
 	st.DDL = ddl
 	p.TimeZone = ddl.TimeZone
 	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = ZeroDateChecks(ddl.SQLMode)
+	p.Primary.ValueModes = dbconn.ValueModes(ddl.SQLMode)
 	p.AlterSetsAutoIncrement = SetsAutoIncrement(st.Spec)
 	err = rc.CompareGhost(ctx, func(ctx context.Context, scratch string) (bool, error) {
 		created, err := CreateGhost(ctx, st.Primary, ddl, cfg.Database, cfg.Table, scratch, st.Spec, cfg.DiscardForeignKeys)

@@ -203,6 +203,7 @@ func BuildGhost(ctx context.Context, st *State) (created bool, err error) {
 	}
 	p.TimeZone = st.DDL.TimeZone
 	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = ZeroDateChecks(st.DDL.SQLMode)
+	p.Primary.ValueModes = dbconn.ValueModes(st.DDL.SQLMode)
 	p.AlterSetsAutoIncrement = SetsAutoIncrement(st.Spec)
 	created, err = CreateGhost(ctx, st.Primary, st.DDL, cfg.Database, cfg.Table, p.GhostTable, st.Spec, cfg.DiscardForeignKeys)
 	if err != nil {

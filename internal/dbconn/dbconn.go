@@ -1,7 +1,9 @@
 // Package dbconn opens the connections go-ghostlite uses and knows the differences between server
 // flavors (MariaDB, MySQL 8.0, MySQL 8.4) that the rest of the tool must not care about.
 //
-// Invariants: every session that writes migrated data runs with time_zone='+00:00', a binary
+// Invariants: every session sets what the tool relies on instead of inheriting the server's
+// globals (session.go: autocommit, isolation, timeouts). Every session that writes migrated data
+// runs with time_zone='+00:00', a binary
 // connection character set (no value is converted on the way) and a strict sql_mode that keeps
 // NO_AUTO_VALUE_ON_ZERO, so a narrowing ALTER fails instead of truncating. Values are read with
 // parseTime=false so temporal values travel as the server's own strings. Every connection to a
@@ -42,6 +44,10 @@ type Config struct {
 	// refuses a zero date ('0000-00-00') or a date with a zero month or day ('2020-00-10') stored
 	// into a temporal column, so that the copy and the applier refuse the same rows.
 	NoZeroDate, NoZeroInDate bool
+	// ValueModes are the flags of the server's global sql_mode that change what a statement
+	// stores (ValueModes, sqlmode.go), added to the writers' sql_mode so that the copy and the
+	// applier store what the server's own ALTER stores.
+	ValueModes []string
 
 	// serverErrorCount leaves max_error_count at the server's value: MySQL 9.7 lets only an
 	// account with SESSION_VARIABLES_ADMIN set it (Open falls back to this).
@@ -54,9 +60,13 @@ func (c Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.P
 // WriterSQLMode is the sql_mode of every session that writes to the ghost table.
 const WriterSQLMode = "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO"
 
-// WriterMode is the sql_mode of c's writer sessions: WriterSQLMode and the zero date checks c asks for.
+// WriterMode is the sql_mode of c's writer sessions: WriterSQLMode, the zero date checks c asks
+// for and the server's flags that change stored values (sqlmode.go).
 func (c Config) WriterMode() string {
 	mode := WriterSQLMode
+	for _, m := range c.ValueModes {
+		mode += "," + m
+	}
 	if c.NoZeroDate {
 		mode += ",NO_ZERO_DATE"
 	}
@@ -95,6 +105,10 @@ func (c Config) DSN(schema string) string {
 		// SHOW WARNINGS lists every warning of a statement (the largest value of both servers),
 		// so a list of Notes can be told complete by comparing it with @@warning_count.
 		"max_error_count": strconv.Itoa(MaxErrorCount),
+		// What the tool relies on, never the server's globals (session.go).
+		"autocommit":          "1",
+		"wait_timeout":        strconv.Itoa(SessionTimeout),
+		"interactive_timeout": strconv.Itoa(SessionTimeout),
 	}
 	if c.serverErrorCount {
 		delete(mc.Params, "max_error_count")
@@ -143,7 +157,7 @@ func open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.Addr(), err)
 	}
-	db := sql.OpenDB(boundedConnector{Connector: connector, timeout: mc.Timeout})
+	db := sql.OpenDB(boundedConnector{Connector: connector, timeout: mc.Timeout, session: &sessionSetup{}})
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -157,6 +171,7 @@ func open(ctx context.Context, c Config, schema string) (*sql.DB, error) {
 type boundedConnector struct {
 	driver.Connector
 	timeout time.Duration
+	session *sessionSetup // the flavor's session settings (session.go)
 }
 
 // Connect connects within the timeout. A handshake cut off by it is a plain error (Open names the
@@ -168,7 +183,14 @@ func (b boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
 		return nil, fmt.Errorf("%w (%s, --mysql-timeout): the port accepts connections but no server answers there", ErrConnectTimeout, b.timeout)
 	}
-	return conn, err
+	if err != nil || b.session == nil {
+		return conn, err
+	}
+	if err := b.session.apply(cctx, conn); err != nil {
+		_ = conn.Close() // the settings failed: the session is not used
+		return nil, err
+	}
+	return conn, nil
 }
 
 // ErrConnectTimeout is a server that did not complete its connect and handshake in time.

@@ -42,3 +42,19 @@ func TestFlavorStatements(t *testing.T) {
 		t.Fatal("garbage version accepted")
 	}
 }
+
+func TestSessionSettingsSQL(t *testing.T) {
+	for _, c := range []struct{ version, want string }{
+		{"10.11.19-MariaDB-0+deb12u1", "SET SESSION tx_isolation = 'REPEATABLE-READ', SESSION max_statement_time = 0"},
+		{"11.8.9-MariaDB-0+deb13u1", "SET SESSION transaction_isolation = 'REPEATABLE-READ', SESSION max_statement_time = 0"},
+		{"9.7.4", "SET SESSION transaction_isolation = 'REPEATABLE-READ', SESSION max_execution_time = 0"},
+	} {
+		f, err := ParseFlavor(c.version, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.SessionSettingsSQL(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.version, got, c.want)
+		}
+	}
+}

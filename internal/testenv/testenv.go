@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 func env(name, def string) string {
@@ -118,6 +119,29 @@ func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+}
+
+// SetGlobal sets a global server variable for the test and restores it afterwards. value is
+// written as a number when it is one, else as a string literal ('OFF', 'READ-UNCOMMITTED').
+func SetGlobal(t testing.TB, db *sql.DB, name, value string) {
+	t.Helper()
+	var old sql.NullString
+	if err := db.QueryRow("SELECT @@global." + name).Scan(&old); err != nil {
+		t.Fatal(err)
+	}
+	Exec(t, db, fmt.Sprintf("SET GLOBAL %s = %s", name, globalValue(value)))
+	t.Cleanup(func() {
+		if _, err := db.Exec(fmt.Sprintf("SET GLOBAL %s = %s", name, globalValue(old.String))); err != nil {
+			t.Errorf("restore %s: %v", name, err)
+		}
+	})
+}
+
+func globalValue(v string) string {
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return v
+	}
+	return table.QuoteString(v)
 }
 
 // TableNames lists the tables of schema whose names contain substr ("" for all).
