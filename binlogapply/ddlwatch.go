@@ -62,26 +62,8 @@ func touchesTable(q, defSchema, schema, name string) bool {
 	return false
 }
 
-// mentions reports whether name appears in q as a name: in any case, not inside a longer word.
-func mentions(q, name string) bool {
-	lq, ln := strings.ToLower(q), strings.ToLower(name)
-	for from := 0; ln != ""; {
-		i := strings.Index(lq[from:], ln)
-		if i < 0 {
-			return false
-		}
-		start, end := from+i, from+i+len(ln)
-		if (start == 0 || !isWordByte(lq[start-1])) && (end == len(lq) || !isWordByte(lq[end])) {
-			return true
-		}
-		from = start + 1
-	}
-	return false
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
+// mentions reports whether name appears in q as a name (sqltok.MentionsName).
+func mentions(q, name string) bool { return sqltok.MentionsName(q, name) }
 
 // firstWord is the statement's kind for messages, e.g. "ALTER TABLE" or "CREATE TRIGGER" (never
 // the statement itself, which may carry data).

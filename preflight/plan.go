@@ -32,10 +32,10 @@ type Plan struct {
 	InspectedIsReplica bool
 
 	Original *table.Table // the table being migrated, as inspected
+	Ghost    *table.Table // the ghost table after the ALTER, as inspected from the server
 	// IndirectWriters are the views over the original and the tables whose triggers write it
 	// (writers.go): their statement-logged writes stop the run like the original's.
 	IndirectWriters []IndirectWriter
-	Ghost    *table.Table // the ghost table after the ALTER, as inspected from the server
 
 	// The shared key: the copy walks the original in OriginalKey's order; the ghost's rows are
 	// addressed by GhostKey (applied events, the copy's duplicate and missing-row checks). Both are

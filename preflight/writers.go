@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -86,23 +87,7 @@ func triggerNames(body, trigSchema, schema, tbl string) bool {
 			return true
 		}
 	}
-	return strings.EqualFold(trigSchema, schema) && mentionsWord(lb, t)
-}
-
-// mentionsWord says whether w appears in s (both lower case) as a whole name.
-func mentionsWord(s, w string) bool {
-	isWord := func(b byte) bool { return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 0x80 }
-	for from := 0; ; {
-		i := strings.Index(s[from:], w)
-		if i < 0 {
-			return false
-		}
-		start, end := from+i, from+i+len(w)
-		if (start == 0 || !isWord(s[start-1])) && (end == len(s) || !isWord(s[end])) {
-			return true
-		}
-		from = start + 1
-	}
+	return strings.EqualFold(trigSchema, schema) && sqltok.MentionsName(lb, t)
 }
 
 // namedRows reads three text columns of every row of q.

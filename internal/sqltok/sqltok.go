@@ -294,3 +294,26 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == '$' || c >= 0x80 ||
 		(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 }
+
+// MentionsName reports whether name appears in q as a name: in any case, not inside a longer word.
+// It is the fallback where a statement cannot be read: by mention only.
+func MentionsName(q, name string) bool {
+	lq, ln := strings.ToLower(q), strings.ToLower(name)
+	for from := 0; ln != ""; {
+		i := strings.Index(lq[from:], ln)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(ln)
+		if (start == 0 || !isNameByte(lq[start-1])) && (end == len(lq) || !isNameByte(lq[end])) {
+			return true
+		}
+		from = start + 1
+	}
+	return false
+}
+
+// isNameByte is a byte an unquoted name may hold.
+func isNameByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
