@@ -6,6 +6,8 @@
 // CONTRACT (used by migrator and the command line):
 //
 //	Run(ctx, name, Config, Sentinel) error       // the algorithm named by --cut-over ("" = three-step)
+//	RefuseOn(name, dbconn.Flavor) error           // may that algorithm run on that flavor? (atomic: MariaDB, lock-rename: MySQL 8.0.13+)
+//	LockedSentinel                                // what lock-rename needs of the Sentinel: hold the applier, apply on C1
 //	ThreeStep, Atomic, TwoStep(ctx, Config, Sentinel) error
 //	Validate(name) error; Algorithms() []string; Choices() string  // the registry, for flags
 //	CheckCrashed(ctx, Querier, schema, tbl, *changelog.RevertNames) error // did a run die during its cut-over? (refusal)
