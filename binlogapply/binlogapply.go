@@ -229,7 +229,8 @@ type Applier struct {
 	batchSize   atomic.Int64  // row changes per applying transaction (SetDMLBatchSize)
 	cutOver     atomic.Bool   // the tool's own RENAMEs of the original are expected (cutover.go)
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
-	swapApplied atomic.Bool   // everything read before that RENAME is applied (Swapped)
+	swapDone    chan struct{} // closed once everything read before that RENAME is applied (Swapped)
+	swapOnce    sync.Once
 	originalRow atomic.Bool   // a row event of the original was read (Config.RenamesAtStart)
 	// helpersSettled: a sentinel this run wrote was read; the helper tables are watched (stmtwatch.go)
 	helpersSettled atomic.Bool
@@ -308,6 +309,7 @@ func New(cfg Config) (*Applier, error) {
 		sentinels: map[string]chan struct{}{},
 		seen:      map[string]bool{},
 		holds:     make(chan *holdState),
+		swapDone:  make(chan struct{}),
 		stopped:   make(chan struct{}),
 	}
 	a.stats.Applied = cfg.Start

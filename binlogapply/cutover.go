@@ -1,6 +1,8 @@
 package binlogapply
 
 import (
+	"context"
+	"errors"
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
@@ -23,7 +25,33 @@ func (a *Applier) BeginCutOver() { a.cutOver.Store(true) }
 // Swapped reports whether the applier has applied everything read before the RENAME that put the
 // ghost in the original's place: every change of the original then reached the ghost before it
 // took the original's name (a change that could not is ErrLateRows, and Run stops with it).
-func (a *Applier) Swapped() bool { return a.swapApplied.Load() }
+func (a *Applier) Swapped() bool {
+	select {
+	case <-a.swapDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// ErrStopped is returned by AwaitSwapped when Run ended first: its error tells why (ErrLateRows
+// when changes of the original could not reach the ghost before the swap).
+var ErrStopped = errors.New("the binlog applier stopped")
+
+// AwaitSwapped returns nil once Swapped is true, ErrStopped if Run ends first, or ctx's error.
+func (a *Applier) AwaitSwapped(ctx context.Context) error {
+	select {
+	case <-a.swapDone:
+		return nil
+	case <-a.stopped:
+		if a.Swapped() {
+			return nil
+		}
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // acceptRename handles a DDL touching the original during a cut-over. It returns false when the
 // statement is not a plain RENAME among the original, the ghost and other names (then it is fatal).

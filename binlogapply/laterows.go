@@ -94,7 +94,7 @@ func (a *Applier) swapReached(pos string) error {
 	if n > 0 {
 		a.log.Warn().Int("changes", n).Str("swap_at", pos).Msg("changes of the original written after the cut-over's sentinel reached the ghost before the swap")
 	}
-	a.swapApplied.Store(true)
+	a.swapOnce.Do(func() { close(a.swapDone) })
 	return nil
 }
 

@@ -51,8 +51,8 @@ func TestLateChangesBeforeTheSwapAreReported(t *testing.T) {
 						t.Errorf("report %q lacks %q", err, want)
 					}
 				}
-				if f.app.Swapped() {
-					t.Error("Swapped() is true although a change of the original was not applied")
+				if err := f.app.AwaitSwapped(context.Background()); !errors.Is(err, ErrStopped) || f.app.Swapped() {
+					t.Errorf("AwaitSwapped: %v, Swapped %v; want ErrStopped: a change of the original was not applied", err, f.app.Swapped())
 				}
 			})
 		}
@@ -131,16 +131,9 @@ func (f *fixture) waitApplied(n int64) {
 // waitSwapped waits until the applier reports the swap applied, failing if Run stops.
 func (f *fixture) waitSwapped() {
 	f.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !f.app.Swapped(); {
-		select {
-		case err := <-f.errc:
-			f.done = true
-			f.t.Fatalf("Run stopped before the swap was applied: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			f.t.Fatal("the swap was not applied within 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.app.AwaitSwapped(ctx); err != nil {
+		f.t.Fatalf("the swap was not applied: %v", err)
 	}
 }

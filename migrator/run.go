@@ -235,22 +235,22 @@ var swapReadPatience = 30 * time.Second
 // that RENAME and stops the applier with binlogapply.ErrLateRows, naming its keys and binlog
 // range: the run then fails with that report instead of ending as if nothing were missing.
 func (r *run) confirmSwapRead(ctx context.Context) error {
-	deadline := time.Now().Add(swapReadPatience)
-	for !r.applier.Swapped() {
-		if err := r.bg.Err(); err != nil {
-			return err
+	wctx, cancel := context.WithTimeout(ctx, swapReadPatience)
+	defer cancel()
+	err := r.applier.AwaitSwapped(wctx)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, binlogapply.ErrStopped):
+		if bgErr := r.bg.stop(); bgErr != nil { // the applier's own error (its goroutine has returned)
+			return bgErr
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the swap is complete, but the binlog applier did not read its RENAME within %s: it cannot be proven that no write reached the original after the cut-over's lock; compare %s with %s",
-				swapReadPatience, r.s.plan.OldTable, r.s.plan.Original.Name)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
+		return err
+	case ctx.Err() == nil:
+		return fmt.Errorf("the swap is complete, but the binlog applier did not read its RENAME within %s: it cannot be proven that no write reached the original after the cut-over's lock; compare %s with %s",
+			swapReadPatience, r.s.plan.OldTable, r.s.plan.Original.Name)
 	}
-	return nil
+	return err
 }
 
 // finish stops the background goroutines and drops the helper tables, once the swap is done.
