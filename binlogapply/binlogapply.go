@@ -231,7 +231,7 @@ type Applier struct {
 	swapped     atomic.Bool   // the ghost has taken the original's name: its rows are not ours
 	swapDone    chan struct{} // closed once everything read before that RENAME is applied (Swapped)
 	swapOnce    sync.Once
-	originalRow atomic.Bool   // a row event of the original was read (Config.RenamesAtStart)
+	originalRow atomic.Bool // a row event of the original was read (Config.RenamesAtStart)
 	// helpersSettled: a sentinel this run wrote was read; the helper tables are watched (stmtwatch.go)
 	helpersSettled atomic.Bool
 
