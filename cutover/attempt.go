@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/rs/zerolog"
 )
 
@@ -229,4 +230,11 @@ func (a *attempt) closeSessions(ctx context.Context) {
 	if a.obs != nil && a.obs.conn != nil {
 		_ = a.obs.conn.Close()
 	}
+}
+
+// logLockAndRename logs gh-ost's line for how long the original's writes were blocked: from the
+// lock to renamed, the moment the swap completed (wrappers and runbooks watch it).
+func (a *attempt) logLockAndRename(renamed time.Time) {
+	a.log.Info().Msgf("Lock & rename duration: %s. During mgtr time, queries on %s were blocked",
+		renamed.Sub(a.lockedAt), table.QuoteIdent(a.cfg.Tables.Original))
 }

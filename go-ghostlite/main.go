@@ -10,7 +10,8 @@
 //     --check-flag when a flag given does not exist), 2 bad usage (a flag that cannot be parsed,
 //     or an error wrapping config.ErrUsage from migrator.New);
 //   - the error that ends the run is the last line on stderr, one line: "FATAL <message>" (gh-ost's
-//     level word), or with --log-format=json a JSON line of level "fatal" with that message;
+//     level word; a server error's own text first, as gh-ost's, the tool's context after it), or
+//     with --log-format=json a JSON line of level "fatal" with that message;
 //     --stack adds detail;
 //   - with --log-format=json every line the tool writes on stdout and stderr is JSON, from the
 //     start (errors in the command line included) to the exit; --help and --version excepted;

@@ -21,6 +21,7 @@ func changelogOf(p *preflight.Plan) changelog.Table {
 
 // writeState records the migration's state in the changelog (best effort: it is informative).
 func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
+	m.log.Info().Str("state", state).Msgf("Writing changelog state: %s", state) // gh-ost's words
 	if err := changelogOf(s.plan).WriteState(ctx, s.primary, state); err != nil {
 		m.log.Warn().Err(err).Str("state", state).Msg("could not record state in the changelog")
 	}

@@ -82,3 +82,10 @@ func (m *Migrator) logStatus(ctx context.Context) error {
 		}
 	}
 }
+
+// inspectedLag is the inspected server's replication lag as the throttle last read it, as gh-ost
+// prints it ("0s" before the first reading, or on a server that replicates from none).
+func (m *Migrator) inspectedLag() string {
+	lag, _ := m.levers.monitor.InspectedLag()
+	return lag.String()
+}
