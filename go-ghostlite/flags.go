@@ -43,6 +43,8 @@ type invocation struct {
 	Progress *progressLine
 	// CutOverSeams is the test seam testPauseEnv asks for (zero otherwise), for the Migrator.
 	CutOverSeams cutover.TestSeams
+	// Receipt is --receipt's file ("" without it; receipt.go).
+	Receipt string
 }
 
 // flagValues holds the flags whose value is not a config.Config field (the table's own).
@@ -65,6 +67,7 @@ type flagValues struct {
 	metrics                metricsFlags  // observers.go
 	control                controlFlags  // flags_control.go
 	security               securityFlags // flags_security.go
+	receipt                string        // --receipt (receipt.go)
 }
 
 // parseArgs reads the command line (without the program name) into a config.Config.
@@ -109,7 +112,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	cfg.Logger = logger
 	warnIgnoredFlags(fs, cfg.Logger) // flags_compat.go
 	return invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
-		Control: v.control.controlConfig(cfg), Progress: progress, CutOverSeams: v.pauseSeams(stderr)}, nil
+		Control: v.control.controlConfig(cfg), Progress: progress, CutOverSeams: v.pauseSeams(stderr), Receipt: v.receipt}, nil
 }
 
 // applyBasics reads --conf and the credentials and TLS settings, then checks every flag's

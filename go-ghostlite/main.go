@@ -65,25 +65,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	routeLibraryLogs(inv.Config.Logger)
+	rec := newReceipt(inv, args) // receipt.go: nil without --receipt
 	m, err := migrator.New(inv.Config)
+	end := func(code int, err error) int {
+		writeReceipt(rec, inv, m, code, err)
+		if err != nil {
+			return report(err, inv.Stack, code)
+		}
+		return code
+	}
 	if err != nil {
 		if errors.Is(err, config.ErrUsage) {
-			return report(fmt.Errorf("%w (see go-ghostlite --help)", err), inv.Stack, exitUsage)
+			return end(exitUsage, fmt.Errorf("%w (see go-ghostlite --help)", err))
 		}
-		return report(err, inv.Stack, exitFailure)
+		return end(exitFailure, err)
 	}
 	m.SetCutOverSeams(inv.CutOverSeams)
+	if rec != nil {
+		m.Observe(rec)
+	}
 	obs, err := attachObservers(inv, m)
 	if err != nil {
-		return report(err, inv.Stack, exitFailure)
+		return end(exitFailure, err)
 	}
 	defer obs.close()
 	ctx, stop := signalContext(context.Background(), inv.Config.Logger, os.Exit)
 	defer stop()
 	if err := runObserved(ctx, inv, m, obs); err != nil {
-		return report(err, inv.Stack, exitFailure)
+		return end(exitFailure, err)
 	}
-	return exitOK
+	return end(exitOK, nil)
 }
 
 // runObserved runs the migration with its observers around it: the interactive commands' server

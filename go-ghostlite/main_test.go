@@ -44,6 +44,8 @@ func TestRunExitCodes(t *testing.T) {
 			"FATAL usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
 		{"out of range", append(slices.Clone(required), "--chunk-size=5"), 2,
 			"FATAL usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
+		{"receipt directory", append(slices.Clone(required), "--receipt=/nonexistent/r.json"), 2,
+			"FATAL --receipt=/nonexistent/r.json: directory /nonexistent does not exist; create it or name a file in an existing directory\n", ""},
 		{"cut-over", append(slices.Clone(required), "--cut-over=four-step"), 2,
 			"FATAL usage: --cut-over=\"four-step\" is not supported; use three-step, atomic, two-step or lock-rename (see go-ghostlite --help)\n", ""},
 	}

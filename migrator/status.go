@@ -25,8 +25,9 @@ func (m *Migrator) Status() status.Status {
 	}
 	if p := m.prepared.Load(); p != nil {
 		st.GhostTable, st.OldTable = p.GhostTable, p.OldTable
-		st.InspectedHost, st.PrimaryHost = p.Inspected.Addr(), p.Primary.Addr()
+		st.InspectedHost, st.PrimaryHost, st.ServerVersion = p.Inspected.Addr(), p.Primary.Addr(), p.Flavor.Version
 		st.RowsEstimate = p.EstimatedRows
+		st.SharedKey = p.OriginalKey.Name
 	}
 	r := m.cur.Load()
 	if r == nil {

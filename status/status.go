@@ -34,6 +34,7 @@ type Status struct {
 	Database, Table, GhostTable, OldTable string
 	InspectedHost, PrimaryHost            string // where the binlog is read; where tables are written
 	ServerVersion                         string // @@version of the inspected server
+	SharedKey                             string // the original's unique key that addresses rows in both tables
 
 	RowsCopied, RowsEstimate int64
 	CopyDone                 bool
