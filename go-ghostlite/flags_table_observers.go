@@ -56,6 +56,12 @@ var hooksTopic = flagTopic{"Hooks", []flagSpec{
 }}
 
 var outputTopic = flagTopic{"Output and metrics", []flagSpec{
+	{name: "progress", own: func(v *flagValues) any { return &v.progress }, def: "true",
+		help: "on a terminal (and with --log-format=console), draw a live view of the run below the log: progress bar, rows, rate, ETA, phase, backlog, lag, throttle, cut-over (see doc/understanding-output.md); never when stderr is piped",
+	},
+	{name: "attach", own: func(v *flagValues) any { return &v.attach },
+		help: "draw the live view of the migration that serves this unix socket (its --serve-socket-file) in this terminal until it ends, then exit; nothing else runs",
+	},
 	{name: "log-format", own: func(v *flagValues) any { return &v.logFormat }, def: "console",
 		help: "log format on stderr: console or json",
 	},

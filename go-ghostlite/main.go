@@ -61,6 +61,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(err, false, exitUsage)
 	}
+	if inv.Action == actionAttach {
+		if err := attach(inv.Attach, stdout, 500*time.Millisecond); err != nil {
+			return report(err, false, exitFailure)
+		}
+		return exitOK
+	}
 	if inv.Action != actionRun {
 		return exitOK
 	}
