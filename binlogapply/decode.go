@@ -65,6 +65,9 @@ func newPlan(cfg *Config) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.DataType == "json" && (strings.Count(expr, "?") != 1 || !strings.Contains(expr, jsonPlaceholder)) {
+			return nil, fmt.Errorf("column map: JSON column %s is written as %s, which does not type its value as JSON", c.Name, expr)
+		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
 			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc), bitBytes: table.BindsBitAsBytes(c, gc)}
 		byName[strings.ToLower(c.Name)] = len(p.write)
@@ -273,6 +276,12 @@ func decodeValue(c *table.Column, v any) (any, error) {
 			return strings.Clone(x), nil
 		}
 		return bad()
+	case "json":
+		r, err := decodeJSON(v) // jsonrows.go
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		return r, nil
 	case "binary":
 		b, ok := asBytes(v)
 		if !ok {
