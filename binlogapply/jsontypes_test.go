@@ -302,7 +302,9 @@ func TestMySQLPartialJSONAppliedAsServerALTER(t *testing.T) {
 		},
 		func(c string) string { return fmt.Sprintf("JSON_REMOVE(%s, _utf8mb4'$.arr[0]')", c) },
 		func(c string) string { return fmt.Sprintf("JSON_SET(%s, _utf8mb4'$.arr[9]', %s)", c, g.scalar()) },
-		func(c string) string { return fmt.Sprintf(`JSON_SET(%s, _utf8mb4'$."b c"', %s, _utf8mb4'$.n.x', 7)`, c, g.decimal()) },
+		func(c string) string {
+			return fmt.Sprintf(`JSON_SET(%s, _utf8mb4'$."b c"', %s, _utf8mb4'$.n.x', 7)`, c, g.decimal())
+		},
 		func(c string) string { return fmt.Sprintf("JSON_REPLACE(%s, _utf8mb4'$.a', %s)", c, g.scalar()) },
 	}
 	stmts := []string{"SET SESSION binlog_row_value_options = 'PARTIAL_JSON'"}
