@@ -186,21 +186,40 @@ func columnIndex(tb *table.Table, name string) int {
 
 func reportJSONDifferences(t *testing.T, f *fixture, qe string, cols []string) {
 	for _, c := range cols {
-		rows, err := f.db.Query(fmt.Sprintf("SELECT id, CAST(g.`%s` AS CHAR), CAST(e.`%s` AS CHAR) FROM %s g JOIN %s e USING (id) WHERE NOT CAST(g.`%s` AS CHAR) <=> CAST(e.`%s` AS CHAR) LIMIT 3",
-			c, c, table.Qualify(testSchema, f.ghost), qe, c, c))
-		if err != nil {
+		q := fmt.Sprintf("SELECT id, CAST(g.`%s` AS CHAR), CAST(e.`%s` AS CHAR) FROM %s g JOIN %s e USING (id) WHERE NOT CAST(g.`%s` AS CHAR) <=> CAST(e.`%s` AS CHAR) LIMIT 3",
+			c, c, table.Qualify(testSchema, f.ghost), qe, c, c)
+		for id, pair := range queryTexts(t, f, q) {
+			t.Logf("id %d column %s:\n ghost    %s\n expected %s", id, c, pair[0], pair[1])
+		}
+	}
+}
+
+// queryTexts runs q (an id and one or two texts per row) and returns the texts by id.
+func queryTexts(t *testing.T, f *fixture, q string) map[int][2]string {
+	t.Helper()
+	rows, err := f.db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int][2]string{}
+	for rows.Next() {
+		var id int
+		var a, b *string
+		dest := []any{&id, &a, &b}[:len(cols)]
+		if err := rows.Scan(dest...); err != nil {
 			t.Fatal(err)
 		}
-		for rows.Next() {
-			var id int
-			var a, b *string
-			if err := rows.Scan(&id, &a, &b); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("id %d column %s:\n ghost    %v\n expected %v", id, c, deref(a), deref(b))
-		}
-		rows.Close()
+		out[id] = [2]string{deref(a), deref(b)}
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func deref(s *string) string {
@@ -213,20 +232,10 @@ func deref(s *string) string {
 // compareJSONLeafTypes checks JSON_TYPE at every leaf of column c, ghost against expected.
 func compareJSONLeafTypes(t *testing.T, f *fixture, qe, c string) {
 	t.Helper()
-	rows, err := f.db.Query(fmt.Sprintf("SELECT id, CAST(`%s` AS CHAR) FROM %s WHERE `%s` IS NOT NULL", c, qe, c))
-	if err != nil {
-		t.Fatal(err)
-	}
 	docs := map[int]string{}
-	for rows.Next() {
-		var id int
-		var doc string
-		if err := rows.Scan(&id, &doc); err != nil {
-			t.Fatal(err)
-		}
-		docs[id] = doc
+	for id, d := range queryTexts(t, f, fmt.Sprintf("SELECT id, CAST(`%s` AS CHAR) FROM %s WHERE `%s` IS NOT NULL", c, qe, c)) {
+		docs[id] = d[0]
 	}
-	rows.Close()
 	checked := 0
 	for id, doc := range docs {
 		var v any

@@ -1,6 +1,7 @@
 package migrator
 
 import (
+	"database/sql"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -63,22 +64,7 @@ func TestPartialJSONGlobalMigratesAsServerAlter(t *testing.T) {
 	if st := load.Stop(); st.Failed > 0 {
 		t.Fatalf("the load failed: %v", st.FirstError)
 	}
-	partial := 0
-	rows, err := db.Query(fmt.Sprintf("SHOW BINLOG EVENTS IN '%s' FROM %d", file, pos))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var f, typ, info string
-		var p, sid, end int64
-		if err := rows.Scan(&f, &p, &typ, &sid, &end, &info); err != nil {
-			t.Fatal(err)
-		}
-		if typ == "Update_rows_partial" {
-			partial++
-		}
-	}
-	rows.Close()
+	partial := countBinlogEvents(t, db, file, pos, "Update_rows_partial")
 	if partial == 0 {
 		t.Fatal("no partial JSON update in the binlog: the test proves nothing")
 	}
@@ -86,4 +72,29 @@ func TestPartialJSONGlobalMigratesAsServerAlter(t *testing.T) {
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	finishRun(t, postponeFlag, done)
 	assertSameAsServerAlter(t, db, "want", alter)
+}
+
+// countBinlogEvents counts the events of type typ in binlog file from pos.
+func countBinlogEvents(t *testing.T, db *sql.DB, file string, pos int64, typ string) int {
+	t.Helper()
+	rows, err := db.Query(fmt.Sprintf("SHOW BINLOG EVENTS IN '%s' FROM %d", file, pos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var f, et, info string
+		var p, sid, end int64
+		if err := rows.Scan(&f, &p, &et, &sid, &end, &info); err != nil {
+			t.Fatal(err)
+		}
+		if et == typ {
+			n++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
