@@ -39,6 +39,7 @@ const (
 	fieldTime       = 11
 	fieldDatetime   = 12
 	fieldTimestamp  = 7
+	fieldVarchar    = 15
 )
 
 type jsonKind uint8
@@ -264,8 +265,9 @@ func jsonVarLen(data []byte) (int, int, error) {
 	return 0, 0, errors.New("binary JSON length is malformed")
 }
 
-// parseJSONOpaque decodes an opaque value: a DECIMAL, a temporal value, or other bytes (which
-// MySQL prints as "base64:typeN:..." and which are kept as that string).
+// parseJSONOpaque decodes an opaque value: a DECIMAL, a temporal value, a binary string, or other
+// bytes (a BIT, BINARY(n), BLOB or GEOMETRY value), which MySQL prints as "base64:typeN:..." and
+// which stay that string: no cast gives their field type back.
 func parseJSONOpaque(data []byte) (*jsonNode, error) {
 	if len(data) < 1 {
 		return nil, errJSONShort
@@ -296,7 +298,11 @@ func parseJSONOpaque(data []byte) (*jsonNode, error) {
 		s, cast := packedTemporal(ft, int64(binary.LittleEndian.Uint64(v)))
 		return &jsonNode{kind: jkScalar, text: `"` + s + `"`, cast: cast, lit: s}, nil
 	}
-	return scalar(`"base64:type` + strconv.Itoa(int(ft)) + ":" + base64Std(v) + `"`), nil
+	node := scalar(`"base64:type` + strconv.Itoa(int(ft)) + ":" + base64Std(v) + `"`)
+	if ft == fieldVarchar { // a binary string: CAST(? AS BINARY) makes the same opaque value
+		node.cast, node.lit = "BINARY", string(v)
+	}
+	return node, nil
 }
 
 // decimalCast is the DECIMAL type that holds text s exactly ("-12.340" -> DECIMAL(5,3)).

@@ -22,13 +22,14 @@ import (
 // few levels deep, under keys that need quoting in a path.
 type jsonGen struct {
 	r *rand.Rand
-	// ascii leaves non-ASCII text out: MariaDB's JSON functions turn it into latin1 in a binary session.
-	ascii bool
+	// mariaDB leaves non-ASCII text out (MariaDB's JSON functions turn it into latin1 in a binary
+	// session) and binary strings (MySQL's opaque JSON values).
+	mariaDB bool
 }
 
 func (g jsonGen) text(list []string) string {
 	s := list[g.r.Intn(len(list))]
-	if g.ascii && strings.ContainsAny(s, "éö€") {
+	if g.mariaDB && strings.ContainsAny(s, "éö€") {
 		return "_utf8mb4'ascii'"
 	}
 	return s
@@ -80,6 +81,10 @@ func (g jsonGen) scalar() string {
 		return fmt.Sprintf("CAST(%d AS UNSIGNED)", uint64(1<<63)+uint64(g.r.Int63n(1000)))
 	case 7:
 		return g.text(jsonGenStrings)
+	case 10:
+		if !g.mariaDB {
+			return []string{"CAST(x'01ff00' AS BINARY)", "CAST(_utf8mb4'' AS BINARY)", "x'41'"}[g.r.Intn(3)]
+		}
 	case 8:
 		return []string{"NULL", "TRUE", "FALSE", "JSON_EXTRACT(_utf8mb4'[null]', _utf8mb4'$[0]')"}[g.r.Intn(4)]
 	case 9:
@@ -130,7 +135,7 @@ func TestJSONTypesAppliedAsServerALTER(t *testing.T) {
 	f := newFixture(t, "json_types", jsonTypesOrig, fixtureOpts{ghostDDL: jsonTypesGhost})
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
-	g := jsonGen{r: rand.New(rand.NewSource(seed)), ascii: f.flavor.MariaDB}
+	g := jsonGen{r: rand.New(rand.NewSource(seed)), mariaDB: f.flavor.MariaDB}
 	for id := 1; id <= 60; id++ {
 		f.exec(fmt.Sprintf("INSERT INTO {T} VALUES (%d, %s, %s, %s, %s, %d)", id, g.document(), g.document(), g.document(), g.document(), id))
 	}
