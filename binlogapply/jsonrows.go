@@ -12,9 +12,8 @@ import (
 // in which each JSON column is typed BLOB, whose value go-mysql returns as its bytes. Both carry a
 // 4-byte length first. The copy lists one JSON type per JSON column after the real columns, so
 // that go-mysql still skips the partial-update bitmap of a PARTIAL_UPDATE_ROWS_EVENT (its size
-// counts the map's JSON types); which columns are partial is read in a first decoding with the
-// true map, where go-mysql returns a *JsonDiff for them, and their raw changes are kept as
-// partialJSON for makeChange.
+// counts the map's JSON types); which values are partial is read from that bitmap
+// (jsonlayout.go), and their raw changes are kept as partialJSON for makeChange.
 
 // decodeRawJSON decodes e's rows (DecodeHeader done, rows from pos) with JSON values raw.
 func decodeRawJSON(e *replication.RowsEvent, pos int, data []byte) error {
@@ -31,10 +30,10 @@ func decodeRawJSON(e *replication.RowsEvent, pos int, data []byte) error {
 	var partial map[[2]int]bool // (row, column) of partial values
 	if e.Type() == replication.EnumRowsEventTypeUnknown && e.ColumnBitmap2 != nil {
 		// PARTIAL_UPDATE_ROWS_EVENT, the one update type go-mysql's Type does not name.
-		if err := e.DecodeData(pos, data); err != nil {
-			return err
+		var err error
+		if partial, err = partialColumns(e, pos, data, jsonCols); err != nil { // jsonlayout.go
+			return fmt.Errorf("read the partial JSON bitmap: %w", err)
 		}
-		partial = partialValues(e.Rows, jsonCols)
 	}
 	raw := *orig
 	raw.ColumnType = append(append(make([]byte, 0, len(orig.ColumnType)+len(jsonCols)), orig.ColumnType...),
@@ -57,35 +56,6 @@ func decodeRawJSON(e *replication.RowsEvent, pos int, data []byte) error {
 		e.Rows[rc[0]][rc[1]] = partialJSON(append([]byte(nil), b...))
 	}
 	return nil
-}
-
-// partialValues lists the (row, column) of the partial JSON values of an update event's rows
-// decoded with the true table map: go-mysql returns a *JsonDiff for a list of changes, but an
-// empty slice for an empty list as for an empty value. An empty value of an after image whose
-// before image holds a document is taken for an empty list (the document unchanged: a JSON_SET,
-// JSON_REPLACE or JSON_REMOVE that changed nothing); an empty document, which only a non-strict
-// sql_mode stores, replacing a document in an update that logged partial changes is read as the
-// document unchanged.
-func partialValues(rows [][]any, jsonCols []int) map[[2]int]bool {
-	partial := map[[2]int]bool{}
-	for r := 1; r < len(rows); r += 2 {
-		before, after := rows[r-1], rows[r]
-		for _, c := range jsonCols {
-			if c >= len(after) || c >= len(before) {
-				continue
-			}
-			_, diff := after[c].(*replication.JsonDiff)
-			empty := false
-			if b, ok := after[c].([]byte); ok && len(b) == 0 {
-				s, isDoc := before[c].(string)
-				empty = isDoc && s != ""
-			}
-			if diff || empty {
-				partial[[2]int{r, c}] = true
-			}
-		}
-	}
-	return partial
 }
 
 // resolvePartial returns after with each partial JSON value (partialJSON) replaced by the whole
@@ -130,15 +100,15 @@ func resolveJSONDiffs(before any, d partialJSON) (*jsonNode, error) {
 }
 
 // decodeJSON is the value to write of a MySQL JSON column: its raw binary JSON, or the document a
-// partial update made (resolvePartial), as text or jsonValue (jsonwrite.go). An empty value (which
-// non-strict modes store for NULL) stays empty.
+// partial update made (resolvePartial), as text or jsonValue (jsonwrite.go). An empty value (an
+// old non-strict write) is the JSON null literal, as MySQL reads it.
 func decodeJSON(v any) (any, error) {
 	switch x := v.(type) {
 	case *jsonNode:
 		return jsonWriteValue(x), nil
 	case []byte:
 		if len(x) == 0 {
-			return []byte{}, nil
+			return []byte("null"), nil
 		}
 		doc, err := parseBinaryJSON(x)
 		if err != nil {

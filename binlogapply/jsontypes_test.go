@@ -302,7 +302,15 @@ func sqlString(s string) string {
 func TestMySQLPartialJSONAppliedAsServerALTER(t *testing.T) {
 	testenv.OnlyMySQL(t, "binlog_row_value_options is MySQL's")
 	var partial atomic.Int64
-	f := newFixture(t, "json_partial", jsonTypesOrig, fixtureOpts{ghostDDL: jsonTypesGhost, noStart: true})
+	// Columns of every binlog type beside the JSON ones: the partial-update bitmap is found by
+	// walking the row images (jsonlayout.go).
+	const others = `, d DECIMAL(20,6) NULL, dt DATETIME(6) NULL, ts TIMESTAMP(3) NULL, tm TIME(2) NULL, y YEAR NULL,
+		b BIT(10) NULL, e ENUM('a','b') NULL, st SET('x','y') NULL, c CHAR(10) NULL, vc VARCHAR(300) NULL, bl BLOB NULL,
+		fl FLOAT NULL, db DOUBLE NULL, ti TINYINT NULL, mi MEDIUMINT NULL, bi BIGINT NULL, da DATE NULL, vb VARBINARY(20) NULL,
+		bn BINARY(3) NULL, g POINT NULL, d0 DATETIME NULL)`
+	orig := strings.TrimSuffix(jsonTypesOrig, ")") + others
+	ghost := strings.TrimSuffix(jsonTypesGhost, ")") + others
+	f := newFixture(t, "json_partial", orig, fixtureOpts{ghostDDL: ghost, noStart: true})
 	f.afterEvent = func(ev *replication.BinlogEvent) error {
 		if ev.Header.EventType == replication.PARTIAL_UPDATE_ROWS_EVENT {
 			partial.Add(1)
@@ -317,7 +325,7 @@ func TestMySQLPartialJSONAppliedAsServerALTER(t *testing.T) {
 	}
 	const rows = 30
 	for id := 1; id <= rows; id++ {
-		f.exec(fmt.Sprintf("INSERT INTO {T} VALUES (%d, %s, %s, %s, %s, %d)", id, shape(), shape(), shape(), shape(), id))
+		f.exec(fmt.Sprintf("INSERT INTO {T} VALUES (%d, %s, %s, %s, %s, %d, %s)", id, shape(), shape(), shape(), shape(), id, otherValues(id)))
 	}
 	ops := []func(c string) string{
 		func(c string) string { return fmt.Sprintf("JSON_SET(%s, _utf8mb4'$.a', %s)", c, g.decimal()) },
@@ -341,7 +349,7 @@ func TestMySQLPartialJSONAppliedAsServerALTER(t *testing.T) {
 		c := []string{"j", "t", "v", "k"}[g.r.Intn(4)]
 		set := fmt.Sprintf("%s = %s", c, ops[g.r.Intn(len(ops))](c))
 		if g.r.Intn(4) == 0 { // two columns in one statement, one of them maybe not JSON
-			set += ", n = n + 1"
+			set += ", n = n + 1, vc = CONCAT(COALESCE(vc, ''), 'w')"
 		}
 		stmts = append(stmts, fmt.Sprintf("UPDATE {T} SET %s WHERE id = %d", set, id))
 	}
@@ -353,5 +361,16 @@ func TestMySQLPartialJSONAppliedAsServerALTER(t *testing.T) {
 		t.Fatal("no PARTIAL_UPDATE_ROWS_EVENT was read: the test proves nothing")
 	}
 	t.Logf("%d partial update events applied", partial.Load())
-	compareJSONWithServerALTER(t, f, jsonTypesAlter, []string{"j", "t", "v", "k", "n"}, rows)
+	compareJSONWithServerALTER(t, f, jsonTypesAlter, []string{"j", "t", "v", "k", "n", "d", "dt", "ts", "tm", "y", "b", "e", "st",
+		"c", "vc", "bl", "fl", "db", "ti", "mi", "bi", "da", "vb", "bn", "g", "d0"}, rows)
+}
+
+// otherValues are values of the partial test's other columns, NULL in every third row.
+func otherValues(id int) string {
+	if id%3 == 0 {
+		return strings.TrimSuffix(strings.Repeat("NULL, ", 21), ", ")
+	}
+	return fmt.Sprintf("%d.123456, '2020-01-02 03:04:05.123456', '2021-01-01 00:00:00.5', '-12:34:56.78', 2001, b'1010101010', 'b', 'x,y', "+
+		"'chars', REPEAT('v', %d), REPEAT(x'00ff', %d), 1.5, -2.25e100, -7, 8388607, -9223372036854775808, '2000-02-29', x'0001', 'ab', "+
+		"ST_GeomFromText('POINT(1 2)'), '1999-12-31 23:59:59'", id, 250+id, id*10)
 }
