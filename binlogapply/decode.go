@@ -187,8 +187,8 @@ func lookupMap(m map[string]string, name string) (string, bool) {
 // converts it if the ghost column uses another one (as INSERT ... SELECT would). ENUM and SET
 // members come from information_schema, in utf8. A MySQL JSON value (data type "json": MariaDB's
 // JSON is a LONGTEXT) is the tool's compact rendering of the binary JSON ({"k":[1,2]}, where MySQL
-// prints {"k": [1, 2]}), with the scalars its text does not type put back by JSON_SET
-// (jsonwrite.go): it is typed JSON again, so the server converts a JSON value into the ghost's
+// prints {"k": [1, 2]}), or an expression that builds it with the scalars its text does not
+// type (jsonwrite.go): it is typed JSON again, so the server converts a JSON value into the ghost's
 // column as its ALTER does (text with MySQL's spacing, a number, a time...).
 func placeholderExpr(c *table.Column) (string, error) {
 	switch c.DataType {

@@ -60,6 +60,7 @@ type jsonNode struct {
 	text  string
 	cast  string
 	lit   string
+	typed bool // n or a value in it has a cast (markTyped)
 }
 
 var errJSONShort = errors.New("binary JSON value is truncated")

@@ -42,8 +42,12 @@ func TestBinaryJSONDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, ok := jsonWriteValue(doc).(jsonValue)
-	if !ok || string(v.text) != "[5,115438237852,-3]" || fmt.Sprint(v.typed) != "[{$[1] SIGNED 115438237852}]" {
+	if !ok || doc.textOf() != "[5,115438237852,-3]" {
 		t.Fatalf("got %#v", jsonWriteValue(doc))
+	}
+	expr, args := v.sqlExpr()
+	if want := "JSON_ARRAY(" + jsonPlaceholder + ", CAST(? AS SIGNED), " + jsonPlaceholder + ")"; expr != want || fmt.Sprintf("%s", args) != "[5 115438237852 -3]" {
+		t.Errorf("got %s %s, want %s", expr, args, want)
 	}
 	for cut := range len(b) - 1 {
 		if _, err := parseBinaryJSON(b[:cut]); err == nil {
@@ -83,23 +87,29 @@ func TestJSONDiffsApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := jsonWriteValue(doc).(jsonValue)
-	if string(v.text) != `{"a":1.50,"arr":["x",11,12],"b c":true}` || fmt.Sprint(v.typed) != `[{$."a" DECIMAL(3,2) 1.50}]` {
-		t.Errorf("got %s %v", v.text, v.typed)
+	expr, args := jsonWriteValue(doc).(jsonValue).sqlExpr()
+	want := "JSON_OBJECT(CONVERT(? USING utf8mb4), CAST(? AS DECIMAL(3,2)), CONVERT(? USING utf8mb4), " + jsonPlaceholder +
+		", CONVERT(? USING utf8mb4), " + jsonPlaceholder + ")"
+	if doc.textOf() != `{"a":1.50,"arr":["x",11,12],"b c":true}` || expr != want || fmt.Sprintf("%s", args) != `[a 1.50 arr ["x",11,12] b c true]` {
+		t.Errorf("got %s\n%s %s", doc.textOf(), expr, args)
+	}
+	root, _ := jsonWriteValue(dec).(jsonValue)
+	if expr, _ := root.sqlExpr(); expr != "JSON_EXTRACT(JSON_ARRAY(CAST(? AS DECIMAL(3,2))), _utf8mb4'$[0]')" {
+		t.Errorf("a DECIMAL document: %s", expr)
 	}
 	if _, err := applyJSONDiffs(doc, []jsonDiff{{op: diffReplace, path: path("$.missing.x"), value: scalar("1")}}); err == nil {
 		t.Error("a change at a path missing from the document applied")
 	}
 }
 
-// A jsonValue's placeholder becomes its JSON_SET, with its arguments in place; other values and
+// A jsonValue's placeholder becomes the expression that builds it, with its arguments in place; other values and
 // placeholders are left alone.
 func TestExpandJSONArgs(t *testing.T) {
-	v := jsonValue{text: []byte(`{"a":1.50}`), typed: []typedLeaf{{path: `$."a"`, cast: "DECIMAL(3,2)", lit: "1.50"}}}
+	v := jsonWriteValue(&jsonNode{kind: jkArray, elems: []*jsonNode{{kind: jkScalar, text: "1.50", cast: "DECIMAL(3,2)", lit: "1.50"}}}).(jsonValue)
 	q := "INSERT INTO g VALUES (?, " + jsonPlaceholder + ", ?), (?, " + jsonPlaceholder + ", ?)"
 	got, args, err := expandJSONArgs(q, []any{1, v, "x", 2, []byte("[1]"), "y"})
-	want := "INSERT INTO g VALUES (?, JSON_SET(" + jsonPlaceholder + ", CONVERT(? USING utf8mb4), CAST(? AS DECIMAL(3,2))), ?), (?, " + jsonPlaceholder + ", ?)"
-	if err != nil || got != want || fmt.Sprint(args) != fmt.Sprint([]any{1, v.text, `$."a"`, "1.50", "x", 2, []byte("[1]"), "y"}) {
+	want := "INSERT INTO g VALUES (?, JSON_ARRAY(CAST(? AS DECIMAL(3,2))), ?), (?, " + jsonPlaceholder + ", ?)"
+	if err != nil || got != want || fmt.Sprint(args) != fmt.Sprint([]any{1, "1.50", "x", 2, []byte("[1]"), "y"}) {
 		t.Errorf("got %s %v %v", got, args, err)
 	}
 	if _, _, err := expandJSONArgs("UPDATE g SET a = ?", []any{v}); err == nil || !strings.Contains(err.Error(), "outside") {

@@ -193,7 +193,7 @@ func (p *plan) decodeWrite(img []any) ([]any, int, error) {
 		case string:
 			size += len(x)
 		case jsonValue:
-			size += x.size()
+			size += x.size
 		}
 		size += 8
 	}
