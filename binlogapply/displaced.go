@@ -277,6 +277,10 @@ func (w *writer) displace(ctx context.Context, mk *movableKey, row []any) (int64
 		d.created = true
 	}
 	exec := func(what, q string, args ...any) (int64, error) {
+		q, args, err := expandJSONArgs(q, args) // jsonwrite.go
+		if err != nil {
+			return 0, fmt.Errorf("displace rows clashing on %s: %s: %w", table.QuoteIdent(mk.name), what, err)
+		}
 		res, err := w.tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return 0, fmt.Errorf("displace rows clashing on %s: %s: %w", table.QuoteIdent(mk.name), what, err)

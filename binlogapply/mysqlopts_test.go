@@ -2,27 +2,11 @@ package binlogapply
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
-
-// MySQL's partial JSON updates (binlog_row_value_options=PARTIAL_JSON logs only the change of
-// the document) cannot be applied faithfully: they stop Run with one line naming the option,
-// before anything of that transaction reaches the ghost. The pre-flight refuses the server global;
-// an application session can still set it.
-func TestMySQLPartialJSONRefused(t *testing.T) {
-	testenv.OnlyMySQL(t, "binlog_row_value_options is MySQL's")
-	f := newFixture(t, "mysqlopt0", `CREATE TABLE %s (id INT PRIMARY KEY, j JSON)`, fixtureOpts{})
-	f.exec(`INSERT INTO {T} VALUES (1, _utf8mb4'{"a": 1, "b": "a long enough document to be patched in place"}')`)
-	f.onOneConn("SET SESSION binlog_row_value_options = 'PARTIAL_JSON'", `UPDATE {T} SET j = JSON_SET(j, _utf8mb4'$.a', 2) WHERE id = 1`)
-	err := f.runError(20 * time.Second)
-	if want := "binlog_row_value_options=PARTIAL_JSON"; !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("Run failed with %q, want one line naming %s", err, want)
-	}
-}
 
 // Compressed transactions (binlog_transaction_compression=ON, MySQL 8.0.20+) are decoded and
 // applied like any others: inserts, updates and deletes of the original, in transactions of one

@@ -379,7 +379,11 @@ func (a *Applier) decodeRows(e *replication.RowsEvent, data []byte) error {
 	if name != a.cfg.Original.Name && name != a.cfg.Changelog {
 		return nil
 	}
-	if err := e.DecodeData(pos, data); err != nil {
+	decode := e.DecodeData
+	if name == a.cfg.Original.Name {
+		decode = func(pos int, data []byte) error { return decodeRawJSON(e, pos, data) } // jsonrows.go
+	}
+	if err := decode(pos, data); err != nil {
 		// go-mysql's message may quote the row: keep only what names the problem.
 		return fmt.Errorf("decode rows of %s.%s failed (%d columns in the row image)", a.cfg.Schema, name, e.ColumnCount)
 	}

@@ -29,7 +29,7 @@ func openServer(ctx context.Context, c dbconn.Config, schema string) (*sql.DB, e
 
 // binlogVariables are the variables checkBinlog decides on.
 var binlogVariables = []string{"log_bin", "binlog_format", "binlog_row_image", "log_slave_updates",
-	"log_replica_updates", "binlog_row_value_options"}
+	"log_replica_updates"}
 
 // checkBinlog decides whether the binary log of the server at addr can feed the applier. vars are
 // global variables (lower-case names; absent when the server lacks them). onReplica says the
@@ -53,9 +53,8 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable log_slave_updates (needs a restart), or point --host at the primary with --allow-on-master", addr)
 		}
 	}
-	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
-		return fmt.Errorf("binlog_row_value_options is PARTIAL_JSON on %s; partial JSON updates cannot be applied faithfully: SET GLOBAL binlog_row_value_options=''", addr)
-	}
+	// binlog_row_value_options=PARTIAL_JSON (MySQL) is accepted: the applier rebuilds each partially
+	// updated JSON document from the full before image (binlogapply's jsonrows.go).
 	return nil
 }
 
