@@ -19,6 +19,9 @@ func (m *Migrator) dryRun(ctx context.Context, s *session) error {
 	for _, line := range preflight.PlanLines(s.pre, m.cfg.ExactRowcount) {
 		m.log.Info().Msg(line)
 	}
+	for _, line := range preflight.ReviewLines(ctx, s.pre) { // a reviewer's remarks: advice only
+		m.log.Warn().Msg("review: " + line)
+	}
 	m.log.Info().
 		Str("flavor", p.Flavor.String()).
 		Str("binlog_from", p.Inspected.Addr()).
