@@ -68,10 +68,20 @@ func TestReceiptOfASuccess(t *testing.T) {
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
 	file := filepath.Join(t.TempDir(), "receipt.json")
 	var stderr bytes.Buffer
+	// The dry run first: its receipt holds the review.
+	if code := run(receiptArgs(file), &bytes.Buffer{}, &stderr); code != exitOK {
+		t.Fatalf("dry run: exit %d: %s", code, stderr.String())
+	}
+	if r := readReceipt(t, file, 0); r.Plan.Execute || len(r.Review) == 0 || len(r.CutOver) != 0 {
+		t.Errorf("dry run's receipt: execute %v, review %q, attempts %v", r.Plan.Execute, r.Review, r.CutOver)
+	}
 	if code := run(receiptArgs(file, "--execute"), &bytes.Buffer{}, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	r := readReceipt(t, file, 0)
+	if len(r.Review) != 0 {
+		t.Errorf("a run with --execute has a review: %q", r.Review)
+	}
 	if r.Server.Version == "" || r.Server.Flavor == "" || r.Server.Host == "" {
 		t.Errorf("server %+v", r.Server)
 	}

@@ -53,10 +53,11 @@ const (
 	EventCutOverAttempt                        // a cut-over attempt ended (Attempt, Took, Err)
 	EventStartReplication                      // --test-on-replica: the cut-over failed; replication is about to be started again
 	EventChecksum                              // the checksum before the cut-over ended (Checksum)
+	EventReviewed                              // a dry run reviewed the ALTER (Review)
 )
 
 var eventNames = [...]string{"validated", "rowcount-complete", "before-row-copy", "status", "row-copy-complete",
-	"stop-replication", "cut-over-attempt", "start-replication", "checksum"}
+	"stop-replication", "cut-over-attempt", "start-replication", "checksum", "reviewed"}
 
 // String is the event's name, as gh-ost's hooks spell it where it has one.
 func (k EventKind) String() string {
@@ -81,6 +82,8 @@ type Event struct {
 	Err     error
 	// Checksum is what the checksum before the cut-over proved (EventChecksum).
 	Checksum *ChecksumOutcome
+	// Review is a dry run's remarks on the ALTER, one line each (EventReviewed).
+	Review []string
 }
 
 // ChecksumOutcome is what the checksum before the cut-over compared and repaired. It holds no row

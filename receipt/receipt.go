@@ -45,6 +45,7 @@ type Receipt struct {
 	Table       string    `json:"table"`
 	Alter       string    `json:"alter"`
 	Plan        Plan      `json:"plan"`
+	Review      []string  `json:"review"` // a dry run's remarks on the ALTER (empty otherwise)
 	Phases      []Phase   `json:"phases"`
 	Copy        Copy      `json:"copy"`
 	Checksum    *Checksum `json:"checksum"`          // null when no checksum ran
@@ -127,7 +128,7 @@ func New(r Receipt) *Recorder {
 	if r.Started.IsZero() {
 		r.Started = time.Now()
 	}
-	r.Phases, r.CutOver = []Phase{}, []Attempt{}
+	r.Phases, r.CutOver, r.Review = []Phase{}, []Attempt{}, []string{}
 	return &Recorder{r: r}
 }
 
@@ -159,6 +160,8 @@ func (rc *Recorder) Event(e observe.Event) {
 			a.Outcome, a.Error = "failed", dbconn.OneLine(e.Err).Error()
 		}
 		rc.r.CutOver = append(rc.r.CutOver, a)
+	case observe.EventReviewed:
+		rc.r.Review = append([]string{}, e.Review...)
 	case observe.EventChecksum:
 		if c := e.Checksum; c != nil {
 			rc.r.Checksum = &Checksum{Ranges: c.Ranges, Rows: c.Rows, Repaired: c.Repaired, NotCompared: append([]string{}, c.Skipped...),
@@ -184,7 +187,7 @@ func (rc *Recorder) Finish(st status.Status, code int, fatal string) Receipt {
 	r.Copy = Copy{RowsCopied: st.RowsCopied, RowsEstimate: st.RowsEstimate, TookMS: ms(st.CopyElapsed), EventsApplied: st.EventsApplied}
 	r.Exit = Exit{Code: code, Fatal: fatal}
 	out := *r
-	out.Phases, out.CutOver = append([]Phase{}, r.Phases...), append([]Attempt{}, r.CutOver...)
+	out.Phases, out.CutOver, out.Review = append([]Phase{}, r.Phases...), append([]Attempt{}, r.CutOver...), append([]string{}, r.Review...)
 	return out
 }
 
