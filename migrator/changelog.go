@@ -11,7 +11,7 @@ import (
 )
 
 // The run's use of its changelog table (the changelog package owns the table and its rows): the
-// run creates it (prepareHelpers), records each phase in its state row, beats its heartbeat, and
+// run creates it (the kind's helpers: createChangelog, kind.go), records each phase in its state row, beats its heartbeat, and
 // a --revert records its cut-over's names in it. The sentinel goes through it too (sentinel.go).
 
 // changelogOf is the run's changelog table.

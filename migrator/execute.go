@@ -128,7 +128,7 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 }
 
 // startChecks checks, once the stream's start is fixed, what the stream does not show: the
-// original and the prepared XA transactions (startcheck.go).
+// original and the prepared XA transactions (preflight/startcheck.go).
 func (m *Migrator) startChecks(ctx context.Context, s *session) error {
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
 		return err

@@ -128,7 +128,7 @@ func narrowedReview(ctx context.Context, st *State) []string {
 // type: a string longer than g's length, an integer out of g's range; "" when g holds every
 // value o can.
 func narrowing(o, g *table.Column, col string) string {
-	if ol, gl := typeLength(o.ColumnType), typeLength(g.ColumnType); ol > 0 && gl > 0 && gl < ol && isString(o.DataType) && isString(g.DataType) {
+	if ol, gl := first(typeArgs(o.ColumnType)), first(typeArgs(g.ColumnType)); ol > 0 && gl > 0 && gl < ol && isString(o.DataType) && isString(g.DataType) {
 		return fmt.Sprintf("CHAR_LENGTH(%s) > %d", col, gl)
 	}
 	omin, omax, ok1 := intRange(o)
@@ -279,18 +279,8 @@ func isString(dataType string) bool {
 	return false
 }
 
-// typeLength is n of a column type "varchar(n)", 0 when it has none.
-func typeLength(columnType string) int {
-	_, rest, ok := strings.Cut(columnType, "(")
-	if !ok {
-		return 0
-	}
-	n, err := strconv.Atoi(strings.TrimSuffix(strings.Fields(rest)[0], ")"))
-	if err != nil {
-		return 0
-	}
-	return n
-}
+// first is the first of two values.
+func first(a, _ int) int { return a }
 
 // intRange is the smallest and largest value of an integer column.
 func intRange(c *table.Column) (lo, hi *big.Int, ok bool) {
