@@ -47,6 +47,11 @@ var globalCases = []globalCase{
 	{name: "explicit_defaults_for_timestamp off", global: "explicit_defaults_for_timestamp", value: "OFF"},
 	{name: "named time zone", global: "time_zone", value: "Europe/Paris"},
 	{name: "binlog_row_image minimal", global: "binlog_row_image", value: "MINIMAL", refuse: "binlog_row_image"},
+	// The table map's metadata: without it (MariaDB's NO_LOG, MySQL's MINIMAL) an unsigned value
+	// arrives as a signed one and an ENUM as its index; the decoder goes by the table's definition.
+	{name: "binlog_row_metadata minimal", global: "binlog_row_metadata", value: "MINIMAL"},
+	{name: "binlog_row_metadata full", global: "binlog_row_metadata", value: "FULL"},
+	{name: "binlog_row_metadata no_log", global: "binlog_row_metadata", value: "NO_LOG", applies: onMariaDB},
 	// sql_mode flags: those that change what a statement stores are carried into the writers.
 	{name: "TIME_TRUNCATE_FRACTIONAL", global: "sql_mode+", value: "TIME_TRUNCATE_FRACTIONAL", applies: onMySQL},
 	{name: "TIME_ROUND_FRACTIONAL", global: "sql_mode+", value: "TIME_ROUND_FRACTIONAL", applies: onMariaDB},
@@ -57,12 +62,16 @@ var globalCases = []globalCase{
 }
 
 // The table of the matrix: fractional seconds that round up to the next second (DATETIME(6) to
-// (2)), strings with a backslash, a quote and the empty string, a CHAR that a VARCHAR takes over.
+// (2)), strings with a backslash, a quote and the empty string, a CHAR that a VARCHAR takes over,
+// unsigned values above the signed range and an ENUM (what binlog_row_metadata changes).
 const (
-	globalsCreate = "CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL, dt DATETIME(6) NULL, s VARCHAR(20) NULL, c CHAR(5) NULL)"
-	globalsFill   = `INSERT INTO t SELECT seq, seq, '2020-12-31 23:59:58' + INTERVAL (999999 - seq * 3) MICROSECOND,
-		ELT(1 + seq % 4, '', 'a\\b', 'q''q', 'x'), ELT(1 + seq % 3, 'ab', '', NULL) FROM seq_1_to_2000`
-	globalsAlter = "MODIFY dt DATETIME(2) NULL, MODIFY s VARCHAR(30) NULL, MODIFY c VARCHAR(10) NULL, ADD COLUMN b INT NOT NULL DEFAULT 7"
+	globalsCreate = "CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL, dt DATETIME(6) NULL, s VARCHAR(20) NULL, c CHAR(5) NULL, " +
+		"u INT UNSIGNED NULL, e ENUM('x', 'y', 'z') NULL)"
+	globalsFill = `INSERT INTO t SELECT seq, seq, '2020-12-31 23:59:58' + INTERVAL (999999 - seq * 3) MICROSECOND,
+		ELT(1 + seq % 4, '', 'a\\b', 'q''q', 'x'), ELT(1 + seq % 3, 'ab', '', NULL),
+		4294967295 - seq, ELT(1 + seq % 4, 'x', 'y', 'z', NULL) FROM seq_1_to_2000`
+	globalsAlter = "MODIFY dt DATETIME(2) NULL, MODIFY s VARCHAR(30) NULL, MODIFY c VARCHAR(10) NULL, " +
+		"MODIFY u BIGINT UNSIGNED NULL, MODIFY e ENUM('x', 'y', 'z', 'w') NULL, ADD COLUMN b INT NOT NULL DEFAULT 7"
 )
 
 func TestServerGlobalsMatrix(t *testing.T) {
@@ -121,14 +130,16 @@ func testGlobal(t *testing.T, c globalCase) {
 // that set their own settings (an application's, not the server's globals).
 func globalsLoad(db *sql.DB) *loadgen.Load {
 	strs := []any{"", `a\b`, "q'q", "x", nil}
+	enums := []any{"x", "y", "z", nil}
 	dt := func(r *rand.Rand) string { return fmt.Sprintf("2021-06-30 12:00:00.%06d", 990000+r.Intn(10000)) }
 	return loadgen.Start(context.Background(), loadgen.Config{DB: db, Rate: 200, Workers: 2, Ops: []loadgen.Op{
 		func(r *rand.Rand) (string, []any) {
-			return "UPDATE t SET a = a + 1, dt = ?, s = ? WHERE id = ?", []any{dt(r), strs[r.Intn(5)], 1 + r.Intn(3000)}
+			return "UPDATE t SET a = a + 1, dt = ?, s = ?, u = ?, e = ? WHERE id = ?",
+				[]any{dt(r), strs[r.Intn(5)], 4294967295 - r.Intn(1000), enums[r.Intn(4)], 1 + r.Intn(3000)}
 		},
 		func(r *rand.Rand) (string, []any) {
-			return "INSERT INTO t (id, a, dt, s, c) VALUES (?, 1, ?, ?, ?) ON DUPLICATE KEY UPDATE a = a + 1",
-				[]any{1 + r.Intn(3000), dt(r), strs[r.Intn(5)], strs[r.Intn(5)]}
+			return "INSERT INTO t (id, a, dt, s, c, u, e) VALUES (?, 1, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE a = a + 1",
+				[]any{1 + r.Intn(3000), dt(r), strs[r.Intn(5)], strs[r.Intn(5)], 3000000000 + r.Intn(1000), enums[r.Intn(4)]}
 		},
 		func(r *rand.Rand) (string, []any) { return "DELETE FROM t WHERE id = ?", []any{1 + r.Intn(3000)} },
 	}})
