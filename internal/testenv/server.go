@@ -27,7 +27,9 @@ func RestartServer(t testing.TB, role string, extraFlags ...string) {
 }
 
 // RestartServerErr is RestartServer for a goroutine or a seam: it returns the failure.
-func RestartServerErr(role string, extraFlags ...string) error { return restartServer(role, extraFlags...) }
+func RestartServerErr(role string, extraFlags ...string) error {
+	return restartServer(role, extraFlags...)
+}
 
 // CanRestartServers says whether the sandbox script is known (RestartServer would run); a test
 // that restarts a server calls Unavailable when it is not.
