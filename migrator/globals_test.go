@@ -27,6 +27,7 @@ type globalCase struct {
 	value   string
 	applies func(dbconn.Flavor) bool // nil: every flavor
 	hold    time.Duration            // the run stays postponed this long under the load
+	early   bool                     // set before the schema is created (it acts on new schemas)
 	refuse  string                   // "": migrates; else a text of the refusal
 }
 
@@ -46,6 +47,9 @@ var globalCases = []globalCase{
 	{name: "max_statement_time", global: "max_statement_time", value: "0.001", applies: onMariaDB},
 	{name: "explicit_defaults_for_timestamp off", global: "explicit_defaults_for_timestamp", value: "OFF"},
 	{name: "named time zone", global: "time_zone", value: "Europe/Paris"},
+	// New schemas are encrypted, and their tables (the helper tables too) with them: the sandbox
+	// loads MySQL's file keyring (script/sandbox), without which CREATE DATABASE fails.
+	{name: "default_table_encryption", global: "default_table_encryption", value: "ON", applies: onMySQL, early: true},
 	{name: "binlog_row_image minimal", global: "binlog_row_image", value: "MINIMAL", refuse: "binlog_row_image"},
 	// The table map's metadata: without it (MariaDB's NO_LOG, MySQL's MINIMAL) an unsigned value
 	// arrives as a signed one and an ENUM as its index; the decoder goes by the table's definition.
@@ -86,6 +90,9 @@ func TestServerGlobalsMatrix(t *testing.T) {
 }
 
 func testGlobal(t *testing.T, c globalCase) {
+	if c.early {
+		setEarly(t, c)
+	}
 	db, cfg, postponeFlag := sameResultSetup(t, globalsCreate, globalsAlter, globalsFill)
 	name, value := c.global, c.value
 	switch name {
@@ -98,7 +105,11 @@ func testGlobal(t *testing.T, c globalCase) {
 		}
 		name, value = "sql_mode", strings.TrimPrefix(mode+","+value, ",")
 	}
-	testenv.SetGlobal(t, db, name, value)
+	if c.early {
+		assertEncrypted(t, db)
+	} else {
+		testenv.SetGlobal(t, db, name, value)
+	}
 	load := globalsLoad(db)
 	defer load.Stop()
 	done := runMigration(t, cfg)
@@ -124,6 +135,31 @@ func testGlobal(t *testing.T, c globalCase) {
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	finishRun(t, postponeFlag, done)
 	assertSameAsServerAlter(t, db, "want", globalsAlter)
+}
+
+// setEarly sets c's global before the test's schema is made. default_table_encryption needs a
+// keyring: without one loaded the sandbox is not the one script/sandbox starts (Unavailable).
+func setEarly(t *testing.T, c globalCase) {
+	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
+	if c.global == "default_table_encryption" {
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM performance_schema.keyring_component_status").Scan(&n); err != nil || n == 0 {
+			testenv.Unavailable(t, fmt.Sprintf("no keyring component loaded (%v): restart the sandbox with this script/sandbox", err))
+		}
+	}
+	testenv.SetGlobal(t, admin, c.global, c.value)
+}
+
+// assertEncrypted checks t (in a schema made under default_table_encryption=ON) is encrypted, so
+// the case migrates an encrypted table.
+func assertEncrypted(t *testing.T, db *sql.DB) {
+	var n, def string
+	if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&n, &def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "ENCRYPTION='Y'") {
+		t.Fatalf("t is not encrypted: %s", def)
+	}
 }
 
 // globalsLoad updates, inserts and deletes rows of t with the matrix's values, through sessions
