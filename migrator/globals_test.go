@@ -50,6 +50,12 @@ var globalCases = []globalCase{
 	// New schemas are encrypted, and their tables (the helper tables too) with them: the sandbox
 	// loads MySQL's file keyring (script/sandbox), without which CREATE DATABASE fails.
 	{name: "default_table_encryption", global: "default_table_encryption", value: "ON", applies: onMySQL, early: true},
+	// Every helper table has a primary key: none is refused or given an invisible one.
+	{name: "sql_require_primary_key", global: "sql_require_primary_key", value: "ON", applies: onMySQL},
+	{name: "sql_generate_invisible_primary_key", global: "sql_generate_invisible_primary_key", value: "ON", applies: onMySQL},
+	// Partial JSON updates cannot be applied as whole rows (refused at connect, JSON column or not).
+	{name: "binlog_row_value_options partial_json", global: "binlog_row_value_options", value: "PARTIAL_JSON", applies: onMySQL,
+		refuse: "binlog_row_value_options is PARTIAL_JSON"},
 	{name: "binlog_row_image minimal", global: "binlog_row_image", value: "MINIMAL", refuse: "binlog_row_image"},
 	// The table map's metadata: without it (MariaDB's NO_LOG, MySQL's MINIMAL) an unsigned value
 	// arrives as a signed one and an ENUM as its index; the decoder goes by the table's definition.
