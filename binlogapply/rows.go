@@ -31,7 +31,8 @@ type change struct {
 }
 
 // rowsKind classifies a rows event type; false for types we cannot apply faithfully
-// (for example MySQL's PARTIAL_UPDATE_ROWS_EVENT).
+// (for example MySQL's PARTIAL_UPDATE_ROWS_EVENT, but see rows: one of a table without a JSON column
+// is whole).
 func rowsKind(t replication.EventType) (changeKind, bool) {
 	switch t {
 	case replication.WRITE_ROWS_EVENTv0, replication.WRITE_ROWS_EVENTv1, replication.WRITE_ROWS_EVENTv2,
@@ -59,6 +60,11 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 		return nil
 	}
 	kind, ok := rowsKind(h.EventType)
+	if !ok && h.EventType == replication.PARTIAL_UPDATE_ROWS_EVENT && e.Table.JsonColumnCount() == 0 {
+		// MySQL logs every update so under binlog_row_value_options=PARTIAL_JSON; without a JSON
+		// column no value in it can be partial: whole row images, an ordinary update.
+		kind, ok = chUpdate, true
+	}
 	if !ok {
 		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d: partial JSON updates (binlog_row_value_options=PARTIAL_JSON) "+
 			"cannot be applied faithfully: SET GLOBAL binlog_row_value_options='', keep sessions from setting it, and restart the migration",

@@ -53,9 +53,9 @@ var globalCases = []globalCase{
 	// Every helper table has a primary key: none is refused or given an invisible one.
 	{name: "sql_require_primary_key", global: "sql_require_primary_key", value: "ON", applies: onMySQL},
 	{name: "sql_generate_invisible_primary_key", global: "sql_generate_invisible_primary_key", value: "ON", applies: onMySQL},
-	// Partial JSON updates cannot be applied as whole rows (refused at connect, JSON column or not).
-	{name: "binlog_row_value_options partial_json", global: "binlog_row_value_options", value: "PARTIAL_JSON", applies: onMySQL,
-		refuse: "binlog_row_value_options is PARTIAL_JSON"},
+	// Partial JSON updates cannot be applied as whole rows, but a table without a JSON column
+	// never has one logged: it migrates (TestPartialJSONRefusedForAJSONTable: one with is refused).
+	{name: "binlog_row_value_options partial_json", global: "binlog_row_value_options", value: "PARTIAL_JSON", applies: onMySQL},
 	{name: "binlog_row_image minimal", global: "binlog_row_image", value: "MINIMAL", refuse: "binlog_row_image"},
 	// The table map's metadata: without it (MariaDB's NO_LOG, MySQL's MINIMAL) an unsigned value
 	// arrives as a signed one and an ENUM as its index; the decoder goes by the table's definition.
@@ -141,6 +141,23 @@ func testGlobal(t *testing.T, c globalCase) {
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	finishRun(t, postponeFlag, done)
 	assertSameAsServerAlter(t, db, "want", globalsAlter)
+}
+
+// With binlog_row_value_options=PARTIAL_JSON, a table with a JSON column is refused before
+// anything is created, in one line naming the setting, the column and the fix.
+func TestPartialJSONRefusedForAJSONTable(t *testing.T) {
+	testenv.OnlyMySQL(t, "binlog_row_value_options is MySQL's")
+	db, cfg, _ := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, doc JSON)", "ADD COLUMN b INT",
+		"INSERT INTO t VALUES (1, JSON_OBJECT(_utf8mb4'a', 1))")
+	testenv.SetGlobal(t, db, "binlog_row_value_options", "PARTIAL_JSON")
+	err := waitFailed(t, runMigration(t, cfg), "with PARTIAL_JSON and a JSON column")
+	want := "binlog_row_value_options is PARTIAL_JSON on " + cfg.Conn.Addr() + " and column `doc` is JSON"
+	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("want one line with %q, got: %v", want, err)
+	}
+	if names := testenv.TableNames(t, db, sameResultDB, "_t_"); len(names) > 0 {
+		t.Errorf("refused after creating %v", names)
+	}
 }
 
 // setEarly sets c's global before the test's schema is made. default_table_encryption needs a

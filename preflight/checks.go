@@ -52,6 +52,7 @@ var registry = []Check{
 	{"metadata locks", BeforeCreate, checkMetadataLocks},
 	{"crashed cut-over", BeforeCreate, checkCrashed},
 	{"table", BeforeCreate, checkTable},
+	{"partial JSON", BeforeCreate, checkServerPartialJSON},
 	{"alter", BeforeCreate, checkAlter},
 	{"check constraint names", BeforeCreate, checkConstraintNames},
 	{"helper tables", BeforeCreate, checkHelperTablesOfRun},

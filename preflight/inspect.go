@@ -29,7 +29,7 @@ func openServer(ctx context.Context, c dbconn.Config, schema string) (*sql.DB, e
 
 // binlogVariables are the variables checkBinlog decides on.
 var binlogVariables = []string{"log_bin", "binlog_format", "binlog_row_image", "log_slave_updates",
-	"log_replica_updates", "binlog_row_value_options"}
+	"log_replica_updates"}
 
 // checkBinlog decides whether the binary log of the server at addr can feed the applier. vars are
 // global variables (lower-case names; absent when the server lacks them). onReplica says the
@@ -49,8 +49,22 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable %s (needs a restart), or point --host at the primary with --allow-on-master", addr, name)
 		}
 	}
-	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
-		return fmt.Errorf("binlog_row_value_options is PARTIAL_JSON on %s; partial JSON updates cannot be applied faithfully: SET GLOBAL binlog_row_value_options=''", addr)
+	return nil
+}
+
+// checkPartialJSON refuses MySQL's binlog_row_value_options=PARTIAL_JSON (value) at addr when the
+// original has a JSON column: its updates would be logged as partial JSON changes, even with FULL
+// row images, which cannot be applied as whole rows. A table without a JSON column never gets one
+// logged, so it migrates (the applier still stops on any partial JSON event it meets).
+func checkPartialJSON(addr, value string, original *table.Table) error {
+	if !strings.Contains(strings.ToUpper(value), "PARTIAL_JSON") || original == nil {
+		return nil
+	}
+	for _, c := range original.Columns {
+		if c.DataType == "json" {
+			return fmt.Errorf("binlog_row_value_options is PARTIAL_JSON on %s and column %s is JSON; partial JSON updates cannot be applied faithfully: SET GLOBAL binlog_row_value_options=''",
+				addr, table.QuoteIdent(c.Name))
+		}
 	}
 	return nil
 }

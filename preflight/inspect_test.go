@@ -46,8 +46,6 @@ func TestCheckBinlog(t *testing.T) {
 			m["log_replica_updates"] = "ON"
 			return m
 		}(), true, false, ""},
-		{"partial JSON", with("binlog_row_value_options", "PARTIAL_JSON"), false, false, "binlog_row_value_options is PARTIAL_JSON"},
-		{"empty row value options", with("binlog_row_value_options", ""), false, false, ""},
 		{"compression (decoded)", with("binlog_transaction_compression", "ON"), false, false, ""},
 		{"compression off", with("binlog_transaction_compression", "OFF"), false, false, ""},
 	}
@@ -267,5 +265,31 @@ func TestResolvePrimaryOnReplica(t *testing.T) {
 	p, isReplica, err := resolvePrimary(cfg, running)
 	if err != nil || isReplica || p.Addr() != "10.0.0.2:3307" || p.User != "u" {
 		t.Fatalf("replica mode writes to the replica itself: got %+v %v %v", p, isReplica, err)
+	}
+}
+
+// Partial JSON updates are refused only for a table with a JSON column: another table's row images
+// are whole whatever binlog_row_value_options says.
+func TestCheckPartialJSON(t *testing.T) {
+	plain := &table.Table{Columns: []table.Column{{Name: "id", DataType: "int"}, {Name: "s", DataType: "varchar"}}}
+	withJSON := &table.Table{Columns: []table.Column{{Name: "id", DataType: "int"}, {Name: "doc", DataType: "json"}}}
+	cases := []struct {
+		value  string
+		tbl    *table.Table
+		phrase string
+	}{
+		{"PARTIAL_JSON", withJSON, "binlog_row_value_options is PARTIAL_JSON on h:1 and column `doc` is JSON"},
+		{"partial_json", withJSON, "SET GLOBAL binlog_row_value_options=''"},
+		{"PARTIAL_JSON", plain, ""},
+		{"", withJSON, ""},
+	}
+	for _, c := range cases {
+		err := checkPartialJSON("h:1", c.value, c.tbl)
+		switch {
+		case c.phrase == "" && err != nil:
+			t.Errorf("%q on %v: refused: %v", c.value, c.tbl.Columns, err)
+		case c.phrase != "" && (err == nil || !strings.Contains(err.Error(), c.phrase)):
+			t.Errorf("%q on %v: want %q, got %v", c.value, c.tbl.Columns, c.phrase, err)
+		}
 	}
 }

@@ -77,6 +77,16 @@ func checkServerBinlog(ctx context.Context, st *State) error {
 	return checkBinlog(cfg.Conn.Addr(), vars, p.InspectedIsReplica && !cfg.Tungsten, cfg.AssumeRBR)
 }
 
+// checkServerPartialJSON refuses partial JSON updates in the binary log the applier reads when the
+// original has a JSON column (checkPartialJSON): after the table is inspected.
+func checkServerPartialJSON(ctx context.Context, st *State) error {
+	vars, err := dbconn.ReadVariables(ctx, st.Inspected, "binlog_row_value_options")
+	if err != nil {
+		return fmt.Errorf("on %s: %w", st.Options.Conn.Addr(), err)
+	}
+	return checkPartialJSON(st.Options.Conn.Addr(), vars["binlog_row_value_options"], st.Plan.Original)
+}
+
 // checkPlugins refuses the plugins that write around LOCK TABLES on the primary (5).
 func checkPlugins(ctx context.Context, st *State) error {
 	plugins, err := readPlugins(ctx, st.Primary)
