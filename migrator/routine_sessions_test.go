@@ -144,7 +144,7 @@ func TestServerRestartDuringTheCutOver(t *testing.T) {
 			return nil
 		}
 		restarted = true
-		return testenv.RestartServerErr("primary")
+		return testenv.RestartServerErr(context.WithoutCancel(ctx), "primary") // never cut short: a half-done restart leaves the server down
 	}}}
 	load := routineLoad(db)
 	defer load.Stop()

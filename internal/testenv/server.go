@@ -21,26 +21,29 @@ import (
 // (GHOSTLITE_TEST_SANDBOX); without them the test is Unavailable.
 func RestartServer(t testing.TB, role string, extraFlags ...string) {
 	t.Helper()
-	if err := restartServer(role, extraFlags...); err != nil {
+	if !CanRestartServers() {
+		Unavailable(t, "GHOSTLITE_TEST_SANDBOX is not set (eval \"$(script/sandbox env)\"): the test restarts a sandbox server")
+	}
+	if err := restartServer(context.Background(), role, extraFlags...); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // RestartServerErr is RestartServer for a goroutine or a seam: it returns the failure.
-func RestartServerErr(role string, extraFlags ...string) error {
-	return restartServer(role, extraFlags...)
+func RestartServerErr(ctx context.Context, role string, extraFlags ...string) error {
+	return restartServer(ctx, role, extraFlags...)
 }
 
 // CanRestartServers says whether the sandbox script is known (RestartServer would run); a test
 // that restarts a server calls Unavailable when it is not.
 func CanRestartServers() bool { return os.Getenv("GHOSTLITE_TEST_SANDBOX") != "" }
 
-func restartServer(role string, extraFlags ...string) error {
+func restartServer(ctx context.Context, role string, extraFlags ...string) error {
 	script := os.Getenv("GHOSTLITE_TEST_SANDBOX")
 	if script == "" {
 		return errNoSandboxScript
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, script, "--flavor="+env("GHOSTLITE_TEST_FLAVOR", "mariadb-10.11"), "restart", role)
 	cmd.Env = append(os.Environ(),
