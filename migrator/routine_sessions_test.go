@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,12 +65,14 @@ func TestDumpDuringTheCopy(t *testing.T) {
 	var out, stderr bytes.Buffer
 	dump.Stdout, dump.Stderr = &out, &stderr
 	dumped := make(chan error, 1)
+	var started atomic.Bool
 	s := seams{beforeChunk: func(ctx context.Context, n int64) error {
 		switch n {
 		case 2: // the dump starts while the copy goes on
 			if err := dump.Start(); err != nil {
 				return fmt.Errorf("start %s: %w", dump.Path, err)
 			}
+			started.Store(true)
 			go func() { dumped <- dump.Wait() }()
 		case 6: // and has ended before the copy does
 			select {
@@ -85,6 +88,9 @@ func TestDumpDuringTheCopy(t *testing.T) {
 	defer load.Stop()
 	done := runWithSeams(t, cfg, s)
 	waitPostponed(t, db, done)
+	if !started.Load() {
+		t.Fatal("the copy never reached its chunk 2: the dump did not run during it")
+	}
 	if err := <-dumped; err != nil {
 		t.Fatalf("%s: %v: %s", strings.Join(dump.Args, " "), err, stderr.String())
 	}
