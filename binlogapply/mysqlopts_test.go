@@ -8,6 +8,20 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
+// Under PARTIAL_JSON MySQL logs every update as a partial update event, JSON column or not: the
+// events of a table without a JSON column carry whole row images and are applied as updates.
+func TestMySQLPartialUpdateEventsWithoutJSONApplied(t *testing.T) {
+	testenv.OnlyMySQL(t, "binlog_row_value_options is MySQL's")
+	f := newFixture(t, "mysqlopt1", `CREATE TABLE %s (id INT PRIMARY KEY, v VARCHAR(64), n INT UNSIGNED)`, fixtureOpts{})
+	f.exec("INSERT INTO {T} VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)")
+	f.copyNow("id, v, n")
+	f.onOneConn("SET SESSION binlog_row_value_options = 'PARTIAL_JSON'",
+		"UPDATE {T} SET v = CONCAT(v, 'x'), n = 4294967295 WHERE id <= 2", "UPDATE {T} SET id = 7 WHERE id = 3")
+	f.sentinel(20 * time.Second)
+	orig, ghost := f.mappedColumns()
+	f.compare(orig, ghost, "id", "id")
+}
+
 // Compressed transactions (binlog_transaction_compression=ON, MySQL 8.0.20+) are decoded and
 // applied like any others: inserts, updates and deletes of the original, in transactions of one
 // and of many statements, beside writes to another table in the same transaction, and a

@@ -45,12 +45,8 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 		return fmt.Errorf("%s has '%s' binlog_row_image, and only 'FULL' is supported: the applier writes whole rows from the row images: SET GLOBAL binlog_row_image=FULL (and restart replication)", addr, img)
 	}
 	if onReplica {
-		v, ok := vars["log_replica_updates"]
-		if !ok {
-			v = vars["log_slave_updates"]
-		}
-		if !dbconn.IsOn(v) {
-			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable log_slave_updates (needs a restart), or point --host at the primary with --allow-on-master", addr)
+		if name, on := replicaUpdatesLogged(vars); !on {
+			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable %s (needs a restart), or point --host at the primary with --allow-on-master", addr, name)
 		}
 	}
 	// binlog_row_value_options=PARTIAL_JSON (MySQL) is accepted: the applier rebuilds each partially
@@ -300,4 +296,13 @@ func resolveOnReplica(cfg Options, rs *dbconn.ReplicaStatus) (dbconn.Config, err
 			flag, addr, rs.IORunning, rs.SQLRunning)
 	}
 	return cfg.Conn, nil
+}
+
+// replicaUpdatesLogged says whether a replica logs what it replicates, and the setting's name on
+// that server (MySQL 8.0.26+ log_replica_updates, which 8.4 keeps alone; MariaDB log_slave_updates).
+func replicaUpdatesLogged(vars map[string]string) (name string, on bool) {
+	if v, ok := vars["log_replica_updates"]; ok {
+		return "log_replica_updates", dbconn.IsOn(v)
+	}
+	return "log_slave_updates", dbconn.IsOn(vars["log_slave_updates"])
 }
