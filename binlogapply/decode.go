@@ -145,7 +145,8 @@ func valueExpr(cfg *Config, c, gc *table.Column) (string, error) {
 		if zone == "" {
 			zone = "+00:00"
 		}
-		expr = table.ZoneValueExpr(shift, zone)
+		expr = table.ZoneValueExpr(shift, zone, c.FracDigits)
+		expr = table.WallClockExpr(c, gc, shift, expr, !cfg.Flavor.MariaDB)
 	} else if fe := table.FloatTextValueExpr(c, gc); fe != "?" {
 		expr = fe // FLOAT/DOUBLE to text: typed as the original's column, as the copy casts it
 	} else {

@@ -22,16 +22,20 @@ const (
 	ZoneNone ZoneShift = iota
 	// ZoneToUTC: a DATETIME/DATE wall clock of the server's zone becomes a TIMESTAMP.
 	ZoneToUTC
-	// ZoneFromUTC: a TIMESTAMP (UTC in the writer session) becomes a DATETIME/DATE wall clock.
+	// ZoneFromUTC: a TIMESTAMP (UTC in the writer session) becomes a DATETIME/DATE wall clock, or
+	// its wall clock (a DATETIME of the TIMESTAMP's precision) is converted into a column of another
+	// type as a DATETIME column's value is: that is how the server's ALTER converts a TIMESTAMP.
 	ZoneFromUTC
 	// ZoneTimeToDate: a TIME becomes a DATETIME/DATE on the current date of the server's zone
 	// (the server adds the TIME, negative or beyond 24 hours, to that date's midnight).
 	ZoneTimeToDate
 )
 
-// ZoneShiftOf says how values of original column o reach ghost column g. A TIMESTAMP on one side
-// and a type other than DATETIME or DATE on the other depends on the time zone in ways the tool
-// does not reproduce: that is an error naming the column and the way out.
+// ZoneShiftOf says how values of original column o reach ghost column g. A TIMESTAMP becoming any
+// other type is its wall clock in the server's zone, converted on as a DATETIME (measured: the
+// server's ALTER gives the same numbers and texts). Another type than DATETIME or DATE becoming a
+// TIMESTAMP depends on the time zone in ways the tool does not reproduce: that is an error naming
+// the column and the way out.
 func ZoneShiftOf(o, g *Column) (ZoneShift, error) {
 	if o.DataType == "time" && (g.DataType == "datetime" || g.DataType == "date") {
 		return ZoneTimeToDate, nil
@@ -39,6 +43,9 @@ func ZoneShiftOf(o, g *Column) (ZoneShift, error) {
 	ots, gts := o.DataType == "timestamp", g.DataType == "timestamp"
 	if ots == gts {
 		return ZoneNone, nil
+	}
+	if ots {
+		return ZoneFromUTC, nil
 	}
 	other, dir := g, ZoneFromUTC
 	if gts {
@@ -105,15 +112,39 @@ func ZeroDateGuard(v string, noZeroDate, noZeroInDate bool) string {
 }
 
 // ZoneValueExpr is ZoneExpr for a single placeholder: the value is bound once, as a DATETIME(6)
-// (a TIME(6) for ZoneTimeToDate), in a derived table the expression reads.
-func ZoneValueExpr(shift ZoneShift, zone string) string {
+// (a TIME(6) for ZoneTimeToDate; for ZoneFromUTC a DATETIME of the TIMESTAMP's precision fsp, so
+// that its wall clock converts into a number or a text as the TIMESTAMP column does), in a derived
+// table the expression reads.
+func ZoneValueExpr(shift ZoneShift, zone string, fsp int) string {
+	typ := "DATETIME(6)"
 	switch shift {
 	case ZoneNone:
 		return "?"
 	case ZoneTimeToDate:
 		return ZoneExpr("CAST(? AS TIME(6))", shift, zone) // v appears once
+	case ZoneFromUTC:
+		typ = fmt.Sprintf("DATETIME(%d)", max(0, min(fsp, 6)))
 	}
-	return fmt.Sprintf("(SELECT %s FROM (SELECT CAST(? AS DATETIME(6)) AS v) AS z)", ZoneExpr("z.v", shift, zone))
+	return fmt.Sprintf("(SELECT %s FROM (SELECT CAST(? AS %s) AS v) AS z)", ZoneExpr("z.v", shift, zone), typ)
+}
+
+// WallClockExpr wraps expression v (ZoneExpr or ZoneValueExpr of a ZoneFromUTC shift from TIMESTAMP
+// column o) for ghost column g of a type other than DATETIME and DATE: typed as a DATETIME of
+// o's precision, it converts into a number, a YEAR, a TIME or a text as a DATETIME column does
+// (CONVERT_TZ's result enters a YEAR or a FLOAT as its text on MySQL: refused), which is what the
+// server's ALTER gives for the TIMESTAMP (measured by the conversion matrix). On MySQL (mysql) a
+// YEAR or BIT gets the number YYYYMMDDHHMMSS, as MySQL's ALTER converts a TIMESTAMP or DATETIME
+// column into them (out of range but for the zero date): a typed DATETIME enters a YEAR as its
+// year and a BIT as its text there. Other pairs return v.
+func WallClockExpr(o, g *Column, shift ZoneShift, v string, mysql bool) string {
+	if shift != ZoneFromUTC || g.DataType == "datetime" || g.DataType == "date" {
+		return v
+	}
+	v = fmt.Sprintf("CAST(%s AS DATETIME(%d))", v, max(0, min(o.FracDigits, 6)))
+	if mysql && (g.DataType == "year" || g.DataType == "bit") {
+		v = "(" + v + " + 0)"
+	}
+	return v
 }
 
 // BindAsOriginal is how the text of a temporal value of original column o (DATE, DATETIME, TIME:

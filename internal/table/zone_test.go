@@ -1,6 +1,9 @@
 package table
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A TIME going to DATETIME/DATE is put on the current date of the server's zone, on the copy
 // (column expression) and the applier (a bound TIME): the writer session's own CURRENT_DATE is
@@ -21,7 +24,7 @@ func TestZoneTimeToDateExpr(t *testing.T) {
 		t.Errorf("copy expression:\n got %s\nwant %s", got, want)
 	}
 	want = "ADDTIME(CAST(DATE(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00', '+05:30')) AS DATETIME(6)), CAST(? AS TIME(6)))"
-	if got := ZoneValueExpr(ZoneTimeToDate, "+05:30"); got != want {
+	if got := ZoneValueExpr(ZoneTimeToDate, "+05:30", 0); got != want {
 		t.Errorf("applier expression:\n got %s\nwant %s", got, want)
 	}
 }
@@ -71,5 +74,36 @@ func TestTemporalAsNumber(t *testing.T) {
 		if got := TemporalAsNumber(o, g, BindAsOriginal(o, g)); got != c.want {
 			t.Errorf("%s -> %s: got %s, want %s", c.oType, c.g, got, c.want)
 		}
+	}
+}
+
+func TestTimestampIntoOtherTypes(t *testing.T) {
+	ts := &Column{Name: "ts", DataType: "timestamp", ColumnType: "timestamp(3)", FracDigits: 3}
+	for _, g := range []string{"bigint", "float", "varchar", "time", "year", "bit", "datetime", "date"} {
+		shift, err := ZoneShiftOf(ts, &Column{Name: "ts", DataType: g})
+		if err != nil || shift != ZoneFromUTC {
+			t.Errorf("timestamp -> %s: shift %v, err %v; want ZoneFromUTC", g, shift, err)
+		}
+	}
+	if _, err := ZoneShiftOf(&Column{Name: "i", DataType: "int"}, &Column{Name: "i", DataType: "timestamp"}); err == nil {
+		t.Errorf("int -> timestamp: want a refusal")
+	}
+	cases := []struct {
+		g     string
+		mysql bool
+		want  string
+	}{
+		{"bigint", true, "CAST(v AS DATETIME(3))"},
+		{"year", true, "(CAST(v AS DATETIME(3)) + 0)"},
+		{"year", false, "CAST(v AS DATETIME(3))"},
+		{"datetime", true, "v"},
+	}
+	for _, c := range cases {
+		if got := WallClockExpr(ts, &Column{DataType: c.g}, ZoneFromUTC, "v", c.mysql); got != c.want {
+			t.Errorf("WallClockExpr(-> %s, mysql=%v) = %s, want %s", c.g, c.mysql, got, c.want)
+		}
+	}
+	if got := ZoneValueExpr(ZoneFromUTC, "+01:00", 3); !strings.Contains(got, "CAST(? AS DATETIME(3))") {
+		t.Errorf("ZoneValueExpr(ZoneFromUTC, fsp 3) = %s: want the value bound as DATETIME(3)", got)
 	}
 }
