@@ -492,8 +492,9 @@ func (p *plan) insertSQL(rows [][]any) (string, []any) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(p.rowExpr)
-		args = append(args, r...)
+		expr, rargs := p.rowSQL(r) // zerodate.go
+		b.WriteString(expr)
+		args = append(args, rargs...)
 	}
 	q, expanded, err := expandJSONArgs(b.String(), args) // jsonwrite.go
 	if err != nil {

@@ -161,8 +161,12 @@ type Config struct {
 	// PadChar is true when the server's global sql_mode has PAD_CHAR_TO_FULL_LENGTH: a CHAR value
 	// written to a ghost column of another type is padded to its length, as the server's own ALTER
 	// reads it (the binlog carries it unpadded; table.PadChar).
-	PadChar   bool
-	Changelog string // the changelog table's name in Schema
+	PadChar bool
+	// NoZeroDate and NoZeroInDate say the Target sessions' sql_mode has NO_ZERO_DATE and
+	// NO_ZERO_IN_DATE (dbconn.Config): a zero date going into a number or a TIME is then written
+	// from its text, as the server's ALTER converts it (zerodate.go).
+	NoZeroDate, NoZeroInDate bool
+	Changelog                string // the changelog table's name in Schema
 	// Checkpoint is the checkpoint table's name in Schema ("" without one): like the ghost and the
 	// changelog, someone else's DDL of it, or row change logged as a statement, stops Run.
 	Checkpoint string

@@ -25,6 +25,11 @@ type colPlan struct {
 	// bitBytes says a BIT value is written as its bytes: the ghost column holds strings
 	// (table.BindsBitAsBytes).
 	bitBytes bool
+	// zeroExpr, when set, writes a value the writers' sql_mode refuses as a zero date (or a zero
+	// month or day) as the server's ALTER converts it, bound to its number or (zeroAsTime) its
+	// time part (zerodate.go).
+	zeroExpr   string
+	zeroAsTime bool
 }
 
 // plan is what New derives from Config once: which columns are written where, and how.
@@ -38,11 +43,15 @@ type plan struct {
 	columnList string    // quoted ghost column names of write
 	rowExpr    string    // "(?, CONVERT(? USING latin1), ...)" for one row of write
 	mariaDB    bool      // the target is MariaDB (SET STATEMENT) rather than MySQL (SET_VAR hint)
+	exprs      []string  // the expressions of rowExpr, one per column of write, then the fills
+	// noZeroDate and noZeroInDate are the writers' NO_ZERO_DATE and NO_ZERO_IN_DATE; zeroWrites
+	// says some column has a zeroExpr (zerodate.go).
+	noZeroDate, noZeroInDate, zeroWrites bool
 }
 
 func newPlan(cfg *Config) (*plan, error) {
 	p := &plan{ncols: len(cfg.Original.Columns), ghostTable: table.Qualify(cfg.Schema, cfg.Ghost.Name), ghostName: cfg.Ghost.Name,
-		mariaDB: cfg.Flavor.MariaDB}
+		mariaDB: cfg.Flavor.MariaDB, noZeroDate: cfg.NoZeroDate, noZeroInDate: cfg.NoZeroInDate}
 	byName := map[string]int{}
 	var names, exprs []string
 	for i := range cfg.Original.Columns {
@@ -70,6 +79,9 @@ func newPlan(cfg *Config) (*plan, error) {
 		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
 			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc), bitBytes: table.BindsBitAsBytes(c, gc)}
+		if ze, asTime, ok := table.ZeroDateWrite(c, gc, cfg.Flavor.MariaDB); ok && (cfg.NoZeroDate || cfg.NoZeroInDate) {
+			cp.zeroExpr, cp.zeroAsTime, p.zeroWrites = ze, asTime, true
+		}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)
 		names = append(names, gc.Name)
@@ -102,6 +114,7 @@ func newPlan(cfg *Config) (*plan, error) {
 		exprs = append(exprs, f.Expr)
 	}
 	p.columnList = table.QuoteIdents(names)
+	p.exprs = exprs
 	p.rowExpr = "(" + strings.Join(exprs, ", ") + ")"
 	return p, nil
 }

@@ -161,6 +161,8 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		Fills:           p.Fills,
 		TimeZone:        p.TimeZone,
 		PadChar:         p.PadChar,
+		NoZeroDate:      p.Primary.NoZeroDate,
+		NoZeroInDate:    p.Primary.NoZeroInDate,
 		SharedKey:       p.GhostKeyOriginalColumns(),
 		Changelog:       p.ChangelogTable,
 		Checkpoint:      checkpointWatched(s),
