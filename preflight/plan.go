@@ -114,6 +114,9 @@ func (p *Plan) SelectExpr(c ColumnPair, qualifier string) string {
 		gc, ok2 := p.Ghost.Column(c.Ghost)
 		if ok && ok2 {
 			col = table.ConvertExpr(oc, gc, col)
+			if !p.Flavor.MariaDB {
+				col = table.DateAsNumber(oc, gc, col)
+			}
 		}
 	}
 	if c.Shift == table.ZoneToUTC || c.Shift == table.ZoneFromUTC {

@@ -29,6 +29,9 @@ const (
 	// ZoneTimeToDate: a TIME becomes a DATETIME/DATE on the current date of the server's zone
 	// (the server adds the TIME, negative or beyond 24 hours, to that date's midnight).
 	ZoneTimeToDate
+	// ZoneTimeToUTC: a TIME becomes a TIMESTAMP: put on the current date of the server's zone
+	// (ZoneTimeToDate), that wall clock then becomes a TIMESTAMP (ZoneToUTC).
+	ZoneTimeToUTC
 )
 
 // ZoneShiftOf says how values of original column o reach ghost column g. A TIMESTAMP becoming any
@@ -41,6 +44,9 @@ func ZoneShiftOf(o, g *Column) (ZoneShift, error) {
 		return ZoneTimeToDate, nil
 	}
 	ots, gts := o.DataType == "timestamp", g.DataType == "timestamp"
+	if o.DataType == "time" && gts {
+		return ZoneTimeToUTC, nil
+	}
 	if ots == gts {
 		return ZoneNone, nil
 	}
@@ -81,6 +87,8 @@ func ZoneExpr(v string, shift ZoneShift, zone string) string {
 	case ZoneTimeToDate:
 		// The writer session's CURRENT_DATE is UTC's; the server's ALTER takes its own zone's.
 		return fmt.Sprintf("ADDTIME(CAST(DATE(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00', %s)) AS DATETIME(6)), %s)", z, v)
+	case ZoneTimeToUTC:
+		return ZoneExpr(ZoneExpr(v, ZoneTimeToDate, zone), ZoneToUTC, zone)
 	}
 	return v
 }
@@ -122,6 +130,8 @@ func ZoneValueExpr(shift ZoneShift, zone string, fsp int) string {
 		return "?"
 	case ZoneTimeToDate:
 		return ZoneExpr("CAST(? AS TIME(6))", shift, zone) // v appears once
+	case ZoneTimeToUTC:
+		return fmt.Sprintf("(SELECT %s FROM (SELECT %s AS v) AS z)", ZoneExpr("z.v", ZoneToUTC, zone), ZoneValueExpr(ZoneTimeToDate, zone, fsp))
 	case ZoneFromUTC:
 		typ = fmt.Sprintf("DATETIME(%d)", max(0, min(fsp, 6)))
 	}
@@ -194,13 +204,26 @@ func BindAsOriginal(o, g *Column) string {
 // (refused: Data too long), and a TIME one a YEAR as the current year on MySQL 9.7 ('00:00:00'
 // became 2026); "+ 0" makes it the number. Measured. Not for MariaDB, whose ALTER refuses a TIME
 // into a YEAR and cuts the fraction into a BIT: its applier keeps the typed value. A DATE or
-// DATETIME enters a YEAR as its year, typed: unchanged. Other pairs return typed as it is.
+// DATETIME enters a YEAR as its year, typed, where MySQL's ALTER converts its number (out of
+// range but for the zero date): the number too (the copy: DateAsNumber). Other pairs return typed
+// as it is.
 func TemporalAsNumber(o, g *Column, typed string) string {
-	toBit := g.DataType == "bit" && (o.DataType == "date" || o.DataType == "datetime" || o.DataType == "time")
-	if (toBit || o.DataType == "time" && g.DataType == "year") && typed != "?" {
+	temporal := o.DataType == "date" || o.DataType == "datetime" || o.DataType == "time"
+	if temporal && (g.DataType == "bit" || g.DataType == "year") && typed != "?" {
 		return "(" + typed + " + 0)"
 	}
 	return typed
+}
+
+// DateAsNumber wraps v, the copy's column of DATE or DATETIME o, for a YEAR ghost column g on
+// MySQL: MySQL's ALTER converts the date's number into a YEAR (out of range but for the zero
+// date, which is 0000), where INSERT ... SELECT of the column stores its year (measured on MySQL
+// 9.7: '2021-03-04' is refused by the ALTER, stored as 2021 by the copy). Other pairs return v.
+func DateAsNumber(o, g *Column, v string) string {
+	if g.DataType == "year" && (o.DataType == "date" || o.DataType == "datetime") {
+		return "(" + v + " + 0)"
+	}
+	return v
 }
 
 // safeColumnType is true for a type like "datetime(6)" or "decimal(12,3)": letters, digits,
