@@ -58,7 +58,7 @@ func ZoneShiftOf(o, g *Column) (ZoneShift, error) {
 		other, dir = o, ZoneToUTC
 	}
 	if other.DataType != "datetime" && other.DataType != "date" {
-		return ZoneNone, fmt.Errorf("column %s changes between TIMESTAMP and %s, whose values depend on the time zone; go-ghostlite converts TIMESTAMP only to and from DATETIME and DATE: change the type in two steps through DATETIME",
+		return ZoneNone, fmt.Errorf("column %s changes from %s to TIMESTAMP, whose values depend on the time zone; go-ghostlite converts into TIMESTAMP only from DATETIME, DATE and TIME: change the type in two steps through DATETIME",
 			o.Name, strings.ToUpper(other.DataType))
 	}
 	return dir, nil
