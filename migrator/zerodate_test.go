@@ -57,6 +57,9 @@ var zeroDateCases = []zeroDateCase{
 	{"zero in date to double", "dt DATE NULL", "2020-05-00", "MODIFY dt DOUBLE NULL", false, nil},
 	{"zero in date to time", "dt DATE NULL", "2020-00-10", "MODIFY dt TIME NULL", false, nil},
 	{"zero datetime(6) to time", "dt DATETIME(6) NULL", "0000-00-00 12:34:56.5", "MODIFY dt TIME NULL", false, nil},
+	{"zero timestamp to bigint", "dt TIMESTAMP NULL", "0000-00-00 00:00:00", "MODIFY dt BIGINT NULL", false, nil},
+	{"zero timestamp(6) to decimal", "dt TIMESTAMP(6) NULL", "0000-00-00 00:00:00", "MODIFY dt DECIMAL(22,6) NULL", false, nil},
+	{"zero timestamp to time", "dt TIMESTAMP NULL", "0000-00-00 00:00:00", "MODIFY dt TIME NULL", false, nil},
 	// A YEAR takes no other date (MySQL's ALTER converts the number: out of range; MariaDB's
 	// refuses the date): the other rows hold NULL there (yearCase).
 	{"zero date to year", "dt DATE NULL", "0000-00-00", "MODIFY dt YEAR NULL", false, &yes},

@@ -119,18 +119,22 @@ func (p *Plan) SelectExpr(c ColumnPair, qualifier string) string {
 			}
 		}
 	}
-	if c.Shift == table.ZoneToUTC || c.Shift == table.ZoneFromUTC {
-		col = table.ZeroDateGuard(col, p.Primary.NoZeroDate, p.Primary.NoZeroInDate)
-	}
-	expr := table.ZoneExpr(col, c.Shift, p.TimeZone)
 	if c.Shift == table.ZoneFromUTC && p.Original != nil && p.Ghost != nil {
 		oc, ok := p.Original.Column(c.Original)
 		gc, ok2 := p.Ghost.Column(c.Ghost)
 		if ok && ok2 {
-			expr = table.WallClockExpr(oc, gc, c.Shift, expr, !p.Flavor.MariaDB)
+			wall := table.WallClockExpr(oc, gc, c.Shift, table.ZoneExpr(col, c.Shift, p.TimeZone), !p.Flavor.MariaDB)
+			if zt, ok := table.ZeroTimestampExpr(oc, gc, col, wall, p.Flavor.MariaDB); ok && p.Primary.NoZeroDate {
+				return c.Pad.Expr(zt)
+			}
+			guarded := table.ZeroDateGuard(col, p.Primary.NoZeroDate, p.Primary.NoZeroInDate)
+			return c.Pad.Expr(table.WallClockExpr(oc, gc, c.Shift, table.ZoneExpr(guarded, c.Shift, p.TimeZone), !p.Flavor.MariaDB))
 		}
 	}
-	return c.Pad.Expr(expr)
+	if c.Shift == table.ZoneToUTC || c.Shift == table.ZoneFromUTC {
+		col = table.ZeroDateGuard(col, p.Primary.NoZeroDate, p.Primary.NoZeroInDate)
+	}
+	return c.Pad.Expr(table.ZoneExpr(col, c.Shift, p.TimeZone))
 }
 
 // setPadding sets ColumnPair.Pad of every column when the server pads CHAR values.

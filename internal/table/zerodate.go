@@ -1,6 +1,9 @@
 package table
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Zero dates written during a run into a number or a TIME. A DATE, DATETIME or TIMESTAMP holding a
 // zero date ('0000-00-00'), or a zero month or day ('2020-00-10'), written earlier under a lax
@@ -74,4 +77,26 @@ func ZeroDateArg(text string, asTime bool) string {
 		return whole + "." + frac
 	}
 	return whole
+}
+
+// ZeroTimestampExpr is the copy's expression for TIMESTAMP column col (original o, ZoneFromUTC)
+// going into ghost column g of a type ZeroDateWrite converts (a number, a TIME, MySQL's YEAR),
+// where the writers' sql_mode has NO_ZERO_DATE: wall is the converted wall clock (WallClockExpr of
+// the unguarded ZoneExpr), and a zero TIMESTAMP gives the server's ALTER's 0 or '00:00:00' instead
+// of a zero date the mode refuses (MariaDB's IF() would give NULL for it). The number is rounded
+// into an integer on MySQL and cut on MariaDB, as their ALTERs convert a TIMESTAMP(6). ok is
+// false for the other targets: the zero date guard stays (ZeroDateGuard).
+func ZeroTimestampExpr(o, g *Column, col, wall string, mariaDB bool) (string, bool) {
+	if o.DataType != "timestamp" {
+		return "", false
+	}
+	expr, asTime, ok := ZeroDateWrite(o, g, mariaDB)
+	if !ok {
+		return "", false
+	}
+	if asTime {
+		return fmt.Sprintf("IF(%s = 0, CAST('00:00:00' AS TIME(6)), CAST(%s AS TIME(6)))", col, wall), true
+	}
+	// expr converts a bound DECIMAL: the wall clock's number takes the placeholder's place.
+	return fmt.Sprintf("IF(%s = 0, 0, %s)", col, strings.Replace(expr, "CAST(? AS DECIMAL(20,6))", "("+wall+" + 0)", 1)), true
 }

@@ -38,3 +38,32 @@ func TestZeroDateArg(t *testing.T) {
 		t.Errorf("DATETIME -> TIME: got %q %v %v", e, asTime, ok)
 	}
 }
+
+// A zero TIMESTAMP going into a number or a TIME is copied as the server's ALTER converts it (0,
+// '00:00:00') under NO_ZERO_DATE, not through the zone conversion that cannot hold it; other
+// targets keep the zero date guard. Judged by migrator.TestZeroDatesJudgedLikeServerALTER.
+func TestZeroTimestampExpr(t *testing.T) {
+	ts := &Column{DataType: "timestamp", FracDigits: 6}
+	cases := []struct {
+		g       string
+		mariaDB bool
+		want    string
+		ok      bool
+	}{
+		{"bigint", true, "IF(c = 0, 0, TRUNCATE((w + 0), 0))", true},
+		{"bigint", false, "IF(c = 0, 0, ROUND((w + 0)))", true},
+		{"decimal", false, "IF(c = 0, 0, (w + 0))", true},
+		{"time", true, "IF(c = 0, CAST('00:00:00' AS TIME(6)), CAST(w AS TIME(6)))", true},
+		{"varchar", false, "", false},
+		{"bit", false, "", false},
+	}
+	for _, c := range cases {
+		got, ok := ZeroTimestampExpr(ts, &Column{DataType: c.g}, "c", "w", c.mariaDB)
+		if got != c.want || ok != c.ok {
+			t.Errorf("-> %s (mariaDB %v): got %q %v, want %q %v", c.g, c.mariaDB, got, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := ZeroTimestampExpr(&Column{DataType: "datetime"}, &Column{DataType: "bigint"}, "c", "w", false); ok {
+		t.Errorf("a DATETIME original: want no zero TIMESTAMP expression")
+	}
+}
