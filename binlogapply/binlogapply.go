@@ -151,6 +151,11 @@ type Config struct {
 	// ALTER adds NOT NULL without a DEFAULT get their implicit default, as the server's ALTER gives).
 	Fills     []table.Fill
 	SharedKey []string // original-side column names of the shared unique key
+	// KeyByBytes are the ghost columns of the shared key whose collation differs from the
+	// original's so that keys distinct in one table may be equal in the other (preflight's
+	// ComparedByBytes): ghost rows are addressed by their exact bytes there, and a replayed row
+	// that clashes on the shared key with a row of other bytes displaces it, as on a new unique key.
+	KeyByBytes []string
 	// TimeZone is the server's global time_zone: a column changed between TIMESTAMP and
 	// DATETIME/DATE is converted in it, as the server's own ALTER does (table.ZoneShiftOf).
 	// Empty means '+00:00'.

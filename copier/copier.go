@@ -69,6 +69,14 @@ type Config struct {
 	// GhostKeyExprs give, for each column of GhostKey, its value as the copy converts it, read from
 	// the original qualified by Original.QualifiedName().
 	GhostKeyExprs []string
+	// GhostKeyBytes give, for each column of GhostKey, "" or the condition that the ghost row
+	// aliased g holds in it the exact bytes of the value the copy writes there, read like
+	// GhostKeyExprs: set for the columns whose collation changes so that keys distinct in one
+	// table may be equal in the other (the plan's GhostKeyByBytes). A
+	// duplicate on the shared key then proves nothing (the ghost row may be another row of the
+	// original, equal only under the new collation): the chunk's rows are counted in the ghost by
+	// their bytes, and one still missing after the applier caught up is a clash that fails the copy.
+	GhostKeyBytes []string
 
 	// StartAfter, when set, is a shared-key value (as CompleteUpTo gave it) up to which the ghost
 	// is already complete: the copy walks only the keys above it (a resumed migration).

@@ -50,7 +50,10 @@ import (
 // rows' warnings (conversion and CHECK warnings are raised before the duplicate-key check, so they
 // come back for rows already in the ghost). Rows still missing after a few rounds fail the
 // migration. The shared key compares alike in both tables (the migrator chooses it so:
-// sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
+// sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost" -- except
+// for a key column whose collation changes so that keys distinct in one table may be equal in the
+// other (Config.GhostKeyBytes): there a duplicate on the shared key is judged like one on another
+// key (case 3), with the rows counted in the ghost by their exact key bytes.
 
 // verifyRounds is how many times a chunk with rows missing from the ghost is copied and counted
 // again (after the applier caught up) before the migration fails.
@@ -84,7 +87,7 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 	var lastErr error
 	lost, rounds := "", 0
 	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
-		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.cfg.GhostKey.Name)
+		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.proofKey())
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -122,6 +125,9 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 			return nil
 		}
 		lost = lostMessage(w, missing)
+		if c.proofKey() == "" {
+			lost = c.clashMessage(ctx, conn, ch, lost)
+		}
 		if rounds++; rounds >= verifyRounds {
 			return chunkFailure(ch.n, lost)
 		}
@@ -131,6 +137,18 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 		return chunkFailure(ch.n, lost)
 	}
 	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", ch.n, c.cfg.Retries, lastErr)
+}
+
+// proofKey is the ghost's key a duplicate on which proves the row in the ghost (see "proven by
+// its warnings"): the shared key, unless rows are addressed by their bytes (Config.GhostKeyBytes),
+// when none does.
+func (c *Copier) proofKey() string {
+	for _, b := range c.cfg.GhostKeyBytes {
+		if b != "" {
+			return ""
+		}
+	}
+	return c.cfg.GhostKey.Name
 }
 
 // copyInParts copies the range of ch again as two parts of about half its rows each (counted
@@ -218,12 +236,13 @@ type copyWarnings struct {
 // warningsShown is how many warnings of a chunk an error lists.
 const warningsShown = 3
 
-// add counts one listed warning. sharedKey is the ghost's shared key.
+// add counts one listed warning. sharedKey is the ghost's key whose duplicates prove rows
+// present (Copier.proofKey), "" for none.
 func (w *copyWarnings) add(x dbconn.Warning, sharedKey string) {
 	w.listed++
 	switch {
 	case x.Level == "Note", dbconn.DeprecationWarning(x.Level, x.Code):
-	case x.Code == 1062 && strings.EqualFold(duplicateKeyName(x.Message), sharedKey):
+	case x.Code == 1062 && sharedKey != "" && strings.EqualFold(duplicateKeyName(x.Message), sharedKey):
 	case x.Code == 1062:
 		if w.duplicate == nil {
 			w.duplicate = &x
@@ -239,6 +258,25 @@ func lostMessage(w copyWarnings, missing int64) string {
 		return fmt.Sprintf("%s: the ALTER would drop rows (rows of the original clash on that unique key of the altered table)", dbconn.WarningsDetected(1, 1, []dbconn.Warning{*w.duplicate}))
 	}
 	return fmt.Sprintf("%d rows of the original are missing from the ghost table after the copy", missing)
+}
+
+// clashMessage names a row of chunk ch missing from the ghost when rows are addressed by their
+// key bytes (Config.GhostKeyBytes): the row another row of the original equals under the new
+// collation, the one the server's own ALTER names in its duplicate-key error. The warnings of a
+// chunk copied again list rows already in the ghost too, so they cannot name it. Without a row
+// to name (it went meanwhile), lost is kept.
+func (c *Copier) clashMessage(ctx context.Context, conn *sql.Conn, ch chunk, lost string) string {
+	q, args := c.key.missingKeySQL(ch.lower, ch.inclusive, ch.upper)
+	key, err := c.key.readKey(ctx, conn, q, args...)
+	if err != nil || key == nil {
+		return lost
+	}
+	parts := make([]string, len(key))
+	for i, v := range key {
+		parts[i] = string(v)
+	}
+	return fmt.Sprintf("duplicate entry '%s' for key '%s': a row of the original equals another under the altered table's collation, so the ALTER would drop it (the server's own ALTER fails too)",
+		strings.Join(parts, "-"), c.cfg.GhostKey.Name)
 }
 
 func chunkFailure(n int64, msg string) error {

@@ -44,6 +44,7 @@ func copierConfig(p *preflight.Plan) copier.Config {
 		GhostColumns:  append(p.GhostColumns(), p.FillColumns()...),
 		SelectExprs:   append(p.SelectExprs(""), p.FillExprs()...),
 		GhostKeyExprs: p.GhostKeyExprs(p.Original.QualifiedName()),
+		GhostKeyBytes: p.GhostKeyBytesMatch(p.Original.QualifiedName(), "g"),
 		EstimatedRows: p.EstimatedRows,
 	}
 }

@@ -157,6 +157,7 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		TimeZone:        p.TimeZone,
 		PadChar:         p.PadChar,
 		SharedKey:       p.GhostKeyOriginalColumns(),
+		KeyByBytes:      p.GhostKeyByBytes(),
 		Changelog:       p.ChangelogTable,
 		Checkpoint:      checkpointWatched(s),
 		OwnTriggers:     ownTriggerNames(s.pre.Triggers),
