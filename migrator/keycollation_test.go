@@ -55,7 +55,7 @@ func keyCollationPairs(t *testing.T) []keyCollationPair {
 }
 
 // keyCollationBase are the seed rows of every case: no two equal under any collation tried.
-var keyCollationBase = []string{"a", "b", "ss", "s", "x", "y", "z", "ae"}
+var keyCollationBase = []string{"a", "b", "ss", "s", "x", "y", "z", "ae", "U"}
 
 // keyCollationCandidates are keys, each distinct from the others under some collation and equal
 // to one of them under another: 'ss' and 'ß' under UCA ai_ci, 'a' and 'A' from a _bin original
@@ -106,10 +106,16 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, scenario 
 	live(&cfg)
 	cfg.ChunkSize = 10 // several chunks, so that rows change between them
 	flag := postpone(t, &cfg)
+	// During the copy (chunk 1 holds 'a', 'ae' and 'b', copied by then): keys move within the
+	// original's equality, and 'æ' collides with the copied 'ae' until 'ae' is deleted; 'ß'
+	// collides with 'ss' (not copied yet) until 'ss' is deleted, which must not delete 'ß'.
 	chunkWrites := seams{beforeChunk: func(ctx context.Context, n int64) error {
-		if scenario == "transient" && n == 2 {
-			return keyCollationWrites(ctx, conn, "UPDATE t SET k = 'A', v = v + 10 WHERE k = 'a'",
-				"INSERT INTO t VALUES ('ß', 30)", "UPDATE t SET k = 'b ', v = v + 10 WHERE k = 'b'", "DELETE FROM t WHERE k = 'z'")
+		switch {
+		case scenario == "transient" && n == 2:
+			return keyCollationWrites(ctx, conn, "UPDATE t SET k = 'A', v = v + 10 WHERE k = 'a'", "INSERT INTO t VALUES ('æ', 30)",
+				"UPDATE t SET k = 'b ', v = v + 10 WHERE k = 'b'", "DELETE FROM t WHERE k = 'z'", "INSERT INTO t VALUES ('ß', 31)")
+		case scenario == "transient" && n == 4:
+			return keyCollationWrites(ctx, conn, "UPDATE t SET v = v + 1 WHERE k = 'ae'", "DELETE FROM t WHERE k = 'ae'", "DELETE FROM t WHERE k = 'ss'")
 		}
 		return nil
 	}}
@@ -120,11 +126,11 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, scenario 
 	}
 	switch scenario {
 	case "transient":
-		// 'ss' goes where 'ß' stays, a key moves within the original's equality, a key is deleted
-		// and inserted in another spelling, and 'æ' collides with 'ae' until 'ae' is deleted.
-		if err := keyCollationWrites(context.Background(), conn, "DELETE FROM t WHERE k = 'ss'", "UPDATE t SET k = 'Y' WHERE k = 'y'",
-			"DELETE FROM t WHERE k = 'x'", "INSERT INTO t VALUES ('X', 50)", "INSERT INTO t VALUES ('æ', 60)",
-			"UPDATE t SET v = v + 1 WHERE k = 'ae'", "DELETE FROM t WHERE k = 'ae'", "INSERT INTO t VALUES ('z ', 70)"); err != nil {
+		// After the copy: 'Ü' collides with the copied 'U' until 'U' is deleted, a key moves within
+		// the original's equality, a key is deleted and inserted in another spelling.
+		if err := keyCollationWrites(context.Background(), conn, "INSERT INTO t VALUES ('Ü', 41)",
+			"DELETE FROM t WHERE k = 'U'", "UPDATE t SET k = 'Y' WHERE k = 'y'",
+			"DELETE FROM t WHERE k = 'x'", "INSERT INTO t VALUES ('X', 50)", "INSERT INTO t VALUES ('z ', 70)"); err != nil {
 			t.Fatal(err)
 		}
 	case "written":
