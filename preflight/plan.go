@@ -177,7 +177,7 @@ func (p *Plan) GhostKeyExprs(qualifier string) []string {
 		if pair, ok := p.pairOfGhost(g); ok {
 			out[i] = p.SelectExpr(pair, qualifier)
 		}
-		if gc, ok := p.Ghost.Column(g); ok && isCharacter(gc) && gc.Collation != "" {
+		if gc, ok := p.Ghost.Column(g); ok && isCharacterString(gc) && gc.Collation != "" {
 			out[i] = "CONVERT(" + out[i] + " USING " + gc.Charset + ") COLLATE " + gc.Collation
 		}
 	}
