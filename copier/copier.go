@@ -13,7 +13,9 @@
 //     statement; chunks are handed out in shared-key order, and with several sessions up to one
 //     chunk per session is copied at once (disjoint key ranges);
 //   - a row already in the ghost was written by the binlog applier, so it is newer and wins: a
-//     duplicate on the shared key is expected and skipped;
+//     duplicate on the shared key is expected and skipped (where the key's collation changes so
+//     that keys distinct in one table may be equal in the other, Config.GhostKeyBytes, it is
+//     judged like a duplicate on another unique key: the rows are counted by their key bytes);
 //   - a chunk is done only when proven complete (copycheck.go): its INSERT left no warning at all,
 //     or the full list of its warnings holds only Notes and duplicates on the shared key, or only
 //     Notes and duplicates and every row of the chunk has its shared key in the ghost. Any other
