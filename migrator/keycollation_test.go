@@ -64,7 +64,8 @@ var keyCollationBase = []string{"a", "b", "ss", "s", "x", "y", "z", "ae", "U"}
 var keyCollationCandidates = []string{"ß", "A", "a ", "Ü", "U", "Å", "æ", "ss", "ae", "a"}
 
 // TestSharedKeyCollationChange: a character primary key converted into another character set or
-// collation, generated over keyCollationPairs x three scenarios, each judged by the server's own
+// collation, generated over keyCollationPairs x a key over k alone or (g, k) x three scenarios,
+// each judged by the server's own
 // ALTER of the original as of the end:
 //   - transient: rows written during the copy and after it change their key within the
 //     original's equality ('a' to 'A', a trailing space), are deleted and inserted again in another
@@ -82,20 +83,24 @@ func TestSharedKeyCollationChange(t *testing.T) {
 	displacedPatience = time.Second
 	t.Cleanup(func() { displacedPatience = saved })
 	for _, pair := range keyCollationPairs(t) {
-		for _, scenario := range []string{"transient", "seed", "written"} {
-			t.Run(fmt.Sprintf("%s/%s/%s", pair.src, pair.alter, scenario), func(t *testing.T) {
-				keyCollationCase(t, db, pair, scenario)
-			})
+		for _, key := range []string{"k", "g, k"} {
+			for _, scenario := range []string{"transient", "seed", "written"} {
+				t.Run(fmt.Sprintf("%s/%s/(%s)/%s", pair.src, pair.alter, key, scenario), func(t *testing.T) {
+					keyCollationCase(t, db, pair, key, scenario)
+				})
+			}
 		}
 	}
 }
 
-func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, scenario string) {
+// keyCollationCase runs one case with the primary key over key: k alone, or a composite (g, k)
+// where g is 1 in every row.
+func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, key, scenario string) {
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS _t_del", "DROP TABLE IF EXISTS t_oracle",
-		"CREATE TABLE t (k VARCHAR(20) CHARACTER SET "+pair.src+" NOT NULL PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB")
+		"CREATE TABLE t (k VARCHAR(20) CHARACTER SET "+pair.src+" NOT NULL, v INT NOT NULL, g INT NOT NULL DEFAULT 1, PRIMARY KEY ("+key+")) ENGINE=InnoDB")
 	conn := serverSession(t, db)
 	insertKeys(t, conn, keyCollationBase, 1)
-	testenv.Exec(t, db, "INSERT INTO t SELECT CONCAT('f', seq), seq FROM seq_1_to_40") // filler: several chunks
+	testenv.Exec(t, db, "INSERT INTO t (k, v) SELECT CONCAT('f', seq), seq FROM seq_1_to_40") // filler: several chunks
 	if scenario == "seed" {
 		insertKeys(t, conn, keyCollationCandidates, 100)
 	}
@@ -112,8 +117,8 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, scenario 
 	chunkWrites := seams{beforeChunk: func(ctx context.Context, n int64) error {
 		switch {
 		case scenario == "transient" && n == 2:
-			return keyCollationWrites(ctx, conn, "UPDATE t SET k = 'A', v = v + 10 WHERE k = 'a'", "INSERT INTO t VALUES ('æ', 30)",
-				"UPDATE t SET k = 'b ', v = v + 10 WHERE k = 'b'", "DELETE FROM t WHERE k = 'z'", "INSERT INTO t VALUES ('ß', 31)")
+			return keyCollationWrites(ctx, conn, "UPDATE t SET k = 'A', v = v + 10 WHERE k = 'a'", "INSERT INTO t (k, v) VALUES ('æ', 30)",
+				"UPDATE t SET k = 'b ', v = v + 10 WHERE k = 'b'", "DELETE FROM t WHERE k = 'z'", "INSERT INTO t (k, v) VALUES ('ß', 31)")
 		case scenario == "transient" && n == 4:
 			return keyCollationWrites(ctx, conn, "UPDATE t SET v = v + 1 WHERE k = 'ae'", "DELETE FROM t WHERE k = 'ae'", "DELETE FROM t WHERE k = 'ss'")
 		}
@@ -128,9 +133,9 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, scenario 
 	case "transient":
 		// After the copy: 'Ü' collides with the copied 'U' until 'U' is deleted, a key moves within
 		// the original's equality, a key is deleted and inserted in another spelling.
-		if err := keyCollationWrites(context.Background(), conn, "INSERT INTO t VALUES ('Ü', 41)",
+		if err := keyCollationWrites(context.Background(), conn, "INSERT INTO t (k, v) VALUES ('Ü', 41)",
 			"DELETE FROM t WHERE k = 'U'", "UPDATE t SET k = 'Y' WHERE k = 'y'",
-			"DELETE FROM t WHERE k = 'x'", "INSERT INTO t VALUES ('X', 50)", "INSERT INTO t VALUES ('z ', 70)"); err != nil {
+			"DELETE FROM t WHERE k = 'x'", "INSERT INTO t (k, v) VALUES ('X', 50)", "INSERT INTO t (k, v) VALUES ('z ', 70)"); err != nil {
 			t.Fatal(err)
 		}
 	case "written":
@@ -200,7 +205,7 @@ func waitPostponedOrEnd(t *testing.T, db *sql.DB, done <-chan error) (bool, erro
 func insertKeys(t *testing.T, conn *sql.Conn, keys []string, v int) {
 	t.Helper()
 	for i, k := range keys {
-		_, err := conn.ExecContext(context.Background(), "INSERT INTO t VALUES (?, ?)", k, v+i)
+		_, err := conn.ExecContext(context.Background(), "INSERT INTO t (k, v) VALUES (?, ?)", k, v+i)
 		if n := loadgen.Errno(err); err != nil && n != 1062 && n != 1366 {
 			t.Fatal(err)
 		}
