@@ -55,7 +55,7 @@ func keyCollationPairs(t *testing.T) []keyCollationPair {
 }
 
 // keyCollationBase are the seed rows of every case: no two equal under any collation tried.
-var keyCollationBase = []string{"a", "b", "ss", "s", "x", "y", "z", "ae", "U"}
+var keyCollationBase = []string{"a", "b", "ss", "s", "x", "y", "z", "ae", "U", "oe"}
 
 // keyCollationCandidates are keys, each distinct from the others under some collation and equal
 // to one of them under another: 'ss' and 'ß' under UCA ai_ci, 'a' and 'A' from a _bin original
@@ -132,10 +132,12 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, key, scen
 	switch scenario {
 	case "transient":
 		// After the copy: 'Ü' collides with the copied 'U' until 'U' is deleted, a key moves within
-		// the original's equality, a key is deleted and inserted in another spelling.
+		// the original's equality, a key is deleted and inserted in another spelling, a key moves
+		// to a spelling the new collation equates with it ('oe' to 'œ').
 		if err := keyCollationWrites(context.Background(), conn, "INSERT INTO t (k, v) VALUES ('Ü', 41)",
 			"DELETE FROM t WHERE k = 'U'", "UPDATE t SET k = 'Y' WHERE k = 'y'",
-			"DELETE FROM t WHERE k = 'x'", "INSERT INTO t (k, v) VALUES ('X', 50)", "INSERT INTO t (k, v) VALUES ('z ', 70)"); err != nil {
+			"DELETE FROM t WHERE k = 'x'", "INSERT INTO t (k, v) VALUES ('X', 50)", "INSERT INTO t (k, v) VALUES ('z ', 70)",
+			"UPDATE t SET k = 'œ', v = v + 100 WHERE k = 'oe'"); err != nil {
 			t.Fatal(err)
 		}
 	case "written":
