@@ -261,3 +261,35 @@ func compareWithServerALTER(t *testing.T, db *sql.DB, schema, alter string) {
 		t.Errorf("rows differ: tool %d/%s, server %d/%s", gr, gs, wr, ws)
 	}
 }
+
+// A --revert of CONVERT TO CHARACTER SET utf8mb4 over a utf8mb3_general_ci key (on MySQL and
+// MariaDB 11.8 the key becomes a UCA collation both ways: addressed by its bytes in the migration
+// and in the revert), with keys written after the cut-over and during the revert that the other
+// collation equates or tells apart: the reverted table has the original's definition and the
+// rows the server's own reverse ALTER makes of the table it replaced, keys byte for byte.
+func TestRevertKeyCollation(t *testing.T) {
+	db := testenv.Database(t, revertDB)
+	testenv.Exec(t, db, "CREATE TABLE t (k VARCHAR(20) NOT NULL PRIMARY KEY, v INT NOT NULL) DEFAULT CHARSET=utf8mb3",
+		"INSERT INTO t VALUES ('a', 1), ('ss', 2), ('oe', 3), ('b', 4), ('x', 5)")
+	testenv.Exec(t, db, "INSERT INTO t SELECT CONCAT('f', seq), seq FROM seq_1_to_30")
+	original := showCreate(t, db, "t")
+	if err := testenv.WaitResult(t, runMigration(t, checkpointConfig(t, "CONVERT TO CHARACTER SET utf8mb4", "")), 60*time.Second); err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	testenv.Exec(t, db, "DELETE FROM t WHERE k = 'ss'", "INSERT INTO t VALUES ('ß', 20)", "UPDATE t SET k = 'A', v = v + 10 WHERE k = 'a'")
+	if err := revertWriting(t, db, checkpointConfig(t, "", "_t_del"), "UPDATE t SET k = 'œ' WHERE k = 'oe'",
+		"UPDATE t SET k = 'b ', v = v + 1 WHERE k = 'b'", "DELETE FROM t WHERE k = 'x'", "INSERT INTO t VALUES ('X', 50)"); err != nil {
+		t.Fatalf("revert: %v", err)
+	}
+	if got := showCreate(t, db, "t"); got != original {
+		t.Errorf("the reverted table's definition:\n%s\nwant the original's:\n%s", got, original)
+	}
+	testenv.Exec(t, db, "CREATE TABLE oracle LIKE _t_rev_del", "INSERT INTO oracle SELECT * FROM _t_rev_del",
+		"ALTER TABLE oracle CONVERT TO CHARACTER SET utf8mb3, ALGORITHM=COPY")
+	cols := []string{"k", "v"}
+	gr, gs := testenv.Checksum(t, db, revertDB, "t", cols, "CAST(k AS BINARY)")
+	wr, ws := testenv.Checksum(t, db, revertDB, "oracle", cols, "CAST(k AS BINARY)")
+	if gr != wr || gs != ws {
+		t.Errorf("rows differ: reverted %d/%s, server %d/%s", gr, gs, wr, ws)
+	}
+}
