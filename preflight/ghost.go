@@ -223,8 +223,8 @@ func DescribeKey(k table.Key) string {
 // tables over the same columns (through the column mapping), with no column prefix, every column
 // NOT NULL and not FLOAT/DOUBLE in both tables. The primary key is preferred, then the original's
 // other unique keys in order; a key whose rows would be addressed by their bytes (its collation
-// changes: ComparedByBytes) only when no other kept key serves. When no key is in both, a unique key of the ghost that extends one
-// of the original's is used (extendedSharedKey).
+// changes: ComparedByBytes) only when no other kept key serves. When no key is in both, a unique
+// key of the ghost that extends one of the original's is used (extendedSharedKey).
 func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, error) {
 	return chooseSharedKeyWith(orig, ghost, pairs, false)
 }
