@@ -126,7 +126,7 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 		}
 		lost = lostMessage(w, missing)
 		if c.proofKey() == "" {
-			lost = c.clashMessage(ctx, conn, ch, lost)
+			lost = c.clashMessage(ctx, conn, ch, w, lost)
 		}
 		if rounds++; rounds >= verifyRounds {
 			return chunkFailure(ch.n, lost)
@@ -262,10 +262,11 @@ func lostMessage(w copyWarnings, missing int64) string {
 
 // clashMessage names a row of chunk ch missing from the ghost when rows are addressed by their
 // key bytes (Config.GhostKeyBytes): the row another row of the original equals under the new
-// collation, the one the server's own ALTER names in its duplicate-key error. The warnings of a
-// chunk copied again list rows already in the ghost too, so they cannot name it. Without a row
-// to name (it went meanwhile), lost is kept.
-func (c *Copier) clashMessage(ctx context.Context, conn *sql.Conn, ch chunk, lost string) string {
+// collation, the one the server's own ALTER names in its duplicate-key error, given here in the
+// server's words with the key as the server named it in w's duplicate. The warnings of a chunk
+// copied again list rows already in the ghost too, so they cannot name it. Without a row to name
+// (it went meanwhile), lost is kept.
+func (c *Copier) clashMessage(ctx context.Context, conn *sql.Conn, ch chunk, w copyWarnings, lost string) string {
 	q, args := c.key.missingKeySQL(ch.lower, ch.inclusive, ch.upper)
 	key, err := c.key.readKey(ctx, conn, q, args...)
 	if err != nil || key == nil {
@@ -275,8 +276,15 @@ func (c *Copier) clashMessage(ctx context.Context, conn *sql.Conn, ch chunk, los
 	for i, v := range key {
 		parts[i] = string(v)
 	}
-	return fmt.Sprintf("duplicate entry '%s' for key '%s': a row of the original equals another under the altered table's collation, so the ALTER would drop it (the server's own ALTER fails too)",
-		strings.Join(parts, "-"), c.cfg.GhostKey.Name)
+	keyName := c.cfg.GhostKey.Name
+	if w.duplicate != nil {
+		if i := strings.LastIndex(w.duplicate.Message, "for key '"); i >= 0 {
+			keyName = strings.TrimSuffix(w.duplicate.Message[i+len("for key '"):], "'")
+		}
+	}
+	dup := dbconn.Warning{Level: "Warning", Code: 1062, Message: fmt.Sprintf("Duplicate entry '%s' for key '%s'", strings.Join(parts, "-"), keyName)}
+	return dbconn.WarningsDetected(1, 1, []dbconn.Warning{dup}) +
+		": the ALTER would drop rows (a row of the original equals another under the altered table's collation; the server's own ALTER fails too)"
 }
 
 func chunkFailure(n int64, msg string) error {

@@ -177,7 +177,7 @@ func (p *Plan) GhostKeyExprs(qualifier string) []string {
 		if pair, ok := p.pairOfGhost(g); ok {
 			out[i] = p.SelectExpr(pair, qualifier)
 		}
-		if gc, ok := p.Ghost.Column(g); ok && isCharacterString(gc) && gc.Collation != "" {
+		if gc := p.ghostColumn(g); gc != nil && isCharacterString(gc) && gc.Collation != "" {
 			out[i] = "CONVERT(" + out[i] + " USING " + gc.Charset + ") COLLATE " + gc.Collation
 		}
 	}
@@ -191,12 +191,11 @@ func (p *Plan) GhostKeyByBytes() []string {
 	var out []string
 	for _, g := range p.GhostKey.Columns {
 		pair, ok := p.pairOfGhost(g)
-		if !ok {
+		if !ok || p.Original == nil {
 			continue
 		}
 		oc, ok := p.Original.Column(pair.Original)
-		gc, ok2 := p.Ghost.Column(g)
-		if ok && ok2 && ComparedByBytes(oc, gc) {
+		if gc := p.ghostColumn(g); ok && gc != nil && ComparedByBytes(oc, gc) {
 			out = append(out, g)
 		}
 	}
@@ -212,10 +211,18 @@ func (p *Plan) GhostKeyBytesMatch(qualifier, ghostAlias string) []string {
 	byBytes := p.GhostKeyByBytes()
 	out := make([]string, len(exprs))
 	for i, g := range p.GhostKey.Columns {
-		gc, ok := p.Ghost.Column(g)
-		if ok && containsColumns(byBytes, []string{g}) {
+		if gc := p.ghostColumn(g); gc != nil && containsColumns(byBytes, []string{g}) {
 			out[i] = table.ColumnBytes(ghostAlias+"."+table.QuoteIdent(g), gc) + " = " + table.KeyBytes(exprs[i], gc)
 		}
 	}
 	return out
+}
+
+// ghostColumn is the ghost's column name, nil when unknown (or no ghost is inspected).
+func (p *Plan) ghostColumn(name string) *table.Column {
+	if p.Ghost == nil {
+		return nil
+	}
+	gc, _ := p.Ghost.Column(name)
+	return gc
 }

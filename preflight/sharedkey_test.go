@@ -108,3 +108,35 @@ func TestKeyColumnConversion(t *testing.T) {
 		})
 	}
 }
+
+// The plan names the key columns addressed by their bytes and gives the copy their conditions: a
+// CHAR/VARCHAR key value compared in the ghost column's collation, and by its bytes where the
+// collation change may equate keys.
+func TestPlanKeyByBytes(t *testing.T) {
+	orig := &table.Table{Schema: "s", Name: "t", Columns: []table.Column{
+		{Name: "g", DataType: "int", ColumnType: "int"},
+		{Name: "k", DataType: "varchar", ColumnType: "varchar(20)", Charset: "utf8mb3", Collation: "utf8mb3_general_ci"},
+	}}
+	ghost := &table.Table{Schema: "s", Name: "_t_gho", Columns: []table.Column{
+		{Name: "g", DataType: "int", ColumnType: "int"},
+		{Name: "k", DataType: "varchar", ColumnType: "varchar(20)", Charset: "utf8mb4", Collation: "utf8mb4_0900_ai_ci"},
+	}}
+	key := table.Key{Name: "PRIMARY", Columns: []string{"g", "k"}}
+	p := &Plan{Original: orig, Ghost: ghost, OriginalKey: key, GhostKey: key,
+		Columns: []ColumnPair{{Original: "g", Ghost: "g"}, {Original: "k", Ghost: "k"}}}
+	if got := p.GhostKeyByBytes(); len(got) != 1 || got[0] != "k" {
+		t.Errorf("GhostKeyByBytes = %v, want [k]", got)
+	}
+	exprs := p.GhostKeyExprs("o")
+	if want := "CONVERT(o.`k` USING utf8mb4) COLLATE utf8mb4_0900_ai_ci"; exprs[1] != want || exprs[0] != "o.`g`" {
+		t.Errorf("GhostKeyExprs = %q, want [o.`g` %s]", exprs, want)
+	}
+	match := p.GhostKeyBytesMatch("o", "g")
+	if want := "CAST(g.`k` AS BINARY) = CAST(CONVERT(" + exprs[1] + " USING utf8mb4) AS BINARY)"; match[0] != "" || match[1] != want {
+		t.Errorf("GhostKeyBytesMatch = %q, want [\"\" %s]", match, want)
+	}
+	ghost.Columns[1].Collation = "utf8mb4_general_ci" // keys stay distinct: nothing by bytes
+	if got := p.GhostKeyByBytes(); len(got) != 0 {
+		t.Errorf("GhostKeyByBytes = %v for utf8mb3_general_ci into utf8mb4_general_ci, want none", got)
+	}
+}
