@@ -515,7 +515,13 @@ func (p *plan) insertSQL(rows [][]any) (string, []any) {
 		b.WriteString(p.rowExpr)
 		args = append(args, r...)
 	}
-	return b.String(), args
+	q, expanded, err := expandJSONArgs(b.String(), args) // jsonwrite.go
+	if err != nil {
+		// newPlan proved every JSON column's expression holds jsonPlaceholder: unreachable. The
+		// driver refuses to bind a jsonValue, so the statement would fail loudly all the same.
+		return b.String(), args
+	}
+	return q, expanded
 }
 
 // keyString is an exact identity for a decoded key (type-tagged, length-prefixed).

@@ -22,6 +22,9 @@
 //   - The original table is never read; values come only from row images, decoded with the
 //     original's column model (signedness, charset, ENUM/SET members) and written over a session
 //     with a binary connection charset, UTC time zone and strict sql_mode (dbconn's writer DSN).
+//   - A MySQL JSON value is written with every scalar type its binary JSON holds (a DECIMAL stays a
+//     DECIMAL: jsonbin.go, jsonwrite.go); a partial JSON update is applied to the before image's
+//     document and written as the whole after image (jsondiff.go, jsonlayout.go).
 //   - Generated columns and columns absent from ColumnMap are never written.
 //   - A column changed between TIMESTAMP and DATETIME/DATE is converted in Config.TimeZone (the
 //     server's global zone), with the same SQL expression as the row copy (table.ZoneExpr).

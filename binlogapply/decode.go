@@ -73,6 +73,9 @@ func newPlan(cfg *Config) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.DataType == "json" && (strings.Count(expr, "?") != 1 || !strings.Contains(expr, jsonPlaceholder)) {
+			return nil, fmt.Errorf("column map: JSON column %s is written as %s, which does not type its value as JSON", c.Name, expr)
+		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
 			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc), bitBytes: table.BindsBitAsBytes(c, gc)}
 		byName[strings.ToLower(c.Name)] = len(p.write)
@@ -206,9 +209,10 @@ func lookupMap(m map[string]string, name string) (string, bool) {
 // is binary, so a character value is tagged with the ORIGINAL column's charset and the server
 // converts it if the ghost column uses another one (as INSERT ... SELECT would). ENUM and SET
 // members come from information_schema, in utf8. A MySQL JSON value (data type "json": MariaDB's
-// JSON is a LONGTEXT) is go-mysql's rendering of the binary JSON, compact ({"k":[1,2]}), where
-// MySQL prints {"k": [1, 2]}: it is typed JSON again, so the server converts a JSON value into the
-// ghost's column as its ALTER does (text with MySQL's spacing, a number, a time...).
+// JSON is a LONGTEXT) is the tool's compact rendering of the binary JSON ({"k":[1,2]}, where MySQL
+// prints {"k": [1, 2]}), or an expression that builds it with the scalars its text does not
+// type (jsonwrite.go): it is typed JSON again, so the server converts a JSON value into the ghost's
+// column as its ALTER does (text with MySQL's spacing, a number, a time...).
 func placeholderExpr(c *table.Column) (string, error) {
 	switch c.DataType {
 	case "enum", "set":
@@ -296,6 +300,12 @@ func decodeValue(c *table.Column, v any) (any, error) {
 			return strings.Clone(x), nil
 		}
 		return bad()
+	case "json":
+		r, err := decodeJSON(v) // jsonrows.go
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		return r, nil
 	case "binary":
 		b, ok := asBytes(v)
 		if !ok {

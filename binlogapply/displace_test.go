@@ -145,6 +145,15 @@ func TestDisplacedGenuineClashReported(t *testing.T) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
 	}
+	// gh-ost's words with the server's own warning, as the server words it for this clash.
+	_, err := f.db.Exec("INSERT INTO " + table.Qualify(testSchema, f.ghost) + " (id, u, w) VALUES (99, 5, 'dup')")
+	var server *sqldriver.MySQLError
+	if !errors.As(err, &server) || server.Number != 1062 {
+		t.Fatalf("a duplicate insert into the ghost gave %v, want error 1062", err)
+	}
+	if want := "warnings detected in statement 1 of 1: [Warning: " + server.Message + " (1062)]: "; !strings.HasPrefix(msg, want) {
+		t.Errorf("error %q does not start with %q", msg, want)
+	}
 	// Nothing dropped: ghost rows plus displaced rows are the original's rows.
 	if n := f.ghostCount(); n+d.Count != 3 {
 		t.Errorf("ghost has %d rows and %d are displaced; the original has 3", n, d.Count)

@@ -81,6 +81,9 @@ type displacedSet struct {
 	repairOne  string // one image (by seq) back into the ghost
 	inGhost    string // does the ghost hold the shared key of image seq?
 	reportSQL  string
+	// keyOfDuplicate is how the server names a ghost key in a duplicate-key error: "k" (MariaDB),
+	// "_t_gho.k" (MySQL).
+	keyOfDuplicate func(key string) string
 }
 
 // movableKey is a unique key of the ghost other than the shared key, over columns the applier
@@ -104,6 +107,12 @@ func newDisplacedSet(cfg *Config, p *plan) *displacedSet {
 		tbl:        table.Qualify(cfg.Schema, displacedTableName),
 		sharedKeys: map[string]bool{},
 		movable:    map[string]*movableKey{},
+		keyOfDuplicate: func(key string) string {
+			if cfg.Flavor.MariaDB {
+				return key
+			}
+			return cfg.Ghost.Name + "." + key
+		},
 	}
 	var cols, gcols []string
 	for _, c := range cfg.Ghost.Columns {
@@ -283,6 +292,10 @@ func (w *writer) displace(ctx context.Context, mk *movableKey, row []any) (int64
 		d.created = true
 	}
 	exec := func(what, q string, args ...any) (int64, error) {
+		q, args, err := expandJSONArgs(q, args) // jsonwrite.go
+		if err != nil {
+			return 0, fmt.Errorf("displace rows clashing on %s: %s: %w", table.QuoteIdent(mk.name), what, err)
+		}
 		res, err := w.tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return 0, fmt.Errorf("displace rows clashing on %s: %s: %w", table.QuoteIdent(mk.name), what, err)

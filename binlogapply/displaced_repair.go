@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -131,6 +132,10 @@ func (d *displacedSet) report(ctx context.Context, tx *sql.Tx) (DisplacedRows, e
 			return DisplacedRows{}, err
 		}
 		k.Sample = entry.String
+		if entry.Valid {
+			k.Warning = &dbconn.Warning{Level: "Warning", Code: 1062,
+				Message: fmt.Sprintf("Duplicate entry '%s' for key '%s'", entry.String, d.keyOfDuplicate(k.Key))}
+		}
 		r.Count += k.Rows
 		r.Keys = append(r.Keys, k)
 		if t := time.Unix(0, since); r.Oldest.IsZero() || t.Before(r.Oldest) {
@@ -162,16 +167,25 @@ type KeyClash struct {
 	Key    string
 	Rows   int
 	Sample string // a clashing value as the server quotes it in a duplicate-key error
+	// Warning is the server's duplicate-key warning for Sample, in the server's words (nil
+	// without a sample).
+	Warning *dbconn.Warning
 }
 
 // Err describes the displaced rows as the reason the ALTER cannot complete; nil when there are
-// none. It quotes a key value, like the server's duplicate-key error.
+// none. It starts with gh-ost's words for --panic-on-warnings and the server's duplicate-key
+// warning ("warnings detected in statement 1 of 1: [Warning: Duplicate entry ...]"), which
+// wrappers grep for, then quotes a key value per key.
 func (d DisplacedRows) Err() error {
 	if d.Count == 0 {
 		return nil
 	}
 	var parts []string
+	var warnings []dbconn.Warning
 	for _, k := range d.Keys {
+		if k.Warning != nil {
+			warnings = append(warnings, *k.Warning)
+		}
 		s := fmt.Sprintf("the ALTER's unique key %s would drop rows: %d %s of the original %s on it",
 			table.QuoteIdent(k.Key), k.Rows, plural(k.Rows, "row", "rows"), plural(k.Rows, "clashes", "clash"))
 		if k.Sample != "" {
@@ -179,7 +193,11 @@ func (d DisplacedRows) Err() error {
 		}
 		parts = append(parts, s)
 	}
-	return errors.New(strings.Join(parts, "; ") + "; the original table is untouched")
+	msg := strings.Join(parts, "; ") + "; the original table is untouched"
+	if len(warnings) > 0 {
+		msg = dbconn.WarningsDetected(1, 1, warnings) + ": " + msg
+	}
+	return errors.New(msg)
 }
 
 func plural(n int, one, many string) string {

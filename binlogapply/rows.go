@@ -30,15 +30,15 @@ type change struct {
 	relax  []string // ghost ENUM columns given their error value: inserted alone (enumzero.go)
 }
 
-// rowsKind classifies a rows event type; false for types we cannot apply faithfully
-// (for example MySQL's PARTIAL_UPDATE_ROWS_EVENT).
+// rowsKind classifies a rows event type; false for types we cannot apply faithfully. MySQL's
+// PARTIAL_UPDATE_ROWS_EVENT is an update whose JSON values may be changes (jsonrows.go).
 func rowsKind(t replication.EventType) (changeKind, bool) {
 	switch t {
 	case replication.WRITE_ROWS_EVENTv0, replication.WRITE_ROWS_EVENTv1, replication.WRITE_ROWS_EVENTv2,
 		replication.MARIADB_WRITE_ROWS_COMPRESSED_EVENT_V1:
 		return chInsert, true
 	case replication.UPDATE_ROWS_EVENTv0, replication.UPDATE_ROWS_EVENTv1, replication.UPDATE_ROWS_EVENTv2,
-		replication.MARIADB_UPDATE_ROWS_COMPRESSED_EVENT_V1:
+		replication.MARIADB_UPDATE_ROWS_COMPRESSED_EVENT_V1, replication.PARTIAL_UPDATE_ROWS_EVENT:
 		return chUpdate, true
 	case replication.DELETE_ROWS_EVENTv0, replication.DELETE_ROWS_EVENTv1, replication.DELETE_ROWS_EVENTv2,
 		replication.MARIADB_DELETE_ROWS_COMPRESSED_EVENT_V1:
@@ -60,8 +60,7 @@ func (r *reader) rows(ctx context.Context, h *replication.EventHeader, e *replic
 	}
 	kind, ok := rowsKind(h.EventType)
 	if !ok {
-		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d: partial JSON updates (binlog_row_value_options=PARTIAL_JSON) "+
-			"cannot be applied faithfully: SET GLOBAL binlog_row_value_options='', keep sessions from setting it, and restart the migration",
+		return fatal{fmt.Errorf("unsupported row event %s for %s.%s at %s:%d: the tool cannot apply it",
 			h.EventType, cfg.Schema, name, r.file, h.LogPos)}
 	}
 	if missing := r.skippedStored(e, name); len(missing) > 0 {
@@ -153,6 +152,9 @@ func (p *plan) makeChange(kind changeKind, img, after []any) (*change, error) {
 		if ch.oldKey, err = p.decodeKey(img); err != nil {
 			return nil, err
 		}
+		if after, err = p.resolvePartial(img, after); err != nil { // jsonrows.go
+			return nil, err
+		}
 		ch.values, ch.size, err = p.decodeWrite(after)
 		ch.relax = p.errorValueColumns(after)
 		if err == nil {
@@ -190,6 +192,8 @@ func (p *plan) decodeWrite(img []any) ([]any, int, error) {
 			size += len(x) * 2
 		case string:
 			size += len(x)
+		case jsonValue:
+			size += x.size
 		}
 		size += 8
 	}

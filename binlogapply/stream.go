@@ -81,9 +81,10 @@ func (a *Applier) read(ctx context.Context, q chan<- item) error {
 	gl := a.log.With().Str("lib", "go-mysql").Logger().Level(max(zerolog.WarnLevel, a.log.GetLevel()))
 	r.slogger = slog.New(zerolog.NewSlogHandler(gl))
 
-	failures := 0
+	failures, ran := 0, false
 	for {
 		progressed, err := r.session(ctx)
+		ran = ran || progressed
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -102,8 +103,14 @@ func (a *Applier) read(ctx context.Context, q chan<- item) error {
 		}
 		failures++
 		if failures > a.cfg.ReconnectAttempts {
-			return fmt.Errorf("binlog stream from %s at %s: giving up after %d attempts: %w",
-				a.cfg.Source.Addr(), r.resume, a.cfg.ReconnectAttempts, err)
+			// A server that streamed and then stopped answering went away (a restart, a stop):
+			// say so rather than leave only the last dial error ("nothing listens on that port").
+			gone := ""
+			if ran {
+				gone = "the server stopped answering after the stream had run (restarting or stopped); "
+			}
+			return fmt.Errorf("binlog stream from %s at %s: %sgiving up after %d attempts (--binlogsyncer-max-reconnect-attempts): %w",
+				a.cfg.Source.Addr(), r.resume, gone, a.cfg.ReconnectAttempts, err)
 		}
 		a.log.Warn().Err(err).Str("resume", r.resume.String()).Int("attempt", failures).
 			Msg("binlog connection lost; reconnecting")
@@ -379,7 +386,11 @@ func (a *Applier) decodeRows(e *replication.RowsEvent, data []byte) error {
 	if name != a.cfg.Original.Name && name != a.cfg.Changelog {
 		return nil
 	}
-	if err := e.DecodeData(pos, data); err != nil {
+	decode := e.DecodeData
+	if name == a.cfg.Original.Name {
+		decode = func(pos int, data []byte) error { return decodeRawJSON(e, pos, data) } // jsonrows.go
+	}
+	if err := decode(pos, data); err != nil {
 		// go-mysql's message may quote the row: keep only what names the problem.
 		return fmt.Errorf("decode rows of %s.%s failed (%d columns in the row image)", a.cfg.Schema, name, e.ColumnCount)
 	}

@@ -15,11 +15,11 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
@@ -193,7 +193,7 @@ func (s *summary) record(tr trial, res trialResult, err error) {
 // log goes to logs only (shown when the trial fails), not to the test's: a hundred trials would
 // bury the report.
 func migrationConfig(t testing.TB, tbl, algo string, logs *testenv.LogBuffer) config.Config {
-	cfg := migratortest.Config(t, trialsDB, tbl, "ADD COLUMN note VARCHAR(16) NULL", nil)
+	cfg := configtest.Config(t, trialsDB, tbl, "ADD COLUMN note VARCHAR(16) NULL", nil)
 	cfg.ChunkSize = 100
 	cfg.CutOverLockTimeout = time.Second
 	cfg.CutOver = algo

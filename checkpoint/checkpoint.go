@@ -88,6 +88,15 @@ var addedColumns = []struct{ name, def string }{
 	{alterColumn, "MEDIUMTEXT CHARACTER SET utf8mb4 NULL"},
 }
 
+// Coords is the record's position as gh-ost's log lines give it: "file:pos[ gtid=set]".
+func (r Record) Coords() string {
+	s := fmt.Sprintf("%s:%d", r.File, r.Pos)
+	if r.GTID != "" {
+		s += " gtid=" + r.GTID
+	}
+	return s
+}
+
 // String is the position and whether a key is recorded; it carries no row data.
 func (r Record) String() string {
 	s := fmt.Sprintf("%s:%d", r.File, r.Pos)

@@ -76,6 +76,7 @@ func (w *Writer) Written() bool { return w.written.Load() }
 
 // Write records the applied position, then how far the copy is complete.
 func (w *Writer) Write(ctx context.Context) error {
+	w.Log.Info().Msgf("starting checkpoint at %s", time.Now().Format(time.RFC3339Nano)) // gh-ost's words
 	pos, events := w.Applied()
 	rec := Record{File: pos.File, Pos: pos.Pos, GTID: pos.GTID, EventsApplied: events, Key: w.From, Alter: w.Alter}
 	if c := w.Copy(); c != nil {
@@ -86,12 +87,8 @@ func (w *Writer) Write(ctx context.Context) error {
 	}
 	w.written.Store(true)
 	// gh-ost's words, which wrappers wait for; no key values (they are row data).
-	coords := fmt.Sprintf("%s:%d", rec.File, rec.Pos)
-	if rec.GTID != "" {
-		coords += " gtid=" + rec.GTID
-	}
 	w.Log.Info().Str("checkpoint", rec.String()).
-		Msgf("checkpoint success at coords=%s rows_copied=%d events_applied=%d iteration=%d", coords, rec.RowsCopied, rec.EventsApplied, w.count.Add(1))
+		Msgf("checkpoint success at coords=%s rows_copied=%d events_applied=%d iteration=%d", rec.Coords(), rec.RowsCopied, rec.EventsApplied, w.count.Add(1))
 	return nil
 }
 
@@ -106,6 +103,8 @@ func (w *Writer) WriteCutOver(ctx context.Context, at Position, swap Swap) error
 	if err := Write(ctx, w.DB, w.Schema, w.Table, rec); err != nil {
 		return fmt.Errorf("cut-over checkpoint: %w", err)
 	}
-	w.Log.Info().Str("checkpoint", rec.String()).Msg("cut-over checkpoint written (for --revert)")
+	// gh-ost's words, which wrappers wait for; the record is what a --revert starts from.
+	w.Log.Info().Str("checkpoint", rec.String()).Str("for", "--revert").
+		Msgf("checkpoint success after cutover at coords=%s", rec.Coords())
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 const helpText = `available commands:
 status                               # Print a detailed status message
 sup                                  # Print a short status message
+view=<width>                         # Print the live progress view, lines cut to width (what --attach draws)
 coordinates                          # Print the currently inspected coordinates
 applier                              # Print the hostname of the applier
 inspector                            # Print the hostname of the inspector
@@ -77,6 +78,13 @@ func (s *Server) command(line string, overTCP bool) string {
 	if !hasArg && strings.HasSuffix(name, "?") { // "chunk-size?" reads, as "chunk-size=?"
 		name, arg = strings.TrimSpace(strings.TrimSuffix(name, "?")), "?"
 	}
+	if name == "view" { // polled by --attach twice a second: neither logged nor a hook's business
+		reply, err := s.run(name, arg)
+		if err != nil {
+			return err.Error() + "\n"
+		}
+		return reply
+	}
 	s.log.Info().Str("command", clip(line)).Msg("interactive command")
 	if overTCP && slices.Contains(socketOnly, name) && arg != "?" {
 		return fmt.Sprintf("%s cannot be changed over TCP (--serve-tcp-port has no authentication): send it to the unix socket %s\n", name, s.cfg.SocketFile)
@@ -105,6 +113,15 @@ func (s *Server) run(name, arg string) (string, error) {
 		return c.Status().Line() + "\n", nil
 	case "status", "info":
 		return s.statusReply(), nil
+	case "view":
+		width, err := strconv.Atoi(arg)
+		if arg == "" || arg == "?" {
+			width, err = 100, nil
+		}
+		if err != nil || width < 1 || width > 1000 {
+			return "", fmt.Errorf("view=%s: give the terminal's width, 1 to 1000", clip(arg))
+		}
+		return strings.Join(c.Status().View(width), "\n") + "\n", nil
 	case "coordinates":
 		if arg != "" && arg != "?" {
 			return "", errors.New("coordinates are read-only")

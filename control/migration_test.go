@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -28,7 +28,7 @@ func migration(t *testing.T, tbl string, rows int, cfg Config) (m *migrator.Migr
 	db := testenv.Database(t, controlDB)
 	testenv.Exec(t, db, fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, v INT NOT NULL)", tbl),
 		fmt.Sprintf("INSERT INTO %s SELECT seq, seq FROM seq_1_to_%d", tbl, rows))
-	mc := migratortest.Config(t, controlDB, tbl, "ADD COLUMN c INT NULL", nil)
+	mc := configtest.Config(t, controlDB, tbl, "ADD COLUMN c INT NULL", nil)
 	m, err := migrator.New(mc)
 	if err != nil {
 		t.Fatal(err)

@@ -154,6 +154,9 @@ func TestCommandReplies(t *testing.T) {
 		{"unpostpone", notPostponing},
 		{"cut-over=other", "User commanded 'unpostpone' on other, but migrated table is t; ignoring request.\n"},
 		{"panic=other", "User commanded 'panic' on other, but migrated table is t; ignoring request.\n"},
+		{"view=0", "view=0: give the terminal's width, 1 to 1000\n"},
+		{"view=wide", "view=wide: give the terminal's width, 1 to 1000\n"},
+		{"view=12", strings.Join(f.Status().View(12), "\n") + "\n"},
 	} {
 		if got := ask(c.line); got != c.want {
 			t.Errorf("%q: reply %q, want %q", c.line, got, c.want)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/rs/zerolog"
 )
 
@@ -73,7 +74,7 @@ func runAttempts(ctx context.Context, algo algorithm, cfg Config, s Sentinel) er
 		began := time.Now()
 		err := a.runAndRecover(ctx)
 		if cfg.AfterAttempt != nil {
-			cfg.AfterAttempt(n, time.Since(began), err)
+			cfg.AfterAttempt(AttemptOutcome{Attempt: n, Took: time.Since(began), Locked: a.lockHeld(), Err: err})
 		}
 		if err == nil {
 			return nil
@@ -229,4 +230,23 @@ func (a *attempt) closeSessions(ctx context.Context) {
 	if a.obs != nil && a.obs.conn != nil {
 		_ = a.obs.conn.Close()
 	}
+}
+
+// logLockAndRename logs gh-ost's line for how long the original's writes were blocked: from the
+// lock to renamed, the moment the swap completed (wrappers and runbooks watch it).
+func (a *attempt) logLockAndRename(renamed time.Time) {
+	a.log.Info().Msgf("Lock & rename duration: %s. During mgtr time, queries on %s were blocked",
+		renamed.Sub(a.lockedAt), table.QuoteIdent(a.cfg.Tables.Original))
+}
+
+// lockHeld is how long the attempt held the original locked: up to its unlock, or up to now when
+// it never unlocked itself (its session was killed or closed); 0 when it never locked.
+func (a *attempt) lockHeld() time.Duration {
+	switch {
+	case a.lockedAt.IsZero():
+		return 0
+	case a.unlockedAt.After(a.lockedAt):
+		return a.unlockedAt.Sub(a.lockedAt)
+	}
+	return time.Since(a.lockedAt)
 }

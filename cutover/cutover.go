@@ -102,9 +102,16 @@ type Config struct {
 	// it fails the run stops (ErrUnsafe), the original left in place.
 	UnderLock     func(ctx context.Context) error
 	UndoUnderLock func(ctx context.Context) error
-	// AfterAttempt, when set, hears how each attempt ended (err nil: the swap is done) and how long
-	// it took, the backoff before it excluded: for metrics and logs.
-	AfterAttempt func(attempt int, took time.Duration, err error)
+	// AfterAttempt, when set, hears how each attempt ended: for metrics, logs and receipts.
+	AfterAttempt func(AttemptOutcome)
+}
+
+// AttemptOutcome is how one cut-over attempt ended.
+type AttemptOutcome struct {
+	Attempt int           // from 1
+	Took    time.Duration // the attempt, the backoff before it excluded
+	Locked  time.Duration // how long it held the original locked (0: it never locked it)
+	Err     error         // nil: the swap is done
 }
 
 // ErrUnsafe is returned (wrapped) when a safety check refuses to cut over: retrying would not help.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 )
 
 // A failing BeforeAttempt fails its attempt before anything is locked; the next attempt runs and
@@ -35,17 +34,21 @@ func TestBeforeAttemptGateFailsThatAttempt(t *testing.T) {
 		return nil
 	}
 	var firstErr error
-	cfg.AfterAttempt = func(attempt int, took time.Duration, err error) {
+	cfg.AfterAttempt = func(o AttemptOutcome) {
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
-			outcomes = append(outcomes, -attempt)
-			firstErr = err
+		if o.Err != nil {
+			outcomes = append(outcomes, -o.Attempt)
+			firstErr = o.Err
 		} else {
-			outcomes = append(outcomes, attempt)
+			outcomes = append(outcomes, o.Attempt)
 		}
-		if took <= 0 {
-			t.Errorf("attempt %d took %s", attempt, took)
+		if o.Took <= 0 {
+			t.Errorf("attempt %d took %s", o.Attempt, o.Took)
+		}
+		// A refused attempt locks nothing; the one that swaps held the lock for part of its time.
+		if locked := o.Err == nil; (o.Locked > 0) != locked || o.Locked > o.Took {
+			t.Errorf("attempt %d (err %v) held the lock %s of %s", o.Attempt, o.Err, o.Locked, o.Took)
 		}
 	}
 	if err := ThreeStep(context.Background(), cfg, f.noop()); err != nil {

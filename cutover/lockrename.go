@@ -102,6 +102,7 @@ func (a *attempt) runLockRename(ctx context.Context) error {
 	if err := a.verifySwapped(ctx); err != nil {
 		return err
 	}
+	a.logLockAndRename(a.unlockedAt)
 	a.log.Info().Str("locked", logfmt.Duration(a.unlockedAt.Sub(a.lockedAt))).
 		Msgf("cut-over complete (lock-rename): %s is the former ghost, the original is %s", t.Original, t.Old)
 	return nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -29,7 +28,7 @@ func TestRenameThatCanNeverSucceedIsNotRetried(t *testing.T) {
 				"CREATE TABLE other_never (id BIGINT PRIMARY KEY, pid BIGINT, CONSTRAINT "+old+"_ibfk_1 FOREIGN KEY (pid) REFERENCES p_never (id))")
 			cfg := f.config(60, nil)
 			attempts := 0
-			cfg.AfterAttempt = func(int, time.Duration, error) { attempts++ }
+			cfg.AfterAttempt = func(AttemptOutcome) { attempts++ }
 			err := Run(t.Context(), name, cfg, f.noop())
 			if !errors.Is(err, ErrNeverSucceeds) || attempts != 1 {
 				t.Fatalf("after %d attempt(s): %v; want one attempt and ErrNeverSucceeds", attempts, err)

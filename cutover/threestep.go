@@ -70,6 +70,7 @@ func (a *attempt) runThreeStep(ctx context.Context) error {
 	if err := a.verifySwapped(ctx); err != nil {
 		return err
 	}
+	a.logLockAndRename(swapped)
 	a.log.Info().Str("locked", logfmt.Duration(a.unlockedAt.Sub(a.lockedAt))).Str("renames_after_unlock", logfmt.Duration(swapped.Sub(a.unlockedAt))).
 		Msgf("cut-over complete: %s is the former ghost, the original is %s", t.Original, t.Old)
 	return nil

@@ -62,6 +62,7 @@ func (a *attempt) runTwoStep(ctx context.Context) error {
 	if err := a.verifySwapped(ctx); err != nil {
 		return err
 	}
+	a.logLockAndRename(in)
 	a.log.Info().Str("locked", logfmt.Duration(away.Sub(a.lockedAt))).Str("outage", logfmt.Duration(in.Sub(away))).
 		Msgf("cut-over complete (two-step): %s is the former ghost, the original is %s; %s was missing for the outage", t.Original, t.Old, t.Original)
 	return nil

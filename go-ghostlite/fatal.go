@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/rs/zerolog"
 )
 
@@ -40,7 +43,7 @@ func logFormatOf(args []string) string {
 // w is stderr: a failed write has nowhere to be reported, the exit code still tells.
 func fatalReporter(w io.Writer, format string) func(err error, stack bool, code int) int {
 	return func(err error, stack bool, code int) int {
-		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
+		msg := fatalText(err)
 		var chain []string
 		if stack {
 			chain = errorChain(err, "")
@@ -59,6 +62,27 @@ func fatalReporter(w io.Writer, format string) func(err error, stack bool, code 
 			_, _ = fmt.Fprintf(w, "  %s\n", l)
 		}
 		return code
+	}
+}
+
+// fatalText is the FATAL line's message: err's text on one line, and when a server error caused
+// it, the server's own text first, as gh-ost prints it ("Error 1067 (42000): Invalid default value
+// for 'dt'"), so that a wrapper's grep "FATAL Error 1067" matches; the tool's context follows in
+// parentheses.
+func fatalText(err error) string {
+	msg := dbconn.OneLine(err).Error()
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return msg
+	}
+	server := dbconn.OneLine(me).Error()
+	switch {
+	case msg == server:
+		return msg
+	case strings.HasSuffix(msg, ": "+server):
+		return server + " (" + strings.TrimSuffix(msg, ": "+server) + ")"
+	default:
+		return server + " (" + msg + ")"
 	}
 }
 

@@ -26,6 +26,7 @@ const (
 	actionHelp                    // --help was given: the help text is printed, nothing else happens
 	actionVersion                 // --version was given: the version is printed, nothing else happens
 	actionCheckFlag               // --check-flag was given and every flag exists: nothing else happens
+	actionAttach                  // --attach was given: draw a running migration's live view (attach.go)
 )
 
 // invocation is the result of reading the command line.
@@ -38,11 +39,15 @@ type invocation struct {
 	Metrics metricsFlags // the metrics endpoint's settings (observers.go)
 	// Control configures the interactive commands' server (flags_control.go).
 	Control control.Config
-	// Progress draws a progress line at the bottom of a terminal (progress.go); nil when stderr is
-	// not one, or the log is JSON.
-	Progress *progressLine
+	// Progress draws the live view at the bottom of a terminal (progress.go); nil when stderr is
+	// not one, the log is JSON, or --progress=false.
+	Progress *liveView
 	// CutOverSeams is the test seam testPauseEnv asks for (zero otherwise), for the Migrator.
 	CutOverSeams cutover.TestSeams
+	// Receipt is --receipt's file ("" without it; receipt.go).
+	Receipt string
+	// Attach is --attach's socket (actionAttach).
+	Attach string
 }
 
 // flagValues holds the flags whose value is not a config.Config field (the table's own).
@@ -65,6 +70,9 @@ type flagValues struct {
 	metrics                metricsFlags  // observers.go
 	control                controlFlags  // flags_control.go
 	security               securityFlags // flags_security.go
+	receipt                string        // --receipt (receipt.go)
+	progress               bool          // --progress (progress.go)
+	attach                 string        // --attach (attach.go)
 }
 
 // parseArgs reads the command line (without the program name) into a config.Config.
@@ -92,6 +100,8 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	case v.version:
 		_, _ = fmt.Fprintf(stdout, "go-ghostlite %s\n", versionText())
 		return invocation{Action: actionVersion}, nil
+	case v.attach != "":
+		return invocation{Action: actionAttach, Attach: v.attach}, nil
 	}
 	if fs.NArg() > 0 {
 		return invocation{}, fmt.Errorf("unexpected argument %q: quote values that contain spaces, e.g. --alter=\"ADD COLUMN c INT\"", fs.Arg(0))
@@ -109,7 +119,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	cfg.Logger = logger
 	warnIgnoredFlags(fs, cfg.Logger) // flags_compat.go
 	return invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
-		Control: v.control.controlConfig(cfg), Progress: progress, CutOverSeams: v.pauseSeams(stderr)}, nil
+		Control: v.control.controlConfig(cfg), Progress: progress, CutOverSeams: v.pauseSeams(stderr), Receipt: v.receipt}, nil
 }
 
 // applyBasics reads --conf and the credentials and TLS settings, then checks every flag's
@@ -143,8 +153,9 @@ func applyChunkDefaults(fs *pflag.FlagSet, cfg *config.Config) {
 }
 
 // output builds the logger that --log-format, --verbose, --debug and --quiet ask for, writing to
-// stderr, above the progress line when stderr is a terminal (progress is nil otherwise).
-func (v *flagValues) output(stderr io.Writer) (zerolog.Logger, *progressLine, error) {
+// stderr, above the live view when stderr is a terminal and --progress is on (progress is nil
+// otherwise).
+func (v *flagValues) output(stderr io.Writer) (zerolog.Logger, *liveView, error) {
 	level := zerolog.InfoLevel
 	switch {
 	case v.quiet && (v.verbose || v.debug):
@@ -154,7 +165,7 @@ func (v *flagValues) output(stderr io.Writer) (zerolog.Logger, *progressLine, er
 	case v.debug:
 		level = zerolog.DebugLevel
 	}
-	progress := newProgressLine(stderr, v.logFormat)
+	progress := newLiveView(stderr, v.logFormat, v.progress)
 	var out io.Writer = stderr
 	if progress != nil {
 		out = progress
@@ -184,7 +195,7 @@ func newLogger(w io.Writer, format string, level zerolog.Level) (zerolog.Logger,
 
 // isTerminal reports whether w is a character device (a terminal): only then is colour used.
 func isTerminal(w io.Writer) bool {
-	if p, ok := w.(*progressLine); ok {
+	if p, ok := w.(*liveView); ok {
 		w = p.out
 	}
 	f, ok := w.(*os.File)

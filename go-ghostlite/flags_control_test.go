@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/status"
@@ -61,33 +62,53 @@ func TestStatusFieldsOnlyInJSON(t *testing.T) {
 	}
 }
 
-// On a terminal the progress line stays at the bottom: a log line clears it, is written, and the
-// line is drawn again.
-func TestProgressLine(t *testing.T) {
+// On a terminal the live view stays at the bottom: a log line erases the block (up over its rows),
+// is written, and the block is drawn again; a block drawn for a wider terminal is erased by the
+// rows it wraps onto once the terminal narrowed, and drawn cut to the new width.
+func TestLiveView(t *testing.T) {
 	var out bytes.Buffer
-	p := &progressLine{out: &out}
-	if _, err := p.Write([]byte("first log line\n")); err != nil {
+	width := 20
+	v := &liveView{out: &out, width: func() int { return width }}
+	if _, err := v.Write([]byte("first log line\n")); err != nil {
 		t.Fatal(err)
 	}
-	p.set("copy [###] 15%")
-	if _, err := p.Write([]byte("second log line\n")); err != nil {
+	block := func(int) []string { return []string{"copy [###] 15%", "applier 3 events"} }
+	v.set(block)
+	if _, err := v.Write([]byte("second log line\n")); err != nil {
 		t.Fatal(err)
 	}
-	p.set("")
-	want := "first log line\n" + clearLine + "copy [###] 15%" + clearLine + "second log line\ncopy [###] 15%" + clearLine
+	width = 10 // each line now wraps onto two rows
+	v.set(func(int) []string { return []string{"copy [####] 20%", "applier 4 events"} })
+	v.set(func(int) []string { return nil })
+	erase2 := clearLine + rowUp + clearLine
+	erase4 := clearLine + strings.Repeat(rowUp+clearLine, 3)
+	want := "first log line\n" + "copy [###] 15%\napplier 3 events" + erase2 + "second log line\ncopy [###] 15%\napplier 3 events" +
+		erase4 + "copy [###\napplier 4" + clearLine + rowUp + clearLine
 	if out.String() != want {
 		t.Errorf("terminal got %q\nwant %q", out.String(), want)
 	}
-	if newProgressLine(&out, "console") != nil {
-		t.Error("a progress line on a buffer (not a terminal)")
+	if newLiveView(&out, "console", true) != nil {
+		t.Error("a live view on a buffer (not a terminal)")
 	}
 
 	st := status.Status{Phase: status.PhaseCopy, RowsCopied: 9040, RowsEstimate: 20000, CopyRate: 1000,
-		EventsApplied: 34, CopyElapsed: 9 * time.Second}
-	if got, want := progressText(st), "copy [#########...........] 45.2% 9040/20000 rows; ETA 11s; migrating; applied 34, backlog 0"; got != want {
-		t.Errorf("progressText:\n got %q\nwant %q", got, want)
+		EventsApplied: 34, CopyElapsed: 9 * time.Second, BacklogLimit: 200, Lag: -1, HeartbeatLag: 20 * time.Millisecond}
+	got := liveBlock(st, 101)
+	want2 := []string{
+		"copy      [#############.................]  45.2%  9040/20000 rows  1000 rows/s  ETA 11s  (0s)",
+		"applier   34 events applied, backlog 0/200, lag n/a, heartbeat 0.02s",
+		"throttle  none",
+		"cut-over  after the copy",
 	}
-	if got := progressText(status.Status{Phase: status.PhasePrepare}); got != "" {
-		t.Errorf("progressText in preparation: %q", got)
+	if !slices.Equal(got, want2) {
+		t.Errorf("live block:\n got %q\nwant %q", got, want2)
+	}
+	for _, l := range liveBlock(st, 30) {
+		if utf8.RuneCountInString(l) > 29 {
+			t.Errorf("a line longer than a 30-column terminal leaves: %q", l)
+		}
+	}
+	if got := liveBlock(status.Status{Phase: status.PhaseNone}, 80); got != nil {
+		t.Errorf("live block before the run: %q", got)
 	}
 }

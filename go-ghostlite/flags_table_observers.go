@@ -56,6 +56,12 @@ var hooksTopic = flagTopic{"Hooks", []flagSpec{
 }}
 
 var outputTopic = flagTopic{"Output and metrics", []flagSpec{
+	{name: "progress", own: func(v *flagValues) any { return &v.progress }, def: "true",
+		help: "on a terminal (and with --log-format=console), draw a live view of the run below the log: progress bar, rows, rate, ETA, phase, backlog, lag, throttle, cut-over (see doc/understanding-output.md); never when stderr is piped",
+	},
+	{name: "attach", own: func(v *flagValues) any { return &v.attach },
+		help: "draw the live view of the migration that serves this unix socket (its --serve-socket-file) in this terminal until it ends, then exit; nothing else runs",
+	},
 	{name: "log-format", own: func(v *flagValues) any { return &v.logFormat }, def: "console",
 		help: "log format on stderr: console or json",
 	},
@@ -74,6 +80,9 @@ var outputTopic = flagTopic{"Output and metrics", []flagSpec{
 	{name: "stack", own: func(v *flagValues) any { return &v.stack },
 		ghost: ghostSame,
 		help:  "on failure, also print the chain of wrapped errors",
+	},
+	{name: "receipt", own: func(v *flagValues) any { return &v.receipt }, check: func(t flagTargets) error { return checkReceiptPath(t.v.receipt) },
+		help: "when the run ends (success or failure), write to this file one JSON document of what it did and proved: plan, phase times, rows, checksum, cut-over attempts, exit (see doc/receipt.md); empty: none",
 	},
 	{name: "metrics-addr", own: func(v *flagValues) any { return &v.metrics.addr },
 		help: "serve Prometheus metrics on http://ADDR/metrics while the migration runs, e.g. 127.0.0.1:9100 (see doc/metrics.md); empty: off",

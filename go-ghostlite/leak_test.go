@@ -56,7 +56,7 @@ func TestPasswordNeverLeaks(t *testing.T) {
 	cmd := exec.Command(bin, "--host="+c.Host, fmt.Sprintf("--port=%d", c.Port), "--user=gl_leak", "--password", leakCanary,
 		"--database=gl_leak", "--table=t", "--alter=ADD COLUMN c INT NULL", "--allow-on-master", "--execute", "--debug",
 		fmt.Sprintf("--replica-server-id=%d", testenv.NextServerID()), "--serve-socket-file="+sock, "--postpone-cut-over-flag-file="+postpone,
-		"--hooks-path="+hooksDir, "--hooks-status-interval=1", "--metrics-addr="+metricsAddr)
+		"--hooks-path="+hooksDir, "--hooks-status-interval=1", "--metrics-addr="+metricsAddr, "--receipt="+filepath.Join(dir, "receipt.json"))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -97,11 +97,19 @@ func TestPasswordNeverLeaks(t *testing.T) {
 	} else {
 		t.Fatalf("the hooks did not run: %v", err)
 	}
-	// A failing run's error message, at --debug too: connecting to a table that does not exist.
+	// A failing run's error message and receipt, at --debug too: a table that does not exist.
 	fail := exec.Command(bin, "--host="+c.Host, fmt.Sprintf("--port=%d", c.Port), "--user=gl_leak", "--password="+leakCanary,
-		"--database=gl_leak", "--table=missing", "--alter=ADD COLUMN c INT NULL", "--allow-on-master", "--debug", "--stack")
+		"--database=gl_leak", "--table=missing", "--alter=ADD COLUMN c INT NULL", "--allow-on-master", "--debug", "--stack",
+		"--receipt="+filepath.Join(dir, "failed-receipt.json"))
 	out, _ := fail.CombinedOutput()
 	outputs = append(outputs, "failed run: "+string(out))
+	for _, name := range []string{"receipt.json", "failed-receipt.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Contains(b, []byte(`"command_line"`)) {
+			t.Fatalf("no receipt %s: %v", name, err)
+		}
+		outputs = append(outputs, name+": "+string(b))
+	}
 
 	for _, o := range outputs {
 		if strings.Contains(o, leakCanary) {

@@ -10,7 +10,8 @@
 //     --check-flag when a flag given does not exist), 2 bad usage (a flag that cannot be parsed,
 //     or an error wrapping config.ErrUsage from migrator.New);
 //   - the error that ends the run is the last line on stderr, one line: "FATAL <message>" (gh-ost's
-//     level word), or with --log-format=json a JSON line of level "fatal" with that message;
+//     level word; a server error's own text first, as gh-ost's, the tool's context after it), or
+//     with --log-format=json a JSON line of level "fatal" with that message;
 //     --stack adds detail;
 //   - with --log-format=json every line the tool writes on stdout and stderr is JSON, from the
 //     start (errors in the command line included) to the exit; --help and --version excepted;
@@ -60,29 +61,46 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(err, false, exitUsage)
 	}
+	if inv.Action == actionAttach {
+		if err := attach(inv.Attach, stdout, 500*time.Millisecond); err != nil {
+			return report(err, false, exitFailure)
+		}
+		return exitOK
+	}
 	if inv.Action != actionRun {
 		return exitOK
 	}
 	routeLibraryLogs(inv.Config.Logger)
+	rec := newReceipt(inv, args) // receipt.go: nil without --receipt
 	m, err := migrator.New(inv.Config)
+	end := func(code int, err error) int {
+		writeReceipt(rec, inv, m, code, err)
+		if err != nil {
+			return report(err, inv.Stack, code)
+		}
+		return code
+	}
 	if err != nil {
 		if errors.Is(err, config.ErrUsage) {
-			return report(fmt.Errorf("%w (see go-ghostlite --help)", err), inv.Stack, exitUsage)
+			return end(exitUsage, fmt.Errorf("%w (see go-ghostlite --help)", err))
 		}
-		return report(err, inv.Stack, exitFailure)
+		return end(exitFailure, err)
 	}
 	m.SetCutOverSeams(inv.CutOverSeams)
+	if rec != nil {
+		m.Observe(rec)
+	}
 	obs, err := attachObservers(inv, m)
 	if err != nil {
-		return report(err, inv.Stack, exitFailure)
+		return end(exitFailure, err)
 	}
 	defer obs.close()
 	ctx, stop := signalContext(context.Background(), inv.Config.Logger, os.Exit)
 	defer stop()
 	if err := runObserved(ctx, inv, m, obs); err != nil {
-		return report(err, inv.Stack, exitFailure)
+		return end(exitFailure, err)
 	}
-	return exitOK
+	return end(exitOK, nil)
 }
 
 // runObserved runs the migration with its observers around it: the interactive commands' server

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -43,6 +44,8 @@ func TestRunExitCodes(t *testing.T) {
 			"FATAL usage: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one (see go-ghostlite --help)\n", ""},
 		{"out of range", append(slices.Clone(required), "--chunk-size=5"), 2,
 			"FATAL usage: --chunk-size must be between 10 and 100000 (got 5) (see go-ghostlite --help)\n", ""},
+		{"receipt directory", append(slices.Clone(required), "--receipt=/nonexistent/r.json"), 2,
+			"FATAL --receipt=/nonexistent/r.json: directory /nonexistent does not exist; create it or name a file in an existing directory\n", ""},
 		{"cut-over", append(slices.Clone(required), "--cut-over=four-step"), 2,
 			"FATAL usage: --cut-over=\"four-step\" is not supported; use three-step, atomic, two-step or lock-rename (see go-ghostlite --help)\n", ""},
 	}
@@ -90,6 +93,34 @@ func TestReport(t *testing.T) {
 	}
 	if line.Level != "fatal" || line.Message != "inspect table: connection refused by peer second" || len(line.Chain) != 4 {
 		t.Errorf("JSON fatal line %+v", line)
+	}
+}
+
+// A failure a server error caused prints the server's own text first, as gh-ost's FATAL line
+// does ("FATAL Error 1067 (42000): ..."), the tool's context after it; in both formats.
+func TestReportServerErrorFirst(t *testing.T) {
+	server := &mysql.MySQLError{Number: 1067, SQLState: [5]byte{'4', '2', '0', '0', '0'}, Message: "Invalid default value for 'dt'"}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("create the ghost table `test`.`_t_gho`: %w", server),
+			"Error 1067 (42000): Invalid default value for 'dt' (create the ghost table `test`.`_t_gho`)"},
+		{fmt.Errorf("refused: %w; fix the default", server),
+			"Error 1067 (42000): Invalid default value for 'dt' (refused: Error 1067 (42000): Invalid default value for 'dt'; fix the default)"},
+		{server, "Error 1067 (42000): Invalid default value for 'dt'"},
+	} {
+		var w bytes.Buffer
+		fatalReporter(&w, "console")(c.err, false, 1)
+		if got := w.String(); got != "FATAL "+c.want+"\n" {
+			t.Errorf("console: got %q, want %q", got, "FATAL "+c.want+"\n")
+		}
+		w.Reset()
+		fatalReporter(&w, "json")(c.err, false, 1)
+		var line struct{ Level, Message string }
+		if err := json.Unmarshal(w.Bytes(), &line); err != nil || line.Level != "fatal" || line.Message != c.want {
+			t.Errorf("json: got %s (%v), want message %q", w.String(), err, c.want)
+		}
 	}
 }
 

@@ -24,21 +24,27 @@ import (
 // passwordArgs maps each secret flag to the variable that carries it across the re-exec.
 var passwordArgs = map[string]string{"password": passwordEnv, "master-password": masterPasswordEnv}
 
-// splitPasswordArgs returns args without the secret flags ("--password=x", "--password x", and the
-// same with one dash),
-// and the environment entries that carry their values. Arguments after "--" are left alone.
+// secretArg tells whether argument a is a secret flag ("--password=x", "--password", and the same
+// with gh-ost's one dash): the variable that carries its value across the re-exec, and its value
+// when a holds it (hasValue; otherwise the value is the next argument).
+func secretArg(a string) (variable, value string, hasValue, secret bool) {
+	flag, dashed := strings.CutPrefix(a, "-")
+	flag = strings.TrimPrefix(flag, "-")
+	name, value, hasValue := strings.Cut(flag, "=")
+	variable, secret = passwordArgs[name]
+	return variable, value, hasValue, dashed && secret
+}
+
+// splitPasswordArgs returns args without the secret flags, and the environment entries that carry
+// their values. Arguments after "--" are left alone.
 func splitPasswordArgs(args []string) (kept, env []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			return append(kept, args[i:]...), env
 		}
-		// gh-ost's one-dash spelling (-password=x, -password x) is a flag too.
-		flag, dashed := strings.CutPrefix(a, "-")
-		flag = strings.TrimPrefix(flag, "-")
-		name, value, hasValue := strings.Cut(flag, "=")
-		variable, secret := passwordArgs[name]
-		if !dashed || !secret {
+		variable, value, hasValue, secret := secretArg(a)
+		if !secret {
 			kept = append(kept, a)
 			continue
 		}
@@ -49,6 +55,28 @@ func splitPasswordArgs(args []string) (kept, env []string) {
 		env = append(env, variable+"="+value)
 	}
 	return kept, env
+}
+
+// maskPasswordArgs is args with the value of every secret flag as "***", in place. Arguments after
+// "--" are left alone.
+func maskPasswordArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		if out[i] == "--" {
+			break
+		}
+		_, _, hasValue, secret := secretArg(out[i])
+		switch {
+		case !secret:
+		case hasValue:
+			name, _, _ := strings.Cut(out[i], "=")
+			out[i] = name + "=***"
+		case i+1 < len(out):
+			i++
+			out[i] = "***"
+		}
+	}
+	return out
 }
 
 // hidePasswordArgs re-executes the program without its secret arguments when it has some. It

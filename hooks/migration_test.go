@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 )
 
@@ -42,7 +42,7 @@ func migration(t *testing.T, r *recorder, cfg config.Config, logs *testenv.LogBu
 // baseConfig is the live migration of database.t these tests run (its logger is migration's).
 func baseConfig(t *testing.T, database string) config.Config {
 	t.Helper()
-	cfg := migratortest.Config(t, database, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, database, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ExactRowcount, cfg.ChunkSize = true, 100
 	cfg.FlagFileInterval = 10 * time.Millisecond
 	return cfg

@@ -118,6 +118,8 @@ type runner struct {
 	// noSeqViews: the case names no seq_A_to_B table, so none is made on MySQL (testenv.SeqTables
 	// makes about fifteen views per case there; the matrix runs hundreds of cases).
 	noSeqViews bool
+	// fullRunLog is the standard error of the last runFull.
+	fullRunLog string
 }
 
 func (r *runner) run() {
@@ -358,6 +360,7 @@ func (r *runner) runFull() {
 	if bad := p.notJSON(); len(bad) > 0 {
 		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
 	}
+	r.fullRunLog = p.stderr.String()
 	if strings.Contains(p.stderr.String(), "checksum: chunk differs") {
 		t.Errorf("the checksum before the cut-over found a chunk that differs (a false mismatch, or a copy gone wrong)\n%s", p.output())
 	}

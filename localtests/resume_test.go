@@ -102,6 +102,9 @@ func TestKillAndResume(t *testing.T) {
 			}
 			r.c.Flags = append(slices.Clone(c.Flags), "--checkpoint", resumeCheckpoint, "--resume")
 			r.runFull()
+			if !strings.Contains(r.fullRunLog, `"message":"Resuming from checkpoint coords=`) { // gh-ost's words
+				t.Error("the resumed run did not log gh-ost's \"Resuming from checkpoint coords=...\" line")
+			}
 			// The checkpoint table stays, with the cut-over's checkpoint, for a --revert (doc/revert.md).
 			if rec, err := checkpoint.Last(context.Background(), r.admin, r.schema, "_gl_test_ghk"); err != nil || !rec.CutOver {
 				t.Errorf("after the migration _gl_test_ghk holds %+v (%v), want the cut-over checkpoint", rec, err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/internal/testenv/migratortest"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
@@ -72,7 +72,7 @@ func sample(t *testing.T, s map[string]float64, key string) float64 {
 func TestScrapeDuringAMigration(t *testing.T) {
 	db := testenv.Database(t, metricsDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
-	cfg := migratortest.Config(t, metricsDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, metricsDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ExactRowcount, cfg.FlagFileInterval = true, 10*time.Millisecond
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	m, err := migrator.New(cfg)

@@ -11,7 +11,7 @@ import (
 )
 
 // The run's use of its changelog table (the changelog package owns the table and its rows): the
-// run creates it (prepareHelpers), records each phase in its state row, beats its heartbeat, and
+// run creates it (the kind's helpers: createChangelog, kind.go), records each phase in its state row, beats its heartbeat, and
 // a --revert records its cut-over's names in it. The sentinel goes through it too (sentinel.go).
 
 // changelogOf is the run's changelog table.
@@ -21,6 +21,7 @@ func changelogOf(p *preflight.Plan) changelog.Table {
 
 // writeState records the migration's state in the changelog (best effort: it is informative).
 func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
+	m.log.Info().Str("state", state).Msgf("Writing changelog state: %s", state) // gh-ost's words
 	if err := changelogOf(s.plan).WriteState(ctx, s.primary, state); err != nil {
 		m.log.Warn().Err(err).Str("state", state).Msg("could not record state in the changelog")
 	}

@@ -112,8 +112,9 @@ func (m *Migrator) checkResume(ctx context.Context, s *session) (*checkpoint.Rec
 		return nil, err
 	}
 	s.own(ctx, s.plan.GhostTable, s.plan.GhostTable)
-	m.log.Info().Str("checkpoint", rec.String()).Int64("rows_copied", rec.RowsCopied).Str("written", rec.At.Format(time.RFC3339)).
-		Msg("resuming from the last checkpoint")
+	// gh-ost's words, which wrappers wait for; no key values (they are row data).
+	m.log.Info().Str("checkpoint", rec.String()).Str("written", rec.At.Format(time.RFC3339)).
+		Msgf("Resuming from checkpoint coords=%s rows_copied=%d events_applied=%d", rec.Coords(), rec.RowsCopied, rec.EventsApplied)
 	return rec, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
 // checksumCatchUpTimeout bounds the wait for the applier while the checksum holds the original's
@@ -47,6 +48,7 @@ func (r *run) checksum(ctx context.Context) error {
 	if errors.Is(err, checksum.ErrKeyChanges) {
 		m.log.Warn().Err(err).Msg("checksum skipped: the ghost cannot be read in the original's key ranges")
 		r.unchecked = []string{"every column: " + err.Error()}
+		m.emit(observe.EventChecksum, observe.Event{Checksum: &observe.ChecksumOutcome{Skipped: r.unchecked}})
 		return nil
 	}
 	if err != nil {
@@ -54,6 +56,8 @@ func (r *run) checksum(ctx context.Context) error {
 	}
 	res, err := cs.Run(ctx)
 	r.unchecked = res.Skipped
+	m.emit(observe.EventChecksum, observe.Event{Err: err, Checksum: &observe.ChecksumOutcome{Ranges: res.Ranges, Rows: res.Rows,
+		Repaired: res.Repaired, Skipped: res.Skipped, LockHeld: res.LockHeld, Took: res.Took}})
 	if err != nil {
 		return fmt.Errorf("checksum before the cut-over: %w", err)
 	}

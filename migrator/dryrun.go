@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
@@ -19,6 +20,11 @@ func (m *Migrator) dryRun(ctx context.Context, s *session) error {
 	for _, line := range preflight.PlanLines(s.pre, m.cfg.ExactRowcount) {
 		m.log.Info().Msg(line)
 	}
+	review := preflight.ReviewLines(ctx, s.pre) // a reviewer's remarks: advice only
+	for _, line := range review {
+		m.log.Warn().Msg("review: " + line)
+	}
+	m.emit(observe.EventReviewed, observe.Event{Review: review})
 	m.log.Info().
 		Str("flavor", p.Flavor.String()).
 		Str("binlog_from", p.Inspected.Addr()).

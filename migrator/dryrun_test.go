@@ -58,6 +58,48 @@ func TestDryRunLeavesNoTrace(t *testing.T) {
 	}
 }
 
+// The dry run reviews the ALTER as a DBA would, one warning line each, and leaves nothing behind
+// (its probe of ALGORITHM=INSTANT/INPLACE on an empty copy is dropped): a new unique key with the
+// original's duplicates counted, narrowed columns with the values that do not fit, added FLOAT and
+// TIMESTAMP columns, a visible index dropped, the table's size; and an ALTER the server does
+// instantly is called so.
+func TestDryRunReview(t *testing.T) {
+	db := testenv.Database(t, prepareDB)
+	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL, s VARCHAR(30), big BIGINT, KEY vk (v))",
+		"INSERT INTO t SELECT seq, seq % 100, REPEAT('x', seq % 30), seq * 1000 FROM seq_1_to_3000")
+	before := captureState(t, db)
+	review := func(alter string) string {
+		t.Helper()
+		logs := &testenv.LogBuffer{}
+		if err := mustNew(t, prepareConfig(t, "t", alter, logs)).Run(context.Background()); err != nil {
+			t.Fatalf("dry run of %s: %v", alter, err)
+		}
+		assertUnchanged(t, db, before, "t")
+		return logs.String()
+	}
+	out := review("ADD UNIQUE KEY uv (v), MODIFY s VARCHAR(10), MODIFY big SMALLINT, ADD COLUMN f FLOAT, ADD COLUMN ts TIMESTAMP NULL, DROP KEY vk")
+	for _, want := range []string{
+		"review: the new unique key `uv` would drop rows: 100 values appear more than once in the original today",
+		"review: column `s` is narrowed (varchar(30) -> varchar(10)): 1900 values of the original do not fit",
+		"review: column `big` is narrowed (bigint", // MySQL shows no display width
+		"): 2968 values of the original do not fit",
+		"review: the added column `f` is FLOAT",
+		"review: the added column `ts` is a TIMESTAMP: it cannot hold a moment after 2038-01-19",
+		"review: the index `vk` is dropped while queries may use it: make it invisible first",
+		"review: the table holds about ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the review lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ALGORITHM=INSTANT, metadata only") {
+		t.Errorf("a type change called instant:\n%s", out)
+	}
+	if out := review("ADD COLUMN c INT"); !strings.Contains(out, "review: the server can do this ALTER instantly (ALGORITHM=INSTANT") {
+		t.Errorf("an instant ADD COLUMN not called so:\n%s", out)
+	}
+}
+
 func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
 	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, plainTable, plainRows)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
@@ -71,6 +72,6 @@ func (m *Migrator) beforeAttempt(ctx context.Context, attempt int) error {
 }
 
 // afterAttempt announces how a cut-over attempt ended.
-func (m *Migrator) afterAttempt(attempt int, took time.Duration, err error) {
-	m.emit(observe.EventCutOverAttempt, observe.Event{Attempt: attempt, Took: took, Err: err})
+func (m *Migrator) afterAttempt(o cutover.AttemptOutcome) {
+	m.emit(observe.EventCutOverAttempt, observe.Event{Attempt: o.Attempt, Took: o.Took, Locked: o.Locked, Err: o.Err})
 }

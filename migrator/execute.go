@@ -64,8 +64,13 @@ func (m *Migrator) finish(ctx context.Context, s *session) {
 	if t.checkpointTable && !t.keepsCheckpoint {
 		drop = append(drop, p.CheckpointTable)
 	}
-	if m.cfg.OkToDropTable {
+	switch {
+	case m.cfg.OkToDropTable:
 		drop = append(drop, p.OldTable)
+	case !m.cfg.TestOnReplica: // swapped back there: no old table
+		// gh-ost's words, then the statement, which runbooks copy.
+		m.log.Info().Msg("Am not dropping old table because I want this operation to be as live as possible. Drop it when you no longer need it (or pass --ok-to-drop-table next time):")
+		m.log.Info().Msgf("-- drop table %s", table.Qualify(p.Original.Schema, p.OldTable))
 	}
 	if err := s.checkMutex(ctx); err != nil {
 		m.log.Error().Err(err).Strs("tables", drop).Msg("the migration is complete, but its lock was lost: not dropping its helper tables; drop them by hand once no other migration of the table runs")
@@ -123,7 +128,7 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 }
 
 // startChecks checks, once the stream's start is fixed, what the stream does not show: the
-// original and the prepared XA transactions (startcheck.go).
+// original and the prepared XA transactions (preflight/startcheck.go).
 func (m *Migrator) startChecks(ctx context.Context, s *session) error {
 	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
 		return err

@@ -27,6 +27,7 @@ type globalCase struct {
 	value   string
 	applies func(dbconn.Flavor) bool // nil: every flavor
 	hold    time.Duration            // the run stays postponed this long under the load
+	early   bool                     // set before the schema is created (it acts on new schemas)
 	refuse  string                   // "": migrates; else a text of the refusal
 }
 
@@ -46,7 +47,21 @@ var globalCases = []globalCase{
 	{name: "max_statement_time", global: "max_statement_time", value: "0.001", applies: onMariaDB},
 	{name: "explicit_defaults_for_timestamp off", global: "explicit_defaults_for_timestamp", value: "OFF"},
 	{name: "named time zone", global: "time_zone", value: "Europe/Paris"},
+	// New schemas are encrypted, and their tables (the helper tables too) with them: the sandbox
+	// loads MySQL's file keyring (script/sandbox), without which CREATE DATABASE fails.
+	{name: "default_table_encryption", global: "default_table_encryption", value: "ON", applies: onMySQL, early: true},
+	// Every helper table has a primary key: none is refused or given an invisible one.
+	{name: "sql_require_primary_key", global: "sql_require_primary_key", value: "ON", applies: onMySQL},
+	{name: "sql_generate_invisible_primary_key", global: "sql_generate_invisible_primary_key", value: "ON", applies: onMySQL},
+	// Partial JSON updates cannot be applied as whole rows, but a table without a JSON column
+	// never has one logged: it migrates (TestPartialJSONRefusedForAJSONTable: one with is refused).
+	{name: "binlog_row_value_options partial_json", global: "binlog_row_value_options", value: "PARTIAL_JSON", applies: onMySQL},
 	{name: "binlog_row_image minimal", global: "binlog_row_image", value: "MINIMAL", refuse: "binlog_row_image"},
+	// The table map's metadata: without it (MariaDB's NO_LOG, MySQL's MINIMAL) an unsigned value
+	// arrives as a signed one and an ENUM as its index; the decoder goes by the table's definition.
+	{name: "binlog_row_metadata minimal", global: "binlog_row_metadata", value: "MINIMAL"},
+	{name: "binlog_row_metadata full", global: "binlog_row_metadata", value: "FULL"},
+	{name: "binlog_row_metadata no_log", global: "binlog_row_metadata", value: "NO_LOG", applies: onMariaDB},
 	// sql_mode flags: those that change what a statement stores are carried into the writers.
 	{name: "TIME_TRUNCATE_FRACTIONAL", global: "sql_mode+", value: "TIME_TRUNCATE_FRACTIONAL", applies: onMySQL},
 	{name: "TIME_ROUND_FRACTIONAL", global: "sql_mode+", value: "TIME_ROUND_FRACTIONAL", applies: onMariaDB},
@@ -57,12 +72,16 @@ var globalCases = []globalCase{
 }
 
 // The table of the matrix: fractional seconds that round up to the next second (DATETIME(6) to
-// (2)), strings with a backslash, a quote and the empty string, a CHAR that a VARCHAR takes over.
+// (2)), strings with a backslash, a quote and the empty string, a CHAR that a VARCHAR takes over,
+// unsigned values above the signed range and an ENUM (what binlog_row_metadata changes).
 const (
-	globalsCreate = "CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL, dt DATETIME(6) NULL, s VARCHAR(20) NULL, c CHAR(5) NULL)"
-	globalsFill   = `INSERT INTO t SELECT seq, seq, '2020-12-31 23:59:58' + INTERVAL (999999 - seq * 3) MICROSECOND,
-		ELT(1 + seq % 4, '', 'a\\b', 'q''q', 'x'), ELT(1 + seq % 3, 'ab', '', NULL) FROM seq_1_to_2000`
-	globalsAlter = "MODIFY dt DATETIME(2) NULL, MODIFY s VARCHAR(30) NULL, MODIFY c VARCHAR(10) NULL, ADD COLUMN b INT NOT NULL DEFAULT 7"
+	globalsCreate = "CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL, dt DATETIME(6) NULL, s VARCHAR(20) NULL, c CHAR(5) NULL, " +
+		"u INT UNSIGNED NULL, e ENUM('x', 'y', 'z') NULL)"
+	globalsFill = `INSERT INTO t SELECT seq, seq, '2020-12-31 23:59:58' + INTERVAL (999999 - seq * 3) MICROSECOND,
+		ELT(1 + seq % 4, '', 'a\\b', 'q''q', 'x'), ELT(1 + seq % 3, 'ab', '', NULL),
+		4294967295 - seq, ELT(1 + seq % 4, 'x', 'y', 'z', NULL) FROM seq_1_to_2000`
+	globalsAlter = "MODIFY dt DATETIME(2) NULL, MODIFY s VARCHAR(30) NULL, MODIFY c VARCHAR(10) NULL, " +
+		"MODIFY u BIGINT UNSIGNED NULL, MODIFY e ENUM('x', 'y', 'z', 'w') NULL, ADD COLUMN b INT NOT NULL DEFAULT 7"
 )
 
 func TestServerGlobalsMatrix(t *testing.T) {
@@ -77,6 +96,9 @@ func TestServerGlobalsMatrix(t *testing.T) {
 }
 
 func testGlobal(t *testing.T, c globalCase) {
+	if c.early {
+		setEarly(t, c)
+	}
 	db, cfg, postponeFlag := sameResultSetup(t, globalsCreate, globalsAlter, globalsFill)
 	name, value := c.global, c.value
 	switch name {
@@ -89,7 +111,11 @@ func testGlobal(t *testing.T, c globalCase) {
 		}
 		name, value = "sql_mode", strings.TrimPrefix(mode+","+value, ",")
 	}
-	testenv.SetGlobal(t, db, name, value)
+	if c.early {
+		assertEncrypted(t, db)
+	} else {
+		testenv.SetGlobal(t, db, name, value)
+	}
 	load := globalsLoad(db)
 	defer load.Stop()
 	done := runMigration(t, cfg)
@@ -117,18 +143,45 @@ func testGlobal(t *testing.T, c globalCase) {
 	assertSameAsServerAlter(t, db, "want", globalsAlter)
 }
 
+// setEarly sets c's global before the test's schema is made. default_table_encryption needs a
+// keyring: without one loaded the sandbox is not the one script/sandbox starts (Unavailable).
+func setEarly(t *testing.T, c globalCase) {
+	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
+	if c.global == "default_table_encryption" {
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM performance_schema.keyring_component_status").Scan(&n); err != nil || n == 0 {
+			testenv.Unavailable(t, fmt.Sprintf("no keyring component loaded (%v): restart the sandbox with this script/sandbox", err))
+		}
+	}
+	testenv.SetGlobal(t, admin, c.global, c.value)
+}
+
+// assertEncrypted checks t (in a schema made under default_table_encryption=ON) is encrypted, so
+// the case migrates an encrypted table.
+func assertEncrypted(t *testing.T, db *sql.DB) {
+	var n, def string
+	if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&n, &def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "ENCRYPTION='Y'") {
+		t.Fatalf("t is not encrypted: %s", def)
+	}
+}
+
 // globalsLoad updates, inserts and deletes rows of t with the matrix's values, through sessions
 // that set their own settings (an application's, not the server's globals).
 func globalsLoad(db *sql.DB) *loadgen.Load {
 	strs := []any{"", `a\b`, "q'q", "x", nil}
+	enums := []any{"x", "y", "z", nil}
 	dt := func(r *rand.Rand) string { return fmt.Sprintf("2021-06-30 12:00:00.%06d", 990000+r.Intn(10000)) }
 	return loadgen.Start(context.Background(), loadgen.Config{DB: db, Rate: 200, Workers: 2, Ops: []loadgen.Op{
 		func(r *rand.Rand) (string, []any) {
-			return "UPDATE t SET a = a + 1, dt = ?, s = ? WHERE id = ?", []any{dt(r), strs[r.Intn(5)], 1 + r.Intn(3000)}
+			return "UPDATE t SET a = a + 1, dt = ?, s = ?, u = ?, e = ? WHERE id = ?",
+				[]any{dt(r), strs[r.Intn(5)], 4294967295 - r.Intn(1000), enums[r.Intn(4)], 1 + r.Intn(3000)}
 		},
 		func(r *rand.Rand) (string, []any) {
-			return "INSERT INTO t (id, a, dt, s, c) VALUES (?, 1, ?, ?, ?) ON DUPLICATE KEY UPDATE a = a + 1",
-				[]any{1 + r.Intn(3000), dt(r), strs[r.Intn(5)], strs[r.Intn(5)]}
+			return "INSERT INTO t (id, a, dt, s, c, u, e) VALUES (?, 1, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE a = a + 1",
+				[]any{1 + r.Intn(3000), dt(r), strs[r.Intn(5)], strs[r.Intn(5)], 3000000000 + r.Intn(1000), enums[r.Intn(4)]}
 		},
 		func(r *rand.Rand) (string, []any) { return "DELETE FROM t WHERE id = ?", []any{1 + r.Intn(3000)} },
 	}})

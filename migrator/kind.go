@@ -21,7 +21,7 @@ import (
 // runKind is what makes a run fresh, a resume or a revert.
 type runKind interface {
 	// ghost creates the ghost with the ALTER applied, or adopts the table that serves as one
-	// (preparation, step 9). created tells whether this run created a table, even with an error.
+	// (in preparation). created tells whether this run created a table, even with an error.
 	ghost(ctx context.Context, m *Migrator, s *session) (created bool, err error)
 	// planned checks the plan once the ghost exists and its checks passed.
 	planned(s *session) error

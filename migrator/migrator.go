@@ -144,7 +144,7 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	if !m.cfg.Execute {
 		return nothing, m.dryRun(ctx, s)
 	}
-	if m.attemptInstantDDL(ctx, s) { // instant.go
+	if m.attemptInstantDDL(ctx, s) { // prepare.go, preflight/instant.go
 		m.instant.Store(true)
 		return func(error) { s.close() }, nil // the lock is released before on-success runs
 	}

@@ -71,8 +71,9 @@ func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
 // TestMigrateOnReplicaEndToEnd: the whole migration on the replica while the primary keeps
 // writing, through the cut-over and after it (those writes replicate into the new table, whose
 // extra column is at the end). The primary is not touched.
-func TestMigrateOnReplicaEndToEnd(t *testing.T) {
-	const schema = "gl_replica_mor"
+func TestMigrateOnReplicaEndToEnd(t *testing.T) { migrateOnReplicaEndToEnd(t, "gl_replica_mor") }
+
+func migrateOnReplicaEndToEnd(t *testing.T, schema string) {
 	primary := replicaFixture(t, schema)
 	logs := &testenv.LogBuffer{}
 	cfg := replicaTestConfig(t, schema, logs)
@@ -120,8 +121,9 @@ func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
 // TestTestOnReplicaEndToEnd: replication is stopped at cut-over, the tables are swapped back, the
 // migrated copy _t_gho equals the original t on the shared columns, and replication stays stopped
 // until the test restarts it.
-func TestTestOnReplicaEndToEnd(t *testing.T) {
-	const schema = "gl_replica_tor"
+func TestTestOnReplicaEndToEnd(t *testing.T) { testOnReplicaEndToEnd(t, "gl_replica_tor") }
+
+func testOnReplicaEndToEnd(t *testing.T, schema string) {
 	primary := replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	t.Cleanup(func() { startReplicationAndWait(t, replica) })

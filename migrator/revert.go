@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -47,7 +48,8 @@ func (m *Migrator) adoptOldTable(ctx context.Context, s *session, rec *checkpoin
 	s.pre.DDL = ddl
 	p.TimeZone = ddl.TimeZone                        // p.Ghost, the old table, was inspected by preflight.CheckRevert
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
-	m.log.Info().Str("checkpoint", rec.String()).Msgf("reverting %s.%s to %s: replaying the changes since the cut-over", cfg.Database, cfg.Table, p.GhostTable)
+	// gh-ost's words; it replays the changes since the cut-over on the old table, then swaps them.
+	m.log.Info().Str("checkpoint", rec.String()).Msgf("Reverting %s from %s", table.Qualify(cfg.Database, cfg.Table), table.Qualify(cfg.Database, p.GhostTable))
 	return nil
 }
 

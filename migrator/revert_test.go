@@ -140,11 +140,20 @@ func TestRevertUnderLoad(t *testing.T) {
 	if !logs.Contains("--revert --old-table=_t_del") {
 		t.Error("the migration's last line does not say how to revert")
 	}
-	// gh-ost's words, which wrappers wait for (the load keeps the postponed run checkpointing).
-	for _, want := range []string{`"message":"Row copy complete"`, `"message":"checkpoint success at coords=`, `"message":"Done migrating ` + revertDB + `.t; to revert it`} {
-		if !logs.Contains(want) {
-			t.Errorf("the migration's log lacks %s", want)
-		}
+	// gh-ost's words, which wrappers wait for, each at its moment (a checkpoint while the cut-over
+	// is postponed: the load keeps the run checkpointing).
+	if missing := logs.InOrder(`"message":"Migrating `, `"message":"Waiting for ghost table to be migrated. Current lag is `,
+		`"message":"Row copy complete"`, `"message":"starting checkpoint at `, `"message":"checkpoint success at coords=`,
+		`"message":"Waiting for events up to lock"`, `"message":"Done waiting for events up to lock; duration=`,
+		`"message":"checkpoint success after cutover at coords=`,
+		`"message":"Lock & rename duration: `, ". During mgtr time, queries on `t` were blocked\"",
+		`"message":"Am not dropping old table because I want this operation to be as live as possible.`,
+		`"message":"-- drop table `+"`"+revertDB+"`.`_t_del`"+`"`,
+		`"message":"Done migrating `+revertDB+`.t; to revert it`); missing != "" {
+		t.Errorf("the migration's log lacks %s at its moment", missing)
+	}
+	if !logs.Contains(`"message":"Writing changelog state: `) {
+		t.Error("the migration's log lacks gh-ost's Writing changelog state line")
 	}
 	rec, err := checkpoint.Last(context.Background(), db, revertDB, "_t_ghk")
 	if err != nil || !rec.CutOver {
@@ -162,8 +171,9 @@ func TestRevertUnderLoad(t *testing.T) {
 		t.Errorf("the migration and its revert logged gh-ost's start line %d times, want once (the migration's)", n)
 	}
 	t.Logf("revert took %v (300 writes while postponed)", time.Since(start))
-	if want := `"message":"Done reverting ` + revertDB + `.t: `; !logs.Contains(want) {
-		t.Errorf("the revert's log lacks %s", want)
+	if missing := logs.InOrder("\"message\":\"Reverting `"+revertDB+"`.`t` from `"+revertDB+"`.`_t_del`\"",
+		`"message":"Done reverting `+revertDB+`.t: `); missing != "" {
+		t.Errorf("the revert's log lacks %s at its moment", missing)
 	}
 	if !load.WaitAcked(load.Acked()+100, 30*time.Second) {
 		t.Fatalf("the load did not write after the revert: %v", load.Err())

@@ -100,8 +100,9 @@ func (r *run) start(ctx context.Context) error {
 		r.bg.Go(r.checkpoints.Run)
 	}
 
-	r.sent = &sentinel{db: s.primary, plan: p, applier: r.applier, mutex: s.checkMutex}
+	r.sent = &sentinel{db: s.primary, plan: p, applier: r.applier, mutex: s.checkMutex, log: m.log}
 	return r.do(ctx, status.PhaseNone, func(ctx context.Context) error {
+		m.log.Info().Msgf("Waiting for ghost table to be migrated. Current lag is %s", m.inspectedLag()) // gh-ost's words
 		if err := r.sent.awaitWithin(ctx, 30*time.Second); err != nil {
 			return fmt.Errorf("binlog stream from %s does not deliver changelog events: %w", p.Inspected.Addr(), err)
 		}

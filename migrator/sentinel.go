@@ -9,7 +9,9 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/rs/zerolog"
 )
 
 // sentinel implements cutover.Sentinel: it writes a unique token to the changelog and waits until
@@ -21,6 +23,7 @@ type sentinel struct {
 	// mutex checks the run still holds its migration lock (nil: not checked). Await checks it
 	// under every cut-over attempt's lock, before any rename: the tables must still be ours.
 	mutex func(context.Context) error
+	log   zerolog.Logger
 }
 
 // Await is the cut-over's proof that the ghost is in sync. It fails, as unsafe so the cut-over
@@ -33,7 +36,7 @@ func (s *sentinel) Await(ctx context.Context) error {
 			return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 		}
 	}
-	if err := s.awaitApplied(ctx); err != nil {
+	if err := s.awaitUpToLock(ctx, func() error { return s.awaitApplied(ctx) }); err != nil {
 		return err
 	}
 	if err := s.applier.Displaced().Err(); err != nil {
@@ -62,13 +65,25 @@ func (s *sentinel) AwaitOn(ctx context.Context, conn *sql.Conn) error {
 	if err := changelogOf(s.plan).WriteSentinel(ctx, s.db, token); err != nil {
 		return err
 	}
-	if err := s.applier.ApplyOn(ctx, conn, token); err != nil {
+	if err := s.awaitUpToLock(ctx, func() error { return s.applier.ApplyOn(ctx, conn, token) }); err != nil {
 		return err
 	}
 	if err := s.applier.Displaced().Err(); err != nil {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
 	return preflight.CarryAutoIncrementOn(ctx, conn, s.plan, s.plan.AlterSetsAutoIncrement)
+}
+
+// awaitUpToLock runs apply, the wait for every event written before the cut-over's lock, between
+// gh-ost's lines for it, which wrappers watch.
+func (s *sentinel) awaitUpToLock(ctx context.Context, apply func() error) error {
+	s.log.Info().Msg("Waiting for events up to lock")
+	start := time.Now()
+	if err := apply(); err != nil {
+		return err
+	}
+	s.log.Info().Msgf("Done waiting for events up to lock; duration=%s", logfmt.Duration(time.Since(start)))
+	return nil
 }
 
 // awaitApplied writes a sentinel and waits until the applier has applied every event before it.

@@ -25,8 +25,9 @@ func (m *Migrator) Status() status.Status {
 	}
 	if p := m.prepared.Load(); p != nil {
 		st.GhostTable, st.OldTable = p.GhostTable, p.OldTable
-		st.InspectedHost, st.PrimaryHost = p.Inspected.Addr(), p.Primary.Addr()
+		st.InspectedHost, st.PrimaryHost, st.ServerVersion = p.Inspected.Addr(), p.Primary.Addr(), p.Flavor.Version
 		st.RowsEstimate = p.EstimatedRows
+		st.SharedKey = p.OriginalKey.Name
 	}
 	r := m.cur.Load()
 	if r == nil {
@@ -81,4 +82,11 @@ func (m *Migrator) logStatus(ctx context.Context) error {
 			m.emit(observe.EventStatus, observe.Event{At: now, Detail: line})
 		}
 	}
+}
+
+// inspectedLag is the inspected server's replication lag as the throttle last read it, as gh-ost
+// prints it ("0s" before the first reading, or on a server that replicates from none).
+func (m *Migrator) inspectedLag() string {
+	lag, _ := m.levers.monitor.InspectedLag()
+	return lag.String()
 }

@@ -12,44 +12,31 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
-// The configuration builder and the run helpers of this package's tests. testConfig and
-// liveConfig are the twin of internal/testenv/migratortest.Config, which the other packages' tests
-// use: this package's own tests cannot import it (migratortest imports migrator: a cycle), so the
-// two set the same fields, the shared values coming from internal/testenv (the sandbox's
-// primary, the test's logger, a replica server id of the run's own).
+// The configuration builder and the run helpers of this package's tests. The configurations come
+// from config/configtest, as every package's tests' do.
 
 // testConfig is the configuration every migration of these tests starts from: a dry run of
-// database.tbl with alter on the sandbox primary (--allow-on-master), logging to the test and,
-// when logs is not nil, to logs. A test sets what it needs on top (see live, postpone).
+// database.tbl with alter on the sandbox primary (configtest.Dry). A test sets what it needs on
+// top (see live, postpone).
 func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = database, tbl, alter
-	cfg.AllowOnMaster = true
-	cfg.Logger = testenv.Logger(t, logs)
-	return cfg
+	return configtest.Dry(t, database, tbl, alter, logs)
 }
 
-// liveConfig is testConfig migrating for real: the live migration of database.tbl (see live).
+// liveConfig is testConfig migrating for real (configtest.Config).
 func liveConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
-	cfg := testConfig(t, database, tbl, alter, logs)
-	live(&cfg)
-	return cfg
+	return configtest.Config(t, database, tbl, alter, logs)
 }
 
-// live makes cfg migrate for real (--execute), reading the binlog under a replica server id no
-// other stream uses (testenv.NextServerID): call it once per run.
-func live(cfg *config.Config) {
-	cfg.Execute = true
-	cfg.ReplicaServerID = testenv.NextServerID()
-}
+// live makes cfg migrate for real (configtest.Live): call it once per run.
+func live(cfg *config.Config) { configtest.Live(cfg) }
 
 // postpone makes cfg postpone its cut-over while a flag file exists (checked every 10 ms) and
 // returns the file: removing it lets the cut-over go.

@@ -176,7 +176,7 @@ func TestTriggerRefusals(t *testing.T) {
 		want    string
 	}{
 		{false, `found triggers on gl_mig_triggers.t. Tables with triggers are supported only when using "include-triggers" flag`},
-		{true, "found triggers named as the new ones (t_bi_gl). Please use a different suffix or drop them. Bailing out"},
+		{true, "found gh-ost triggers (t_bi_gl). Please use a different suffix or drop them. Bailing out"},
 	} {
 		before := captureState(t, db)
 		cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)

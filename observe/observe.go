@@ -52,10 +52,12 @@ const (
 	EventStopReplication                       // --test-on-replica: replication is about to be stopped for the cut-over
 	EventCutOverAttempt                        // a cut-over attempt ended (Attempt, Took, Err)
 	EventStartReplication                      // --test-on-replica: the cut-over failed; replication is about to be started again
+	EventChecksum                              // the checksum before the cut-over ended (Checksum)
+	EventReviewed                              // a dry run reviewed the ALTER (Review)
 )
 
 var eventNames = [...]string{"validated", "rowcount-complete", "before-row-copy", "status", "row-copy-complete",
-	"stop-replication", "cut-over-attempt", "start-replication"}
+	"stop-replication", "cut-over-attempt", "start-replication", "checksum", "reviewed"}
 
 // String is the event's name, as gh-ost's hooks spell it where it has one.
 func (k EventKind) String() string {
@@ -71,11 +73,28 @@ type Event struct {
 	At   time.Time
 	// Detail is the status line (EventStatus).
 	Detail string
-	// Attempt, Took and Err describe a cut-over attempt (EventCutOverAttempt): its number from 1,
-	// how long it took, and why it failed (nil: the tables are swapped).
+	// Attempt, Took, Locked and Err describe a cut-over attempt (EventCutOverAttempt): its number
+	// from 1, how long it took, how long it held the original locked, and why it failed (nil: the
+	// tables are swapped). Err is also why the checksum failed (EventChecksum).
 	Attempt int
 	Took    time.Duration
+	Locked  time.Duration
 	Err     error
+	// Checksum is what the checksum before the cut-over proved (EventChecksum).
+	Checksum *ChecksumOutcome
+	// Review is a dry run's remarks on the ALTER, one line each (EventReviewed).
+	Review []string
+}
+
+// ChecksumOutcome is what the checksum before the cut-over compared and repaired. It holds no row
+// data (no key values).
+type ChecksumOutcome struct {
+	Ranges   int64         // ranges of the shared key compared
+	Rows     int64         // rows of the original compared
+	Repaired int           // chunks the checksum found different and copied again
+	Skipped  []string      // columns not compared, "name: why"
+	LockHeld time.Duration // the longest time the original was locked for a snapshot
+	Took     time.Duration
 }
 
 // EventObserver is an Observer that also hears the run's other moments. migrator.Migrator.Observe

@@ -126,7 +126,7 @@ func CreateGhost(ctx context.Context, db *sql.DB, ddl DDLSettings, schema, orig,
 	}
 	if _, err := conn.ExecContext(ctx, "ALTER TABLE "+table.Qualify(schema, ghost)+" "+body); err != nil {
 		// One line: the server quotes the failing part of the statement, newlines included.
-		return true, fmt.Errorf("the ALTER fails on the ghost table: %s", strings.Join(strings.Fields(err.Error()), " "))
+		return true, fmt.Errorf("the ALTER fails on the ghost table: %w", dbconn.OneLine(err))
 	}
 	return true, nil
 }

@@ -29,7 +29,7 @@ func openServer(ctx context.Context, c dbconn.Config, schema string) (*sql.DB, e
 
 // binlogVariables are the variables checkBinlog decides on.
 var binlogVariables = []string{"log_bin", "binlog_format", "binlog_row_image", "log_slave_updates",
-	"log_replica_updates", "binlog_row_value_options"}
+	"log_replica_updates"}
 
 // checkBinlog decides whether the binary log of the server at addr can feed the applier. vars are
 // global variables (lower-case names; absent when the server lacks them). onReplica says the
@@ -45,17 +45,12 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 		return fmt.Errorf("%s has '%s' binlog_row_image, and only 'FULL' is supported: the applier writes whole rows from the row images: SET GLOBAL binlog_row_image=FULL (and restart replication)", addr, img)
 	}
 	if onReplica {
-		v, ok := vars["log_replica_updates"]
-		if !ok {
-			v = vars["log_slave_updates"]
-		}
-		if !dbconn.IsOn(v) {
-			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable log_slave_updates (needs a restart), or point --host at the primary with --allow-on-master", addr)
+		if name, on := replicaUpdatesLogged(vars); !on {
+			return fmt.Errorf("%s must have log_slave_updates enabled for executing migration: without it the primary's changes never reach this replica's binary log: enable %s (needs a restart), or point --host at the primary with --allow-on-master", addr, name)
 		}
 	}
-	if v := vars["binlog_row_value_options"]; strings.Contains(strings.ToUpper(v), "PARTIAL_JSON") {
-		return fmt.Errorf("binlog_row_value_options is PARTIAL_JSON on %s; partial JSON updates cannot be applied faithfully: SET GLOBAL binlog_row_value_options=''", addr)
-	}
+	// binlog_row_value_options=PARTIAL_JSON (MySQL) is accepted: the applier rebuilds each partially
+	// updated JSON document from the full before image (binlogapply's jsonrows.go).
 	return nil
 }
 
@@ -301,4 +296,13 @@ func resolveOnReplica(cfg Options, rs *dbconn.ReplicaStatus) (dbconn.Config, err
 			flag, addr, rs.IORunning, rs.SQLRunning)
 	}
 	return cfg.Conn, nil
+}
+
+// replicaUpdatesLogged says whether a replica logs what it replicates, and the setting's name on
+// that server (MySQL 8.0.26+ log_replica_updates, which 8.4 keeps alone; MariaDB log_slave_updates).
+func replicaUpdatesLogged(vars map[string]string) (name string, on bool) {
+	if v, ok := vars["log_replica_updates"]; ok {
+		return "log_replica_updates", dbconn.IsOn(v)
+	}
+	return "log_slave_updates", dbconn.IsOn(vars["log_slave_updates"])
 }

@@ -44,14 +44,15 @@ func AttemptInstantDDL(ctx context.Context, st *State) bool {
 		return false
 	}
 	start := time.Now()
+	st.Log.Info().Msg("Attempting to execute alter with ALGORITHM=INSTANT") // gh-ost's words
 	for attempt := 1; ; attempt++ {
 		err := instantAlter(ctx, st, spec.Body)
 		if err == nil {
 			break
 		}
 		if ctx.Err() != nil || !isLockWaitTimeout(err) || attempt >= st.Options.DefaultRetries {
-			st.Log.Info().Str("error", strings.Join(strings.Fields(err.Error()), " ")).
-				Msg("--attempt-instant-ddl: the server cannot do this ALTER instantly; running the full migration")
+			st.Log.Info().Msgf("ALGORITHM=INSTANT not supported for this operation, proceeding with original algorithm: %s",
+				strings.Join(strings.Fields(err.Error()), " ")) // gh-ost's words
 			return false
 		}
 		st.Log.Info().Int("attempt", attempt).Msg("--attempt-instant-ddl: lock wait timeout on the table; trying again")
@@ -62,7 +63,7 @@ func AttemptInstantDDL(ctx context.Context, st *State) bool {
 		}
 	}
 	st.Log.Info().Str("took", logfmt.Duration(time.Since(start))).
-		Msgf("--attempt-instant-ddl: %s altered instantly (ALGORITHM=INSTANT); no copy needed", st.Plan.Original.Name)
+		Msgf("Success! table %s migrated instantly", table.Qualify(st.Plan.Original.Schema, st.Plan.Original.Name)) // gh-ost's words: no copy needed
 	return true
 }
 

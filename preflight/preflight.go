@@ -113,13 +113,6 @@ type State struct {
 	Columns      ColumnMapping // for the plan print-out: dropped, added, generated columns
 	ForeignKeys  []string      // the original's own foreign keys (not carried to the ghost)
 	ReferencedBy []string      // foreign keys of other tables referencing the original
-	// CascadingForeignKeys are the original's foreign keys with ON DELETE/UPDATE CASCADE, SET NULL
-	// or SET DEFAULT, let through by --allow-cascading-foreign-keys-data-loss: what they change in
-	// the original during the run is not in the binlog, so the new table can differ from it.
-	//
-	// CHECKSUM HOOK: when --checksum exists, a run with this list non-empty must require the
-	// checksum to pass before the cut-over (refuse to start without --checksum, or turn it on).
-	CascadingForeignKeys []string
 	// Original is the original's definition and triggers as preparation saw them (startcheck.go).
 	Original Snapshot
 	// Ghost is the ghost's definition and triggers as preparation left them, GhostIdentity the

@@ -28,13 +28,9 @@ func CheckReplicaMode(ctx context.Context, st *State) error {
 	if st.Options.AssumeMasterHost != "" {
 		st.Log.Info().Str("replica", addr).Msg("--assume-master-host has nothing to do with --test-on-replica (the primary is not connected to): ignored")
 	}
-	v, ok := vars["log_replica_updates"]
-	if !ok {
-		v = vars["log_slave_updates"]
-	}
-	if !dbconn.IsOn(v) {
-		return fmt.Errorf("%s must have log_slave_updates enabled for testing/migrating on replica: without it the primary's changes never reach its binary log and %s cannot see them: enable log_slave_updates (needs a restart)",
-			addr, st.Options.ReplicaModeFlag())
+	if name, on := replicaUpdatesLogged(vars); !on {
+		return fmt.Errorf("%s must have log_slave_updates enabled for testing/migrating on replica: without it the primary's changes never reach its binary log and %s cannot see them: enable %s (needs a restart)",
+			addr, st.Options.ReplicaModeFlag(), name)
 	}
 	if st.Plan.Flavor.MariaDB {
 		rs, err := dbconn.ReadReplicaStatus(ctx, st.Inspected, st.Plan.Flavor, addr)

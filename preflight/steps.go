@@ -13,9 +13,9 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
-// The preparation's steps, numbered as the conductor runs them: connect (1-2), the servers (4-5),
-// the table (6), the ALTER and the helper tables (7-8), the ghost (9), the copy plan (10-12). The
-// migration lock (3) is the conductor's.
+// The preparation's steps, in the order the conductor runs them: connect, the servers, the table,
+// the ALTER and the helper tables, the ghost, the copy plan. The migration lock (between connect
+// and the servers) is the conductor's.
 
 // Connect opens the --host server (a supported flavor) and, when it is a replica, its primary:
 // the tables are created, written and renamed there. The topology is read before the migration
@@ -62,7 +62,7 @@ func Connect(ctx context.Context, st *State) error {
 	return nil
 }
 
-// checkServerBinlog checks the binary log the applier will read (4), switching it to ROW first
+// checkServerBinlog checks the binary log the applier will read, switching it to ROW first
 // when --switch-to-rbr asks (rbr.go).
 func checkServerBinlog(ctx context.Context, st *State) error {
 	cfg, p := st.Options, st.Plan
@@ -77,7 +77,7 @@ func checkServerBinlog(ctx context.Context, st *State) error {
 	return checkBinlog(cfg.Conn.Addr(), vars, p.InspectedIsReplica && !cfg.Tungsten, cfg.AssumeRBR)
 }
 
-// checkPlugins refuses the plugins that write around LOCK TABLES on the primary (5).
+// checkPlugins refuses the plugins that write around LOCK TABLES on the primary.
 func checkPlugins(ctx context.Context, st *State) error {
 	plugins, err := readPlugins(ctx, st.Primary)
 	if err != nil {
@@ -96,7 +96,7 @@ func checkCrashed(ctx context.Context, st *State) error {
 }
 
 // checkTable checks the original table on the primary, where it is copied, written and renamed,
-// and inspects it there (Plan.Original) (6). When the binlog is read on a replica, the replica's
+// and inspects it there (Plan.Original). When the binlog is read on a replica, the replica's
 // table must have the same columns, since its row images describe them.
 func checkTable(ctx context.Context, st *State) error {
 	cfg, p := st.Options, st.Plan
@@ -138,7 +138,7 @@ func checkTable(ctx context.Context, st *State) error {
 
 // inspectForeignKeys reads the original's foreign keys and refuses those the migration cannot keep
 // (checkForeignKeys in inspect.go). Cascading keys let through by
-// --allow-cascading-foreign-keys-data-loss are recorded in the state and logged as a warning.
+// --allow-cascading-foreign-keys-data-loss are logged as a warning.
 func inspectForeignKeys(ctx context.Context, st *State) error {
 	schema, tbl := st.Options.Database, st.Options.Table
 	own, referencing, err := foreignKeys(ctx, st.Primary, schema, tbl)
@@ -150,15 +150,15 @@ func inspectForeignKeys(ctx context.Context, st *State) error {
 		return err
 	}
 	if cascading := cascadingForeignKeys(own); len(cascading) > 0 {
-		st.CascadingForeignKeys = describeForeignKeys(cascading)
-		// CHECKSUM HOOK: see State.CascadingForeignKeys.
-		st.Log.Warn().Strs("foreign_keys", st.CascadingForeignKeys).
+		// config refuses --allow-cascading-foreign-keys-data-loss without --checksum: the
+		// checksum repairs what these keys changed before the cut-over.
+		st.Log.Warn().Strs("foreign_keys", describeForeignKeys(cascading)).
 			Msgf("--allow-cascading-foreign-keys-data-loss: what these keys' actions change in %s.%s during the migration is not in the binlog; rows they delete come back and references they change keep their old values in the new table", schema, tbl)
 	}
 	return nil
 }
 
-// checkAlter parses the ALTER (7) and names the helper tables. A --revert has no ALTER: its
+// checkAlter parses the ALTER and names the helper tables. A --revert has no ALTER: its
 // conductor names the tables (the old table is the ghost).
 func checkAlter(_ context.Context, st *State) error {
 	cfg, p := st.Options, st.Plan
@@ -185,7 +185,7 @@ func checkAlter(_ context.Context, st *State) error {
 	return nil
 }
 
-// checkHelperTablesOfRun is CheckHelperTables (8), which a --revert's conductor runs itself once
+// checkHelperTablesOfRun is CheckHelperTables, which a --revert's conductor runs itself once
 // it has named the tables.
 func checkHelperTablesOfRun(ctx context.Context, st *State) error {
 	if st.Options.Revert {
@@ -195,7 +195,7 @@ func checkHelperTablesOfRun(ctx context.Context, st *State) error {
 }
 
 // BuildGhost creates the ghost, runs the ALTER on it under the server's global settings and
-// inspects it (9). created tells whether a ghost was created, even when err is not nil.
+// inspects it. created tells whether a ghost was created, even when err is not nil.
 func BuildGhost(ctx context.Context, st *State) (created bool, err error) {
 	cfg, p := st.Options, st.Plan
 	if st.DDL, err = ReadDDLSettings(ctx, st.Primary, cfg.AllowZeroInDate, cfg.SkipStrictMode); err != nil {
@@ -218,7 +218,7 @@ func BuildGhost(ctx context.Context, st *State) (created bool, err error) {
 	return created, nil
 }
 
-// planColumns maps the columns (10): the pairs copied, the added columns filled, the padding.
+// planColumns maps the columns: the pairs copied, the added columns filled, the padding.
 func planColumns(_ context.Context, st *State) (err error) {
 	cfg, p := st.Options, st.Plan
 	skipRenamed := cfg.SkipRenamedColumns && !cfg.Revert // a revert maps every recorded rename back
@@ -243,13 +243,13 @@ func checkNewAutoIncrementColumn(ctx context.Context, st *State) error {
 	return p.setPadding()
 }
 
-// chooseKey chooses the shared key over the columns (11).
+// chooseKey chooses the shared key over the columns.
 func chooseKey(ctx context.Context, st *State) (err error) {
 	st.NullableKey, err = st.Options.chooseKeyAllowingNulls(ctx, st.Primary, st.Plan)
 	return err
 }
 
-// estimate estimates the rows to copy (12).
+// estimate estimates the rows to copy.
 func estimate(ctx context.Context, st *State) (err error) {
 	cfg := st.Options
 	st.Plan.EstimatedRows, err = estimateRows(ctx, st.Inspected, cfg.Database, cfg.Table, cfg.ExactRowcount)

@@ -154,10 +154,10 @@ func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs [
 		}
 	}
 	if len(long) > 0 {
-		return fmt.Errorf("new triggers (%s) length > 64 characters. Bailing out: a trigger name has 64 characters at most; use a shorter --trigger-suffix", strings.Join(long, ", "))
+		return fmt.Errorf("gh-ost triggers (%s) length > 64 characters. Bailing out: a trigger name has 64 characters at most; use a shorter --trigger-suffix", strings.Join(long, ", "))
 	}
 	if len(taken) > 0 {
-		return fmt.Errorf("found triggers named as the new ones (%s). Please use a different suffix or drop them. Bailing out: those names are taken in %s",
+		return fmt.Errorf("found gh-ost triggers (%s). Please use a different suffix or drop them. Bailing out: those names are taken in %s",
 			strings.Join(taken, ", "), schema)
 	}
 	return nil

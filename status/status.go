@@ -34,6 +34,7 @@ type Status struct {
 	Database, Table, GhostTable, OldTable string
 	InspectedHost, PrimaryHost            string // where the binlog is read; where tables are written
 	ServerVersion                         string // @@version of the inspected server
+	SharedKey                             string // the original's unique key that addresses rows in both tables
 
 	RowsCopied, RowsEstimate int64
 	CopyDone                 bool
@@ -132,12 +133,6 @@ func (s Status) State() string {
 // Backlog is read-but-unapplied binlog changes over the backlog that makes the copy wait;
 // "Displaced: n" follows it while rows moved aside by the applier wait to be put back.
 func (s Status) Line() string {
-	seconds := func(d time.Duration) string {
-		if d < 0 {
-			return "n/a"
-		}
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	}
 	displaced := ""
 	if s.Displaced > 0 {
 		displaced = fmt.Sprintf("; Displaced: %d", s.Displaced)
@@ -148,7 +143,7 @@ func (s Status) Line() string {
 	}
 	return fmt.Sprintf("Copy: %d/%d %.1f%%; Applied: %d; Backlog: %d/%d%s; Time: %s(total), %s(copy); streamer: %s; Lag: %s, HeartbeatLag: %s, State: %s; ETA: %s",
 		s.RowsCopied, s.RowsEstimate, s.Progress(), s.EventsApplied, s.Backlog, s.BacklogLimit, displaced,
-		s.Elapsed.Round(time.Second), s.CopyElapsed.Round(time.Second), streamer, seconds(s.Lag), seconds(s.HeartbeatLag), s.State(), s.ETAText())
+		s.Elapsed.Round(time.Second), s.CopyElapsed.Round(time.Second), streamer, secondsText(s.Lag), secondsText(s.HeartbeatLag), s.State(), s.ETAText())
 }
 
 // Fields are the status line's values by name, for a log event (LogField): durations as

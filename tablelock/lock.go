@@ -27,8 +27,10 @@ func Name(schema, tbl string) string {
 // Lock is a held migration lock: the dedicated connection holding it and its name. A nil *Lock,
 // or one released, is not held.
 type Lock struct {
-	conn *sql.Conn
-	name string
+	conn     *sql.Conn
+	name     string
+	db       *sql.DB   // for a fresh look at the server when conn is gone (serverGone)
+	acquired time.Time // when the lock was taken
 }
 
 // Acquire takes the table's lock without waiting, on a dedicated connection of db which the Lock
@@ -51,7 +53,7 @@ func Acquire(ctx context.Context, db *sql.DB, addr, schema, tbl string) (*Lock, 
 		return nil, fmt.Errorf("take the migration lock %q on %s: %w", name, addr, err)
 	}
 	if got.Valid && got.Int64 == 1 {
-		return &Lock{conn: conn, name: name}, nil
+		return &Lock{conn: conn, name: name, db: db, acquired: time.Now()}, nil
 	}
 	defer conn.Close()
 	var holder sql.NullInt64
@@ -104,9 +106,34 @@ func (l *Lock) Check(ctx context.Context) error {
 	why := "another session holds it or it was released"
 	if err != nil {
 		why = fmt.Sprintf("its connection is gone: %v", err)
+		if cause := l.serverGone(ctx); cause != "" {
+			return fmt.Errorf("%w: %s, so %q went with its connection (%v); nothing was swapped or dropped",
+				ErrLost, cause, l.name, err)
+		}
 	}
 	return fmt.Errorf("%w: %q is no longer held by this run (%s); another migration may be working on the table now, so this run stops and drops nothing",
 		ErrLost, l.name, why)
+}
+
+// serverGone names what happened to the server when the lock's connection died with it: a restart
+// since the lock was taken (its Uptime is shorter than the lock's age), or no answer at all. It
+// returns "" when the server answers and did not restart (the connection alone was lost).
+func (l *Lock) serverGone(ctx context.Context) string {
+	if l.db == nil {
+		return ""
+	}
+	cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	var name string
+	var uptime int64
+	err := l.db.QueryRowContext(cctx, "SHOW GLOBAL STATUS LIKE 'Uptime'").Scan(&name, &uptime)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the server does not answer (%v)", err)
+	case time.Duration(uptime)*time.Second < time.Since(l.acquired):
+		return fmt.Sprintf("the server restarted %d s ago, cutting every session of this run", uptime)
+	}
+	return ""
 }
 
 // checkTimeout bounds one check of the lock (a silently cut connection would hang).

@@ -25,3 +25,13 @@ func WarningsDetected(stmt, of int, ws []Warning) string {
 	}
 	return fmt.Sprintf("warnings detected in statement %d of %d: [%s]", stmt, of, strings.Join(s, ", "))
 }
+
+// OneLine is err with its text on one line (every run of white space, line breaks included, as one
+// space: a server's syntax error quotes the statement's lines), still wrapping err, so the
+// server's error stays reachable with errors.As.
+func OneLine(err error) error { return oneLineError{err} }
+
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string { return strings.Join(strings.Fields(e.err.Error()), " ") }
+func (e oneLineError) Unwrap() error { return e.err }

@@ -42,3 +42,17 @@ func Logger(t testing.TB, logs *LogBuffer) zerolog.Logger {
 	}
 	return zerolog.New(zerolog.MultiLevelWriter(w, logs))
 }
+
+// InOrder returns the first of subs that the log lacks after the previous one was found ("" when
+// each appears, in the order given).
+func (l *LogBuffer) InOrder(subs ...string) string {
+	s := l.String()
+	for _, sub := range subs {
+		i := strings.Index(s, sub)
+		if i < 0 {
+			return sub
+		}
+		s = s[i+len(sub):]
+	}
+	return ""
+}

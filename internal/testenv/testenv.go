@@ -13,8 +13,7 @@
 // Every replica server id a test uses comes from NextServerID, never picked by hand: two streams
 // with one id on one server cut each other off. testenv imports no package of the tool but
 // internal leaves, so any package's own tests (package migrator included) may use it; the
-// config.Config of a live migration is built by internal/testenv/migratortest (for migrator's
-// own tests, by its twin in migrator/testrun_test.go).
+// config.Config of a migration is built by config/configtest.
 package testenv
 
 import (
