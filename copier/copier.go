@@ -1,7 +1,11 @@
 // Package copier copies the rows of the original table into the ghost table, in chunks of the
 // shared key:
 //
-//	INSERT IGNORE INTO ghost (...) SELECT ... FROM original FORCE INDEX (key) WHERE <range> LOCK IN SHARE MODE
+//	INSERT IGNORE INTO ghost (...) SELECT ... FROM original FORCE INDEX (key) WHERE <range>
+//
+// read as a consistent read (READ COMMITTED, no row locks on the original) when the copy has a
+// KeyTracker, the binlog applier's record of the keys it writes meanwhile; with LOCK IN SHARE
+// MODE otherwise (copycheck.go).
 //
 // The chunker reads the ends of the chunks from the key's index (never by scanning the table), a
 // few chunks ahead, on its own connection; one copy session, or Config.Threads sessions each on
@@ -9,9 +13,13 @@
 // prove it complete before they take the next.
 //
 // Invariants:
-//   - rows are copied with INSERT IGNORE ... SELECT ... LOCK IN SHARE MODE, one chunk per
-//     statement; chunks are handed out in shared-key order, and with several sessions up to one
-//     chunk per session is copied at once (disjoint key ranges);
+//   - rows are copied with INSERT IGNORE ... SELECT, one chunk per statement; chunks are handed
+//     out in shared-key order, and with several sessions up to one chunk per session is copied at
+//     once (disjoint key ranges);
+//   - with a KeyTracker the original is read without row locks, and every chunk's INSERT is
+//     bracketed by Track and settle: the keys the applier wrote while it ran are applied again
+//     after it committed, before the chunk counts as copied (copycheck.go); without one, the read
+//     holds shared locks on the chunk's rows until the INSERT commits;
 //   - a row already in the ghost was written by the binlog applier, so it is newer and wins: a
 //     duplicate on the shared key is expected and skipped;
 //   - a chunk is done only when proven complete (copycheck.go): its INSERT left no warning at all,
@@ -83,7 +91,11 @@ type Config struct {
 	Knobs     *Knobs    // values that may change while the copy runs (chunk size)
 	Throttler Throttler // asked before each chunk; nil: never throttled
 	CatchUp   CatchUp   // lets the applier catch up before rows are judged missing
-	Logger    zerolog.Logger
+	// Tracker, when set, makes the copy read the original without row locks (READ COMMITTED: a
+	// consistent read) and re-apply, after each chunk, the keys the applier wrote meanwhile
+	// (copycheck.go); nil: each chunk reads with shared row locks held until it commits.
+	Tracker KeyTracker
+	Logger  zerolog.Logger
 
 	// Adaptive, when set, sizes the chunks after the time each takes (--chunk-time, adaptive.go);
 	// nil: every chunk has the size the knobs hold.
@@ -116,6 +128,15 @@ type Throttler interface {
 // rows the applier has yet to write look missing.
 type CatchUp interface {
 	AwaitApplied(ctx context.Context) error
+}
+
+// KeyTracker is the binlog applier's record of the shared keys it writes while a chunk is copied.
+// Track starts recording before the chunk's INSERT; settle, once the INSERT has committed, stops
+// it and has the applier apply the last state of every key recorded once more (after the INSERT:
+// a stale row of the chunk's snapshot is overwritten), returning when that is committed. settle
+// is called exactly once; several sessions may track at once.
+type KeyTracker interface {
+	Track() (settle func(ctx context.Context) error)
 }
 
 // CatchUpFunc is a function used as a CatchUp.
@@ -349,6 +370,12 @@ func (c *Copier) openSessions(ctx context.Context, n int) (sessions []*session, 
 		}
 		s := &session{conn: conn}
 		sessions = append(sessions, s)
+		if c.cfg.Tracker != nil { // a consistent read of the original: no row locks (copycheck.go)
+			if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+				closeSessions()
+				return nil, nil, fmt.Errorf("set the copy session's isolation level: %w", err)
+			}
+		}
 		if err := c.errorCount(ctx, s); err != nil {
 			closeSessions()
 			return nil, nil, err
