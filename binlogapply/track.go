@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // Keys touched while a chunk is copied, and their re-application (the row copy's lock-free read).
@@ -17,8 +19,10 @@ import (
 // that, the copy brackets each chunk with Track:
 //
 //	Track     (before the chunk's INSERT starts) registers a record; from then on every batch the
-//	          applier commits adds, for each shared key it wrote, the key's last state as applied:
-//	          the after image, or "absent" (a delete, the old key of a key change).
+//	          applier commits adds, for each shared key it wrote in the chunk's range, the key's
+//	          last state as applied: the after image, or "absent" (a delete, the old key of a key
+//	          change). The range filters only a one-column integer key (table.KeySpan); any other
+//	          key is recorded whatever its value.
 //	settle    (after the chunk's INSERT committed) asks the applying goroutine, between two
 //	          batches, to unregister the record and apply each recorded key's state once more:
 //	          delete the key from the ghost, insert the image when there is one, as an applied
@@ -47,8 +51,11 @@ type tracker struct {
 	settles chan settleRequest // carries settle to the applying goroutine (apply)
 }
 
-// keyRecord is the last applied state of each shared key written while it was registered.
+// keyRecord is the last applied state of each shared key written while it was registered, of the
+// keys inside its span (the chunk's range: a key outside it cannot have been written by the chunk).
 type keyRecord struct {
+	span  table.KeySpan
+	keyOf string             // the original's column of a one-column shared key ("": several, span unused)
 	last  map[string]*change // keyString -> a change that writes the key's state (insert) or deletes it
 	order []string           // keys in first-written order, for a stable re-application
 }
@@ -63,12 +70,16 @@ func newTracker() tracker {
 	return tracker{records: map[*keyRecord]bool{}, settles: make(chan settleRequest)}
 }
 
-// Track registers a record of the keys the applier writes from now on; settle, called once the
-// chunk copied meanwhile has committed, re-applies their last states on the applying goroutine
-// and returns when they are committed (or the applier stopped, or ctx ended). Call settle exactly
-// once. Track and settle may be called from several goroutines at once.
-func (a *Applier) Track() (settle func(ctx context.Context) error) {
-	rec := &keyRecord{last: map[string]*change{}}
+// Track registers a record of the keys in span (the zero span: every key) the applier writes
+// from now on; settle, called once the chunk copied meanwhile has committed, re-applies their last
+// states on the applying goroutine and returns when they are committed (or the applier stopped,
+// or ctx ended). Call settle exactly once. Track and settle may be called from several goroutines
+// at once.
+func (a *Applier) Track(span table.KeySpan) (settle func(ctx context.Context) error) {
+	rec := &keyRecord{last: map[string]*change{}, span: span}
+	if len(a.plan.key) == 1 {
+		rec.keyOf = a.plan.key[0].col.Name
+	}
 	a.track.mu.Lock()
 	a.track.records[rec] = true
 	a.track.mu.Unlock()
@@ -127,6 +138,9 @@ func (r *keyRecord) add(ch *change) {
 }
 
 func (r *keyRecord) set(key []any, state *change) {
+	if r.keyOf != "" && r.span.Excludes(r.keyOf, key[0]) {
+		return
+	}
 	k := keyString(key)
 	if _, ok := r.last[k]; !ok {
 		r.order = append(r.order, k)

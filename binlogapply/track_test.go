@@ -3,10 +3,13 @@ package binlogapply
 import (
 	"reflect"
 	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // A record keeps, per shared key, the last state the applied changes left: the after image of an
-// insert or update, "absent" for a delete and for the old key of a key change.
+// insert or update, "absent" for a delete and for the old key of a key change; none of a key
+// outside its span.
 func TestKeyRecordKeepsTheLastStateOfEachKey(t *testing.T) {
 	k := func(id int64) []any { return []any{id} }
 	r := &keyRecord{last: map[string]*change{}}
@@ -15,6 +18,10 @@ func TestKeyRecordKeepsTheLastStateOfEachKey(t *testing.T) {
 	r.add(&change{kind: chUpdate, oldKey: k(2), newKey: k(3), values: []any{int64(3), "moved"}})
 	r.add(&change{kind: chDelete, oldKey: k(4)})
 	r.add(&change{kind: chDelete, oldKey: k(3)})
+	r.add(&change{kind: chInsert, newKey: k(4), values: []any{int64(4), "back"}})
+	// a record whose span is the chunk (0, 4]: key 5 is outside it
+	r.span, r.keyOf = table.KeySpan{Column: "id", Lower: "0", Upper: "4"}, "id"
+	r.add(&change{kind: chUpdate, oldKey: k(4), newKey: k(5), values: []any{int64(5), "out"}})
 	r.add(&change{kind: chInsert, newKey: k(4), values: []any{int64(4), "back"}})
 
 	want := map[int64]*change{

@@ -135,8 +135,10 @@ type CatchUp interface {
 // it and has the applier apply the last state of every key recorded once more (after the INSERT:
 // a stale row of the chunk's snapshot is overwritten), returning when that is committed. settle
 // is called exactly once; several sessions may track at once.
+// span is the chunk's range when the key is one integer column (table.IntegerKeySpan; the zero
+// span otherwise): keys outside it need no recording.
 type KeyTracker interface {
-	Track() (settle func(ctx context.Context) error)
+	Track(span table.KeySpan) (settle func(ctx context.Context) error)
 }
 
 // CatchUpFunc is a function used as a CatchUp.
@@ -282,6 +284,9 @@ func (c *Copier) Run(ctx context.Context) error {
 // before each, copies each and proves it complete (or defers it).
 func (c *Copier) work(ctx context.Context, s *session, chunks <-chan chunk) error {
 	var took time.Duration // this session's previous chunk
+	// The previous chunk is marked proven once its settles are committed (copycheck.go): they run
+	// while this session copies the next chunk.
+	var prev *copiedChunk // on failure its settles end on their own (the copy's context ends)
 	for ch := range chunks {
 		if err := c.cfg.Throttler.Wait(ctx, took); err != nil {
 			return err
@@ -292,22 +297,52 @@ func (c *Copier) work(ctx context.Context, s *session, chunks <-chan chunk) erro
 			}
 		}
 		began, stalls := time.Now(), s.stalls
-		switch err := c.copyChunk(ctx, s, ch, true); {
-		case errors.Is(err, errCatchUpFirst):
-			c.complete.deferChunk(ch)
-		case err != nil:
+		err := c.copyChunk(ctx, s, ch, true)
+		if err != nil && !errors.Is(err, errCatchUpFirst) {
 			return err
-		default:
-			c.complete.proven(ch)
 		}
 		took = time.Since(began)
+		if err := c.markCopied(prev); err != nil {
+			return err
+		}
+		prev = &copiedChunk{ch: ch, deferred: err != nil, settles: s.takeSettling()}
+		if len(prev.settles) == 0 { // no tracker: nothing to wait for
+			_ = c.markCopied(prev)
+			prev = nil
+		}
 		c.lastChunk.Store(int64(took))
 		if a := c.cfg.Adaptive; a != nil {
 			c.cfg.Knobs.adaptChunkSize(a.Next(ch.size, took, s.stalls != stalls))
 		}
 		c.chunks.Add(1)
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.markCopied(prev)
+}
+
+// copiedChunk is a chunk copied by a session whose settles may still run.
+type copiedChunk struct {
+	ch       chunk
+	deferred bool // rows were missing: copied again after the last chunk
+	settles  []chan error
+}
+
+// markCopied waits for the settles of p (nil: nothing to do) and marks it proven or deferred.
+func (c *Copier) markCopied(p *copiedChunk) error {
+	if p == nil {
+		return nil
+	}
+	if err := settled(p.settles); err != nil {
+		return err
+	}
+	if p.deferred {
+		c.complete.deferChunk(p.ch)
+	} else {
+		c.complete.proven(p.ch)
+	}
+	return nil
 }
 
 // copyDeferred copies again, once the applier has caught up, the chunks that had rows missing
@@ -330,7 +365,11 @@ func (c *Copier) copyDeferred(ctx context.Context, s *session, deferred []chunk)
 			return err
 		}
 		began := time.Now()
-		if err := c.copyChunk(ctx, s, ch, false); err != nil {
+		err := c.copyChunk(ctx, s, ch, false)
+		if serr := settled(s.takeSettling()); err == nil {
+			err = serr
+		}
+		if err != nil {
 			return err
 		}
 		took = time.Since(began)
@@ -343,7 +382,8 @@ func (c *Copier) copyDeferred(ctx context.Context, s *session, deferred []chunk)
 type session struct {
 	conn          *sql.Conn
 	stalls        int64
-	maxErrorCount int // how many warnings SHOW WARNINGS lists on conn
+	maxErrorCount int          // how many warnings SHOW WARNINGS lists on conn
+	settling      []chan error // settles started for the chunk being copied (copycheck.go)
 }
 
 // openSessions opens n copy sessions: connections of their own, from one pool, with

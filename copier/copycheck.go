@@ -11,6 +11,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // How a chunk is proven complete. The copy of a chunk is
@@ -49,9 +50,10 @@ import (
 // applies. A change committed by the applier before Track precedes S; one committed after settle
 // is applied over the INSERT's committed rows. So after settle every row of the range is in the
 // ghost as of S or newer, and every change after that is still ahead of the applier, which
-// applies full images by key: the ghost converges on the original. settle runs before the
-// warnings are judged and the chunk is counted proven, so a resumed copy never starts above a
-// chunk whose keys were not re-applied.
+// applies full images by key: the ghost converges on the original. settle runs while the session
+// copies its next chunk (the applier takes it between two batches), and a chunk counts as proven
+// (CompleteUpTo, the checkpoint) only once its settles are committed, so a resumed copy never
+// starts above a chunk whose keys were not re-applied; the copy is done only when every settle is.
 //
 // Proven by its warnings: IGNORE skips a row only with a warning, so every row the statement
 // read was either inserted or skipped as a duplicate on the shared key, i.e. a row with its key
@@ -94,12 +96,51 @@ func (c *Copier) errorCount(ctx context.Context, s *session) error {
 }
 
 // track starts the applier's record of the keys it writes while a chunk's INSERT runs; settle
-// re-applies them once it committed (Config.Tracker). Without a tracker both do nothing.
-func (c *Copier) track() (settle func(ctx context.Context) error) {
+// re-applies them once it committed (Config.Tracker). Without a tracker there is no settle (nil).
+func (c *Copier) track(ch chunk) (settle func(ctx context.Context) error) {
 	if c.cfg.Tracker == nil {
-		return func(context.Context) error { return nil }
+		return nil
 	}
-	return c.cfg.Tracker.Track()
+	var span table.KeySpan
+	if len(ch.lower) == 1 && len(ch.upper) == 1 {
+		span = table.IntegerKeySpan(c.cfg.Original, c.cfg.OriginalKey, ch.lower[0], ch.inclusive, ch.upper[0])
+	}
+	return c.cfg.Tracker.Track(span)
+}
+
+// settleLater runs settle (the applier's re-application of the keys it wrote during a chunk's
+// INSERT, which has committed) while the session goes on: waiting for the applier to take it
+// between two of its batches would hold the copy for a batch at every chunk. settled waits for it.
+func (s *session) settleLater(ctx context.Context, n int64, settle func(ctx context.Context) error) {
+	if settle == nil {
+		return
+	}
+	done := make(chan error, 1)
+	go func() {
+		if err := settle(ctx); err != nil {
+			done <- fmt.Errorf("copy chunk %d: %w", n, err)
+		}
+		close(done)
+	}()
+	s.settling = append(s.settling, done)
+}
+
+// settling takes the settles started so far on s.
+func (s *session) takeSettling() []chan error {
+	taken := s.settling
+	s.settling = nil
+	return taken
+}
+
+// settled waits until every settle of the list is committed, and returns the first error.
+func settled(list []chan error) error {
+	var first error
+	for _, done := range list {
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // errCatchUpFirst is what copyChunk returns, when it may defer, for a chunk with rows missing from
@@ -115,11 +156,9 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 	var lastErr error
 	lost, rounds := "", 0
 	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
-		settle := c.track()
+		settle := c.track(ch)
 		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.cfg.GhostKey.Name)
-		if serr := settle(ctx); serr != nil {
-			return fmt.Errorf("copy chunk %d: %w", ch.n, serr)
-		}
+		s.settleLater(ctx, ch.n, settle) // the chunk counts as copied once it is done (settled)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -13,7 +14,7 @@ import (
 // reads and locks, without an applier.
 type trackerFunc func()
 
-func (f trackerFunc) Track() func(context.Context) error {
+func (f trackerFunc) Track(table.KeySpan) func(context.Context) error {
 	f()
 	return func(context.Context) error { return nil }
 }

@@ -27,18 +27,23 @@ const lockFreeDB = "gl_lockfree"
 // checksum to repair anything, the migrated table must hold exactly what the server's own ALTER
 // of the twin gives.
 func TestLockFreeCopyUnderChangesOfTheChunkBeingCopied(t *testing.T) {
-	for _, seed := range []int64{1, 2} {
-		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) { runChangesDuringChunks(t, seed) })
+	// An integer key: the applier records only the keys in the chunk's range (table.KeySpan); a
+	// key of two columns: it records every key.
+	for _, c := range []struct {
+		seed int64
+		key  string
+	}{{1, "id"}, {2, "id"}, {3, "id, k"}} {
+		t.Run(fmt.Sprintf("seed %d, key (%s)", c.seed, c.key), func(t *testing.T) { runChangesDuringChunks(t, c.seed, c.key) })
 	}
 }
 
-func runChangesDuringChunks(t *testing.T, seed int64) {
+func runChangesDuringChunks(t *testing.T, seed int64, key string) {
 	const alter = "ADD COLUMN extra INT NOT NULL DEFAULT 7, ADD KEY n_idx (n), MODIFY u VARCHAR(30)"
 	db := testenv.Database(t, lockFreeDB)
 	// ids 2, 4, ..., 20000: chunk k of 500 rows holds ids (1000(k-1), 1000k]; the odd ids are free
 	// for inserts and key changes inside the range.
-	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, u VARCHAR(20), n INT)",
-		"INSERT INTO t SELECT 2 * seq, CONCAT('v', seq), seq FROM seq_1_to_10000",
+	testenv.Exec(t, db, "CREATE TABLE t (id INT NOT NULL, u VARCHAR(20), n INT, k INT NOT NULL DEFAULT 0, PRIMARY KEY ("+key+"))",
+		"INSERT INTO t (id, u, n) SELECT 2 * seq, CONCAT('v', seq), seq FROM seq_1_to_10000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	cfg := liveConfig(t, lockFreeDB, "t", alter, nil)
 	cfg.ChunkSize, cfg.ChunkTime, cfg.Checksum = 500, 0, false // nothing repairs the copy's result
@@ -84,7 +89,7 @@ func runChangesDuringChunks(t *testing.T, seed int64) {
 		t.Fatalf("only %d changes were made during the copy", changed.Load())
 	}
 	testenv.Exec(t, db, "ALTER TABLE want "+alter+", ALGORITHM=COPY")
-	cols := []string{"id", "u", "n", "extra"}
+	cols := []string{"id", "u", "n", "k", "extra"}
 	gotRows, got := testenv.Checksum(t, db, lockFreeDB, "t", cols, "id")
 	wantRows, want := testenv.Checksum(t, db, lockFreeDB, "want", cols, "id")
 	if got != want || gotRows != wantRows {
@@ -103,7 +108,7 @@ func chunkChange(r *rand.Rand, lo, hi int) (string, []any) {
 	case 1:
 		return "UPDATE %s SET n = n + 1, u = CONCAT('w', n) WHERE id = ?", []any{id}
 	case 2:
-		return "INSERT INTO %s VALUES (?, 'inserted', -1)", []any{id}
+		return "INSERT INTO %s (id, u, n) VALUES (?, 'inserted', -1)", []any{id}
 	case 3:
 		return "UPDATE %s SET id = ?, u = 'moved' WHERE id = ?", []any{lo + r.Intn(hi-lo+1), id}
 	default:

@@ -115,7 +115,7 @@ func alterUnderLoad(ctx context.Context, s *server, cfg dbconn.Config, o options
 
 // reportLatency prints, for each load, the longest and the 99th-percentile application write
 // wait in each phase: the worst of the rounds.
-func reportLatency(rates []float64, runs [][]migration, alters map[float64][]alterRun) {
+func reportLatency(rates []float64, runs [][]migration, alters map[float64][]alterRun, alone map[float64]loadAlone) {
 	fmt.Printf("\napplication write wait under load, per phase: max/p99 in ms (the worst of the rounds; - : no write sent then)\n")
 	fmt.Printf("%-36s", "case")
 	for _, p := range phaseNames {
@@ -139,6 +139,9 @@ func reportLatency(rates []float64, runs [][]migration, alters map[float64][]alt
 			fmt.Printf(" %12s", per[p])
 		}
 		fmt.Printf(" %12s\n", whole)
+		for _, m := range runs[j] {
+			fmt.Printf("  row lock waits in the server during the run: %d, %d ms in all (every session's)\n", m.lockWaits.waits, m.lockWaits.timeMS)
+		}
 		var a waits
 		var took samples
 		for _, r := range alters[rate] {
@@ -150,6 +153,13 @@ func reportLatency(rates []float64, runs [][]migration, alters map[float64][]alt
 				fmt.Printf(" %12s", "")
 			}
 			fmt.Printf(" %12s (its time under load: %.2fs median)\n", a, took.median().Seconds())
+		}
+		if l, ok := alone[rate]; ok {
+			fmt.Printf("%-36s", "the load alone (5 s), "+caseName(rate))
+			for range phaseNames {
+				fmt.Printf(" %12s", "")
+			}
+			fmt.Printf(" %12s (the machine's own noise: nothing else runs)\n", l.waits)
 		}
 	}
 }
@@ -168,4 +178,19 @@ func mergeWaits(into, from map[string]waits) map[string]waits {
 		into[k] = into[k].worse(v)
 	}
 	return into
+}
+
+// rowLocks is InnoDB's count of row lock waits and their total time so far (the server's
+// Innodb_row_lock_waits and Innodb_row_lock_time): every session's, the tool's own included.
+type rowLocks struct {
+	waits  int64
+	timeMS int64
+}
+
+func (s *server) rowLocks(ctx context.Context) rowLocks {
+	var r rowLocks
+	var name string
+	_ = s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_waits'").Scan(&name, &r.waits)
+	_ = s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_time'").Scan(&name, &r.timeMS)
+	return r
 }

@@ -164,13 +164,13 @@ func run(o options) error {
 		fmt.Println()
 	}
 	report(o, rates, insertSelect, alterCopy, runs)
-	reportLatency(rates, runs, alters)
 	alone := map[float64]loadAlone{}
 	for _, rate := range o.rates {
 		if alone[rate], err = measureLoadAlone(ctx, srv, cfg, o, rate, 5*time.Second); err != nil {
 			return err
 		}
 	}
+	reportLatency(rates, runs, alters, alone)
 	reportCPU(rates, runs, alone)
 	return nil
 }

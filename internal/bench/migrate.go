@@ -33,6 +33,7 @@ type migration struct {
 	toolCPU     time.Duration    // CPU time the tool used (user + system, from /usr/bin/time)
 	marks       []phaseMark      // when each phase began (latency.go)
 	phases      map[string]waits // the load's write latency in each phase (under load)
+	lockWaits   rowLocks         // InnoDB row lock waits during the run (latency.go)
 }
 
 // migrateAt runs the migration idle (rate 0) or while a paced write load runs on the table,
@@ -110,7 +111,7 @@ func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migr
 	if err != nil {
 		return migration{}, err
 	}
-	start, cpu0 := time.Now(), s.serverCPU(ctx)
+	start, cpu0, locks0 := time.Now(), s.serverCPU(ctx), s.rowLocks(ctx)
 	if err := cmd.Start(); err != nil {
 		return migration{}, err
 	}
@@ -118,6 +119,8 @@ func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migr
 	out := m.read(stderr)
 	err = cmd.Wait()
 	m.took, m.serverCPU = time.Since(start), s.serverCPU(ctx)
+	locks := s.rowLocks(ctx)
+	m.lockWaits = rowLocks{waits: locks.waits - locks0.waits, timeMS: locks.timeMS - locks0.timeMS}
 	if cpu0 < 0 || m.serverCPU < 0 {
 		m.serverCPU = -1
 	} else {
