@@ -29,15 +29,19 @@ const lockFreeDB = "gl_lockfree"
 func TestLockFreeCopyUnderChangesOfTheChunkBeingCopied(t *testing.T) {
 	// An integer key: the applier records only the keys in the chunk's range (table.KeySpan); a
 	// key of two columns: it records every key.
+	// Two copy sessions: two chunks in flight, each with its own record.
 	for _, c := range []struct {
-		seed int64
-		key  string
-	}{{1, "id"}, {2, "id"}, {3, "id, k"}} {
-		t.Run(fmt.Sprintf("seed %d, key (%s)", c.seed, c.key), func(t *testing.T) { runChangesDuringChunks(t, c.seed, c.key) })
+		seed    int64
+		key     string
+		threads int
+	}{{1, "id", 1}, {2, "id", 1}, {3, "id, k", 1}, {4, "id", 2}} {
+		t.Run(fmt.Sprintf("seed %d, key (%s), %d sessions", c.seed, c.key, c.threads), func(t *testing.T) {
+			runChangesDuringChunks(t, c.seed, c.key, c.threads)
+		})
 	}
 }
 
-func runChangesDuringChunks(t *testing.T, seed int64, key string) {
+func runChangesDuringChunks(t *testing.T, seed int64, key string, threads int) {
 	const alter = "ADD COLUMN extra INT NOT NULL DEFAULT 7, ADD KEY n_idx (n), MODIFY u VARCHAR(30)"
 	db := testenv.Database(t, lockFreeDB)
 	// ids 2, 4, ..., 20000: chunk k of 500 rows holds ids (1000(k-1), 1000k]; the odd ids are free
@@ -47,6 +51,7 @@ func runChangesDuringChunks(t *testing.T, seed int64, key string) {
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	cfg := liveConfig(t, lockFreeDB, "t", alter, nil)
 	cfg.ChunkSize, cfg.ChunkTime, cfg.Checksum = 500, 0, false // nothing repairs the copy's result
+	cfg.CopyThreads = threads
 	flag := postpone(t, &cfg)
 
 	var writers sync.WaitGroup
