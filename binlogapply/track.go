@@ -60,8 +60,8 @@ type keyRecord struct {
 	order []string           // keys in first-written order, for a stable re-application
 }
 
+// settleRequest asks the applying goroutine to settle rec and report on done.
 type settleRequest struct {
-	ctx  context.Context
 	rec  *keyRecord
 	done chan error
 }
@@ -84,7 +84,7 @@ func (a *Applier) Track(span table.KeySpan) (settle func(ctx context.Context) er
 	a.track.records[rec] = true
 	a.track.mu.Unlock()
 	return func(ctx context.Context) error {
-		req := settleRequest{ctx: ctx, rec: rec, done: make(chan error, 1)}
+		req := settleRequest{rec: rec, done: make(chan error, 1)}
 		select {
 		case a.track.settles <- req:
 		case <-ctx.Done():
