@@ -47,6 +47,11 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 				return err
 			}
 			continue
+		case req := <-a.track.settles: // track.go
+			if err := a.settle(ctx, conn, req); err != nil {
+				return err
+			}
+			continue
 		case it := <-q:
 			batch = append(batch, it)
 		}
@@ -98,6 +103,7 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 		if err != nil || ctx.Err() != nil {
 			return a.ghostGoneLate(err) // laterows.go
 		}
+		a.recordApplied(batch) // track.go
 		a.backlog.Add(int64(-n))
 	}
 	if err := a.settleDisplaced(ctx, conn, batch); err != nil || ctx.Err() != nil {

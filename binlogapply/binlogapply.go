@@ -244,6 +244,7 @@ type Applier struct {
 	helpersSettled atomic.Bool
 
 	displaced *displacedSet // used by the applying goroutine only
+	track     tracker       // keys written while a chunk is copied (track.go)
 	late      lateRows      // changes of the original after a cut-over's sentinel (laterows.go)
 
 	// holds carries Hold's requests to the applying goroutine; held is the Hold in force;
@@ -317,6 +318,7 @@ func New(cfg Config) (*Applier, error) {
 		sentinels: map[string]chan struct{}{},
 		seen:      map[string]bool{},
 		holds:     make(chan *holdState),
+		track:     newTracker(),
 		swapDone:  make(chan struct{}),
 		stopped:   make(chan struct{}),
 	}

@@ -11,11 +11,18 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // How a chunk is proven complete. The copy of a chunk is
 //
-//	INSERT IGNORE INTO ghost SELECT ... FROM original WHERE <range> LOCK IN SHARE MODE
+//	INSERT IGNORE INTO ghost SELECT ... FROM original WHERE <range>
+//
+// read, when the copy has a KeyTracker (the migrator always gives it the binlog applier), as a
+// consistent read under READ COMMITTED: InnoDB locks none of the original's rows, so no
+// application write waits for a chunk (measured: doc/performance.md). Without a tracker it reads
+// with LOCK IN SHARE MODE under REPEATABLE READ, and a row of the chunk cannot change until the
+// INSERT commits.
 //
 // IGNORE turns every problem with a row into a warning: a duplicate key skips the row, a CHECK
 // failure skips it, a truncated or invalid value is stored changed. So the chunk is done only when:
@@ -32,14 +39,31 @@ import (
 //     applier has since moved them out of the way. A row still missing then is a duplicate the
 //     ALTER would drop, and fails the copy.
 //
+// The consistent read and the applier. The INSERT writes the rows of its snapshot S (taken when
+// the statement starts). A change of one of them committed after S is not in S; when the applier
+// applies it before the INSERT reaches the row (a delete, an update, a key change), the INSERT
+// writes the row's older state over a ghost that had moved on: a stale row, or one the original
+// no longer has. The tracker closes that gap (binlogapply/track.go): Track is called before the
+// INSERT, so every change the applier commits from then on has its key recorded, and settle,
+// called after the INSERT committed, has the applier apply each recorded key's last applied state
+// again (delete by key, then insert the image when there is one), serialized with the changes it
+// applies. A change committed by the applier before Track precedes S; one committed after settle
+// is applied over the INSERT's committed rows. So after settle every row of the range is in the
+// ghost as of S or newer, and every change after that is still ahead of the applier, which
+// applies full images by key: the ghost converges on the original. settle runs while the session
+// copies its next chunk (the applier takes it between two batches), and a chunk counts as proven
+// (CompleteUpTo, the checkpoint) only once its settles are committed, so a resumed copy never
+// starts above a chunk whose keys were not re-applied; the copy is done only when every settle is.
+//
 // Proven by its warnings: IGNORE skips a row only with a warning, so every row the statement
-// read (under its shared lock) was either inserted or skipped as a duplicate on the shared key,
-// i.e. a row with its key was in the ghost, written by the applier from a change at least as new
-// (a row of the chunk cannot change until the INSERT commits). If the applier later removes that
-// ghost row, it applies a change made to the original before the INSERT's read, and the change
-// that put the row back under that key before the read follows it in the binary log; so the
-// ghost converges on the original's row without the copy counting anything. (Counting rows
-// missing here used to cost a second read of every chunk the applier had touched.)
+// read was either inserted or skipped as a duplicate on the shared key, i.e. a row with its key
+// was in the ghost, written by the applier. That ghost row is the state of some change of the
+// original: older than S (then the changes after it, S's among them, are ahead of the applier)
+// or newer (then it is the newer state). If the applier later removes that ghost row, it applies
+// a change of the original made before the one that put the row back under that key, which
+// follows it in the binary log; so the ghost converges on the original's row without the copy
+// counting anything. (Counting rows missing here used to cost a second read of every chunk the
+// applier had touched.)
 //
 // A Note is what the server's own ALTER lets through even in strict mode (strict mode turns
 // Warnings into errors, never Notes): DECIMAL rounding of fractional digits, DATETIME to DATE
@@ -74,6 +98,54 @@ func (c *Copier) errorCount(ctx context.Context, s *session) error {
 	return nil
 }
 
+// track starts the applier's record of the keys it writes while a chunk's INSERT runs; settle
+// re-applies them once it committed (Config.Tracker). Without a tracker there is no settle (nil).
+func (c *Copier) track(ch chunk) (settle func(ctx context.Context) error) {
+	if c.cfg.Tracker == nil {
+		return nil
+	}
+	var span table.KeySpan
+	if len(ch.lower) == 1 && len(ch.upper) == 1 {
+		span = table.IntegerKeySpan(c.cfg.Original, c.cfg.OriginalKey, ch.lower[0], ch.inclusive, ch.upper[0])
+	}
+	return c.cfg.Tracker.Track(span)
+}
+
+// settleLater runs settle (the applier's re-application of the keys it wrote during a chunk's
+// INSERT, which has committed) while the session goes on: waiting for the applier to take it
+// between two of its batches would hold the copy for a batch at every chunk. settled waits for it.
+func (s *session) settleLater(ctx context.Context, n int64, settle func(ctx context.Context) error) {
+	if settle == nil {
+		return
+	}
+	done := make(chan error, 1)
+	go func() {
+		if err := settle(ctx); err != nil {
+			done <- fmt.Errorf("copy chunk %d: %w", n, err)
+		}
+		close(done)
+	}()
+	s.settling = append(s.settling, done)
+}
+
+// settling takes the settles started so far on s.
+func (s *session) takeSettling() []chan error {
+	taken := s.settling
+	s.settling = nil
+	return taken
+}
+
+// settled waits until every settle of the list is committed, and returns the first error.
+func settled(list []chan error) error {
+	var first error
+	for _, done := range list {
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // errCatchUpFirst is what copyChunk returns, when it may defer, for a chunk with rows missing from
 // the ghost: the copy comes back to it after the applier has caught up (see Run).
 var errCatchUpFirst = errors.New("rows missing from the ghost before the applier caught up")
@@ -87,7 +159,9 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 	var lastErr error
 	lost, rounds := "", 0
 	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
+		settle := c.track(ch)
 		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.proofKey())
+		s.settleLater(ctx, ch.n, settle) // the chunk counts as copied once it is done (settled)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -94,12 +94,16 @@ func (k *keyRange) anyAbove(ctx context.Context, conn *sql.Conn, vals []sql.RawB
 	return key != nil, err
 }
 
-// copySQL is the INSERT IGNORE ... SELECT of one chunk.
+// copySQL is the INSERT IGNORE ... SELECT of one chunk: a consistent read of the original when
+// the copy tracks the applier's keys (Config.Tracker), otherwise a locking read (LOCK IN SHARE MODE).
 func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(upper, true, false)
-	q := fmt.Sprintf("INSERT IGNORE INTO %s (%s) SELECT %s FROM %s WHERE (%s) AND (%s) LOCK IN SHARE MODE",
+	q := fmt.Sprintf("INSERT IGNORE INTO %s (%s) SELECT %s FROM %s WHERE (%s) AND (%s)",
 		k.ghost, table.QuoteIdents(k.cfg.GhostColumns), strings.Join(k.cfg.SelectExprs, ", "), k.from, lo, hi)
+	if k.cfg.Tracker == nil {
+		q += " LOCK IN SHARE MODE"
+	}
 	return q, append(loArgs, hiArgs...)
 }
 
