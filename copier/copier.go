@@ -164,11 +164,11 @@ type Copier struct {
 	log zerolog.Logger
 	key *keyRange
 
-	rows      atomic.Int64 // rows inserted by the copy
-	chunks    atomic.Int64 // planned chunks copied (proven or deferred), by every session
-	recounts  atomic.Int64 // chunk copies whose rows were counted in the ghost again (Recounts)
-	done      atomic.Bool
-	complete  *completion // CompleteUpTo's bookkeeping and the deferred chunks
+	rows     atomic.Int64 // rows inserted by the copy
+	chunks   atomic.Int64 // planned chunks copied (proven or deferred), by every session
+	recounts atomic.Int64 // chunk copies whose rows were counted in the ghost again (Recounts)
+	done     atomic.Bool
+	complete *completion // CompleteUpTo's bookkeeping and the deferred chunks
 }
 
 // New checks cfg and returns a Copier ready to Run.
