@@ -47,6 +47,11 @@ func (a *Applier) apply(ctx context.Context, q <-chan item) error {
 				return err
 			}
 			continue
+		case req := <-a.track.settles: // track.go
+			if err := a.settle(ctx, conn, req); err != nil {
+				return err
+			}
+			continue
 		case it := <-q:
 			batch = append(batch, it)
 		}
@@ -98,6 +103,7 @@ func (a *Applier) applyBatch(ctx context.Context, conn *sql.Conn, batch []item, 
 		if err != nil || ctx.Err() != nil {
 			return a.ghostGoneLate(err) // laterows.go
 		}
+		a.recordApplied(batch) // track.go
 		a.backlog.Add(int64(-n))
 	}
 	if err := a.settleDisplaced(ctx, conn, batch); err != nil || ctx.Err() != nil {
@@ -432,7 +438,8 @@ func acceptedWarning(level string, code int, msg string, cols []string) bool {
 }
 
 // deleteSQL deletes rows of the ghost by shared key: "k IN (...)" for a single non-NULL column,
-// otherwise "(k1 <=> ? AND k2 <=> ?) OR ...".
+// otherwise "(k1 <=> ? AND k2 <=> ?) OR ..."; a column addressed by its bytes (colPlan.keyBytes)
+// is compared by its bytes too.
 func (p *plan) deleteSQL(keys [][]any) (string, []any) { return p.deleteFromSQL(p.ghostTable, keys) }
 
 // deleteFromSQL is deleteSQL on tbl, a table with the ghost's shared key columns.
@@ -457,6 +464,19 @@ func (p *plan) deleteFromSQL(tbl string, keys [][]any) (string, []any) {
 			args = append(args, k[0])
 		}
 		b.WriteString(")")
+		if c := p.key[0]; c.keyBytes != "" {
+			// Equal bytes are equal under the collation: the IN above finds the candidates
+			// through the index, this keeps the row of the exact key only (table.KeyBytes).
+			b.WriteString(" AND " + table.ColumnBytes(table.QuoteIdent(c.ghost), c.bytesCol) + " IN (")
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(c.keyBytes)
+				args = append(args, k[0])
+			}
+			b.WriteString(")")
+		}
 		return b.String(), args
 	}
 	for i, k := range keys {
@@ -472,6 +492,12 @@ func (p *plan) deleteFromSQL(tbl string, keys [][]any) (string, []any) {
 			b.WriteString(" <=> ")
 			b.WriteString(c.keyExpr)
 			args = append(args, k[j])
+		}
+		for j, c := range p.key {
+			if c.keyBytes != "" {
+				b.WriteString(" AND " + table.ColumnBytes(table.QuoteIdent(c.ghost), c.bytesCol) + " <=> " + c.keyBytes)
+				args = append(args, k[j])
+			}
 		}
 		b.WriteString(")")
 	}

@@ -154,6 +154,11 @@ type Config struct {
 	// ALTER adds NOT NULL without a DEFAULT get their implicit default, as the server's ALTER gives).
 	Fills     []table.Fill
 	SharedKey []string // original-side column names of the shared unique key
+	// KeyByBytes are the ghost columns of the shared key whose collation differs from the
+	// original's so that keys distinct in one table may be equal in the other (preflight's
+	// ComparedByBytes): ghost rows are addressed by their exact bytes there, and a replayed row
+	// that clashes on the shared key with a row of other bytes displaces it, as on a new unique key.
+	KeyByBytes []string
 	// TimeZone is the server's global time_zone: a column changed between TIMESTAMP and
 	// DATETIME/DATE is converted in it, as the server's own ALTER does (table.ZoneShiftOf).
 	// Empty means '+00:00'.
@@ -243,6 +248,7 @@ type Applier struct {
 	helpersSettled atomic.Bool
 
 	displaced *displacedSet // used by the applying goroutine only
+	track     tracker       // keys written while a chunk is copied (track.go)
 	late      lateRows      // changes of the original after a cut-over's sentinel (laterows.go)
 
 	// holds carries Hold's requests to the applying goroutine; held is the Hold in force;
@@ -316,6 +322,7 @@ func New(cfg Config) (*Applier, error) {
 		sentinels: map[string]chan struct{}{},
 		seen:      map[string]bool{},
 		holds:     make(chan *holdState),
+		track:     newTracker(),
 		swapDone:  make(chan struct{}),
 		stopped:   make(chan struct{}),
 	}

@@ -16,6 +16,13 @@ type colPlan struct {
 	// keyExpr is how the value is compared with the ghost column when it addresses a row: in the
 	// ghost column's charset and collation, so the comparison follows the ghost's unique index.
 	keyExpr string
+	// keyBytes, set for a shared key column in Config.KeyByBytes, is the exact bytes of keyExpr:
+	// the ghost's collation may equate this value with another row's, so rows are addressed by
+	// their bytes too (table.KeyBytes).
+	keyBytes string
+	// bytesCol is the ghost column when keyBytes is set: its stored value's bytes are taken alike
+	// (table.ColumnBytes).
+	bytesCol *table.Column
 	// ghostEnum says the ghost column is an ENUM: index 0 of the original's ENUM is written
 	// relaxed (enumzero.go).
 	ghostEnum bool
@@ -44,6 +51,7 @@ type plan struct {
 	rowExpr    string    // "(?, CONVERT(? USING latin1), ...)" for one row of write
 	mariaDB    bool      // the target is MariaDB (SET STATEMENT) rather than MySQL (SET_VAR hint)
 	exprs      []string  // the expressions of rowExpr, one per column of write, then the fills
+	byBytes    bool      // some key column is addressed by its exact bytes (colPlan.keyBytes)
 	// noZeroDate and noZeroInDate are the writers' NO_ZERO_DATE and NO_ZERO_IN_DATE; zeroWrites
 	// says some column has a zeroExpr (zerodate.go).
 	noZeroDate, noZeroInDate, zeroWrites bool
@@ -95,6 +103,11 @@ func newPlan(cfg *Config) (*plan, error) {
 	}
 	for _, k := range cfg.SharedKey {
 		if w, ok := byName[strings.ToLower(k)]; ok {
+			if containsName(cfg.KeyByBytes, p.write[w].ghost) {
+				gc, _ := cfg.Ghost.Column(p.write[w].ghost)
+				p.write[w].keyBytes, p.write[w].bytesCol = table.KeyBytes(p.write[w].expr, gc), gc
+				p.byBytes = true
+			}
 			p.key = append(p.key, p.write[w])
 			p.keyPos = append(p.keyPos, w)
 			continue
@@ -182,6 +195,16 @@ func valueExpr(cfg *Config, c, gc *table.Column) (string, error) {
 		expr = pad.Expr(expr)
 	}
 	return expr, nil
+}
+
+// containsName says names holds name (case-insensitively).
+func containsName(names []string, name string) bool {
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func lookupMap(m map[string]string, name string) (string, bool) {

@@ -32,11 +32,14 @@ import (
 //   - A ghost row is deleted by a displacement only in the transaction, and in the number, in
 //     which its full image is saved; saved images commit or roll back with the applied changes.
 //   - Every shared key the writer deletes from the ghost is deleted from the saved images too,
-//     compared like the ghost compares it (its types and collations), so a saved image is always
-//     one whose row no later event has touched.
+//     compared like the ghost compares it (its types and collations, and its bytes where
+//     Config.KeyByBytes says so), so a saved image is always one whose row no later event has
+//     touched.
 //   - Repair puts an image back with a plain INSERT. Success: it is dropped from the set. A
 //     duplicate of the shared key: a newer version of the row is in the ghost (copied meanwhile),
-//     the image is dropped. A duplicate of another unique key: the image stays saved. Besides,
+//     the image is dropped; where keys are told apart by their bytes, only when the ghost holds
+//     the image's key bytes (otherwise the image clashes with another row and stays). A duplicate
+//     of another unique key: the image stays saved. Besides,
 //     only a newer image of the same row (displaced again after a copy brought it back) replaces
 //     a saved image.
 //   - At most Config.MaxDisplaced rows are displaced at once; beyond that Run fails.
@@ -85,7 +88,10 @@ type displacedSet struct {
 
 // movableKey is a unique key of the ghost other than the shared key, over columns the applier
 // writes and without prefix parts: the ghost rows clashing with a replayed row on it are found
-// with "column = value" in the ghost's collation (NULLs never clash).
+// with "column = value" in the ghost's collation (NULLs never clash). The shared key itself is
+// one when its rows are addressed by their bytes (Config.KeyByBytes): a replayed row then clashes
+// on it with a ghost row of other bytes, equal under the ghost's collation only -- another row of
+// the original, moved aside like a row clashing on a new unique key.
 type movableKey struct {
 	name      string
 	cols      []int  // index in plan.write of each column of the key
@@ -122,6 +128,9 @@ func newDisplacedSet(cfg *Config, p *plan) *displacedSet {
 		shared[strings.ToLower(k.ghost)] = true
 		keyCols = append(keyCols, table.QuoteIdent(k.ghost))
 		join = append(join, "d."+table.QuoteIdent(k.ghost)+" <=> g."+table.QuoteIdent(k.ghost))
+		if k.keyBytes != "" {
+			join = append(join, table.ColumnBytes("d."+table.QuoteIdent(k.ghost), k.bytesCol)+" <=> "+table.ColumnBytes("g."+table.QuoteIdent(k.ghost), k.bytesCol))
+		}
 	}
 	keyJoin := strings.Join(join, " AND ")
 	written := map[string]int{}
@@ -129,7 +138,7 @@ func newDisplacedSet(cfg *Config, p *plan) *displacedSet {
 		written[strings.ToLower(w.ghost)] = i
 	}
 	for _, uk := range cfg.Ghost.UniqueKeys {
-		if sameColumns(uk.Columns, shared) {
+		if sameColumns(uk.Columns, shared) && !p.byBytes {
 			d.sharedKeys[strings.ToLower(uk.Name)] = true
 			continue
 		}
@@ -157,12 +166,18 @@ func newDisplacedSet(cfg *Config, p *plan) *displacedSet {
 		mk.remove = fmt.Sprintf("DELETE g FROM %s g WHERE %s", ghost, w)
 		d.movable[strings.ToLower(uk.Name)] = mk
 	}
+	// One image per key: the index is unique, except where keys are told apart by their bytes
+	// (two images may then be equal under the ghost's collation; dropOlder keeps one per bytes).
+	unique := "UNIQUE "
+	if p.byBytes {
+		unique = ""
+	}
 	d.createSQL = []string{
 		"DROP TEMPORARY TABLE IF EXISTS " + d.tbl,
 		fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, %s BIGINT NOT NULL DEFAULT 0, "+
-			"%s VARBINARY(256) NOT NULL DEFAULT '', %s VARBINARY(%d) NULL, UNIQUE KEY `_ghostlite_shared` (%s)) "+
+			"%s VARBINARY(256) NOT NULL DEFAULT '', %s VARBINARY(%d) NULL, %sKEY `_ghostlite_shared` (%s)) "+
 			"ENGINE=InnoDB SELECT %s FROM %s LIMIT 0",
-			d.tbl, colSeq, colSince, colKey, colEntry, maxEntryBytes, strings.Join(keyCols, ", "), colList, ghost),
+			d.tbl, colSeq, colSince, colKey, colEntry, maxEntryBytes, unique, strings.Join(keyCols, ", "), colList, ghost),
 	}
 	d.repairAll = fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s ORDER BY %s", ghost, colList, colList, d.tbl, colSeq)
 	d.repairOne = fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s = ?", ghost, colList, colList, d.tbl, colSeq)

@@ -139,6 +139,7 @@ func (a *Applier) applyUntil(job applyJob, q <-chan item) (failed []item, fatalE
 			if err := a.commitOn(ctx, job.conn, batch); err != nil {
 				return batch, nil, a.ghostGoneLate(err)
 			}
+			a.recordApplied(batch) // track.go
 			a.backlog.Add(int64(-n))
 			a.countApplied(n)
 			applied += n

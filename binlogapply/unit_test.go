@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -190,5 +191,44 @@ func TestKeyExprUsesGhostCollation(t *testing.T) {
 	}
 	if got := keyExpr("?", &table.Column{Name: "id", DataType: "int"}); got != "?" {
 		t.Fatalf("integer key wrapped: %q", got)
+	}
+}
+
+// A key column in Config.KeyByBytes is matched by its bytes beside the collation's equality, in
+// both forms of the DELETE, with each key's value bound once per term.
+func TestDeleteByKeyBytes(t *testing.T) {
+	orig := &table.Table{Name: "t", Columns: []table.Column{
+		{Name: "g", DataType: "int", ColumnType: "int", Position: 1},
+		{Name: "k", DataType: "varchar", ColumnType: "varchar(20)", Charset: "utf8mb3", Collation: "utf8mb3_general_ci", Position: 2},
+	}}
+	ghost := &table.Table{Name: "_t_gho", Columns: []table.Column{
+		{Name: "g", DataType: "int", ColumnType: "int", Position: 1},
+		{Name: "k", DataType: "varchar", ColumnType: "varchar(20)", Charset: "utf8mb4", Collation: "utf8mb4_0900_ai_ci", Position: 2},
+	}, UniqueKeys: []table.Key{{Name: "PRIMARY", Columns: []string{"g", "k"}}}}
+	cfg := &Config{Schema: "s", Original: orig, Ghost: ghost, ColumnMap: map[string]string{"g": "g", "k": "k"}, SharedKey: []string{"k"}, KeyByBytes: []string{"k"}}
+	p, err := newPlan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, args := p.deleteSQL([][]any{{[]byte("ss")}, {[]byte("a")}})
+	want := "DELETE FROM `s`.`_t_gho` WHERE `k` IN (" +
+		"CONVERT(CONVERT(? USING utf8mb3) USING utf8mb4) COLLATE utf8mb4_0900_ai_ci, CONVERT(CONVERT(? USING utf8mb3) USING utf8mb4) COLLATE utf8mb4_0900_ai_ci)" +
+		" AND CAST(`k` AS BINARY) IN (CAST(CONVERT(CONVERT(? USING utf8mb3) USING utf8mb4) AS BINARY), CAST(CONVERT(CONVERT(? USING utf8mb3) USING utf8mb4) AS BINARY))"
+	if q != want || len(args) != 4 {
+		t.Errorf("delete by bytes:\n got  %s %v\n want %s", q, args, want)
+	}
+	cfg.SharedKey = []string{"g", "k"}
+	if p, err = newPlan(cfg); err != nil {
+		t.Fatal(err)
+	}
+	q, args = p.deleteSQL([][]any{{int64(1), []byte("ss")}})
+	want = "DELETE FROM `s`.`_t_gho` WHERE (`g` <=> ? AND `k` <=> CONVERT(CONVERT(? USING utf8mb3) USING utf8mb4) COLLATE utf8mb4_0900_ai_ci" +
+		" AND CAST(`k` AS BINARY) <=> CAST(CONVERT(CONVERT(? USING utf8mb3) USING utf8mb4) AS BINARY))"
+	if q != want || len(args) != 3 {
+		t.Errorf("composite delete by bytes:\n got  %s %v\n want %s", q, args, want)
+	}
+	if d := newDisplacedSet(cfg, p); !p.byBytes || d.sharedKeys["primary"] || d.movable["primary"] == nil ||
+		!strings.Contains(d.inGhost, "CAST(d.`k` AS BINARY) <=> CAST(g.`k` AS BINARY)") {
+		t.Error("a key addressed by bytes must be movable, not a shared key of the displaced set, and images matched by bytes")
 	}
 }

@@ -186,13 +186,17 @@ func describeCopy(from map[string]string) string {
 }
 
 // Rewalk tells whether a resume from rec must copy every key again instead of those above its
-// key: the ghost has a unique key besides the shared key sharedKey, so rows the stopped run's
-// applier had moved aside (binlogapply/displaced.go) lived in its session's temporary table, lost
-// with the process, and one under the checkpoint's key would be lost. INSERT IGNORE keeps the
-// ghost's rows, and the proof finds the missing ones.
-func Rewalk(rec Record, ghost *table.Table, sharedKey string) bool {
+// key: the ghost has a unique key besides the shared key sharedKey, or byBytes says the shared
+// key's rows are addressed by their bytes (a clash on it displaces rows too), so rows the stopped
+// run's applier had moved aside (binlogapply/displaced.go) lived in its session's temporary
+// table, lost with the process, and one under the checkpoint's key would be lost. INSERT IGNORE
+// keeps the ghost's rows, and the proof finds the missing ones.
+func Rewalk(rec Record, ghost *table.Table, sharedKey string, byBytes bool) bool {
 	if rec.Key == nil {
 		return false
+	}
+	if byBytes {
+		return true
 	}
 	for _, k := range ghost.UniqueKeys {
 		if !strings.EqualFold(k.Name, sharedKey) {

@@ -126,7 +126,8 @@ func TestResumeCompareGhost(t *testing.T) {
 }
 
 // SameCopy refuses another column mapping under the same ALTER; Rewalk asks for every key again
-// only when a key is recorded and the ghost has another unique key; StreamFrom needs a GTID set
+// only when a key is recorded and the ghost has another unique key or a shared key addressed by
+// its bytes; StreamFrom needs a GTID set
 // with --gtid.
 func TestResumeCopyAndStream(t *testing.T) {
 	tabs := Tables{Ghost: "_t_gho", Changelog: "_t_ghc", Checkpoint: "_t_ghk"}
@@ -144,8 +145,12 @@ func TestResumeCopyAndStream(t *testing.T) {
 
 	ghost := &table.Table{UniqueKeys: []table.Key{{Name: "PRIMARY"}, {Name: "u"}}}
 	withKey := Record{Key: []sql.RawBytes{sql.RawBytes("1")}}
-	if !Rewalk(withKey, ghost, "primary") || Rewalk(Record{}, ghost, "PRIMARY") || Rewalk(withKey, &table.Table{UniqueKeys: ghost.UniqueKeys[:1]}, "PRIMARY") {
+	only := &table.Table{UniqueKeys: ghost.UniqueKeys[:1]}
+	if !Rewalk(withKey, ghost, "primary", false) || Rewalk(Record{}, ghost, "PRIMARY", false) || Rewalk(withKey, only, "PRIMARY", false) {
 		t.Error("Rewalk: want true only with a key and another unique key")
+	}
+	if !Rewalk(withKey, only, "PRIMARY", true) || Rewalk(Record{}, only, "PRIMARY", true) {
+		t.Error("Rewalk: want true with a key whose rows are addressed by their bytes")
 	}
 
 	if _, err := (Record{File: "f", Pos: 4}).StreamFrom(true); err == nil {

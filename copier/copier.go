@@ -1,7 +1,11 @@
 // Package copier copies the rows of the original table into the ghost table, in chunks of the
 // shared key:
 //
-//	INSERT IGNORE INTO ghost (...) SELECT ... FROM original FORCE INDEX (key) WHERE <range> LOCK IN SHARE MODE
+//	INSERT IGNORE INTO ghost (...) SELECT ... FROM original FORCE INDEX (key) WHERE <range>
+//
+// read as a consistent read (READ COMMITTED, no row locks on the original) when the copy has a
+// KeyTracker, the binlog applier's record of the keys it writes meanwhile; with LOCK IN SHARE
+// MODE otherwise (copycheck.go).
 //
 // The chunker reads the ends of the chunks from the key's index (never by scanning the table), a
 // few chunks ahead, on its own connection; one copy session, or Config.Threads sessions each on
@@ -9,11 +13,17 @@
 // prove it complete before they take the next.
 //
 // Invariants:
-//   - rows are copied with INSERT IGNORE ... SELECT ... LOCK IN SHARE MODE, one chunk per
-//     statement; chunks are handed out in shared-key order, and with several sessions up to one
-//     chunk per session is copied at once (disjoint key ranges);
+//   - rows are copied with INSERT IGNORE ... SELECT, one chunk per statement; chunks are handed
+//     out in shared-key order, and with several sessions up to one chunk per session is copied at
+//     once (disjoint key ranges);
+//   - with a KeyTracker the original is read without row locks, and every chunk's INSERT is
+//     bracketed by Track and settle: the keys the applier wrote while it ran are applied again
+//     after it committed, before the chunk counts as copied (copycheck.go); without one, the read
+//     holds shared locks on the chunk's rows until the INSERT commits;
 //   - a row already in the ghost was written by the binlog applier, so it is newer and wins: a
-//     duplicate on the shared key is expected and skipped;
+//     duplicate on the shared key is expected and skipped (where the key's collation changes so
+//     that keys distinct in one table may be equal in the other, Config.GhostKeyBytes, it is
+//     judged like a duplicate on another unique key: the rows are counted by their key bytes);
 //   - a chunk is done only when proven complete (copycheck.go): its INSERT left no warning at all,
 //     or the full list of its warnings holds only Notes and duplicates on the shared key, or only
 //     Notes and duplicates and every row of the chunk has its shared key in the ghost. Any other
@@ -69,6 +79,14 @@ type Config struct {
 	// GhostKeyExprs give, for each column of GhostKey, its value as the copy converts it, read from
 	// the original qualified by Original.QualifiedName().
 	GhostKeyExprs []string
+	// GhostKeyBytes give, for each column of GhostKey, "" or the condition that the ghost row
+	// aliased g holds in it the exact bytes of the value the copy writes there, read like
+	// GhostKeyExprs: set for the columns whose collation changes so that keys distinct in one
+	// table may be equal in the other (the plan's GhostKeyByBytes). A
+	// duplicate on the shared key then proves nothing (the ghost row may be another row of the
+	// original, equal only under the new collation): the chunk's rows are counted in the ghost by
+	// their bytes, and one still missing after the applier caught up is a clash that fails the copy.
+	GhostKeyBytes []string
 
 	// StartAfter, when set, is a shared-key value (as CompleteUpTo gave it) up to which the ghost
 	// is already complete: the copy walks only the keys above it (a resumed migration).
@@ -83,7 +101,11 @@ type Config struct {
 	Knobs     *Knobs    // values that may change while the copy runs (chunk size)
 	Throttler Throttler // asked before each chunk; nil: never throttled
 	CatchUp   CatchUp   // lets the applier catch up before rows are judged missing
-	Logger    zerolog.Logger
+	// Tracker, when set, makes the copy read the original without row locks (READ COMMITTED: a
+	// consistent read) and re-apply, after each chunk, the keys the applier wrote meanwhile
+	// (copycheck.go); nil: each chunk reads with shared row locks held until it commits.
+	Tracker KeyTracker
+	Logger  zerolog.Logger
 
 	// Adaptive, when set, sizes the chunks after the time each takes (--chunk-time, adaptive.go);
 	// nil: every chunk has the size the knobs hold.
@@ -118,6 +140,17 @@ type CatchUp interface {
 	AwaitApplied(ctx context.Context) error
 }
 
+// KeyTracker is the binlog applier's record of the shared keys it writes while a chunk is copied.
+// Track starts recording before the chunk's INSERT; settle, once the INSERT has committed, stops
+// it and has the applier apply the last state of every key recorded once more (after the INSERT:
+// a stale row of the chunk's snapshot is overwritten), returning when that is committed. settle
+// is called exactly once; several sessions may track at once.
+// span is the chunk's range when the key is one integer column (table.IntegerKeySpan; the zero
+// span otherwise): keys outside it need no recording.
+type KeyTracker interface {
+	Track(span table.KeySpan) (settle func(ctx context.Context) error)
+}
+
 // CatchUpFunc is a function used as a CatchUp.
 type CatchUpFunc func(ctx context.Context) error
 
@@ -131,12 +164,11 @@ type Copier struct {
 	log zerolog.Logger
 	key *keyRange
 
-	rows      atomic.Int64 // rows inserted by the copy
-	chunks    atomic.Int64 // planned chunks copied (proven or deferred), by every session
-	lastChunk atomic.Int64 // how long the chunk finished last (by any session) took, in nanoseconds
-	recounts  atomic.Int64 // chunk copies whose rows were counted in the ghost again (Recounts)
-	done      atomic.Bool
-	complete  *completion // CompleteUpTo's bookkeeping and the deferred chunks
+	rows     atomic.Int64 // rows inserted by the copy
+	chunks   atomic.Int64 // planned chunks copied (proven or deferred), by every session
+	recounts atomic.Int64 // chunk copies whose rows were counted in the ghost again (Recounts)
+	done     atomic.Bool
+	complete *completion // CompleteUpTo's bookkeeping and the deferred chunks
 }
 
 // New checks cfg and returns a Copier ready to Run.
@@ -185,10 +217,6 @@ func (notThrottled) Wait(ctx context.Context, _ time.Duration) error { return ct
 
 // Copied is the number of rows the copy has inserted so far.
 func (c *Copier) Copied() int64 { return c.rows.Load() }
-
-// LastChunkTime is how long the chunk finished last took to copy, by whichever session (0 before
-// the first).
-func (c *Copier) LastChunkTime() time.Duration { return time.Duration(c.lastChunk.Load()) }
 
 // ChunksCopied is how many planned chunks the sessions have copied so far (a deferred chunk
 // counts once, when first copied).
@@ -261,6 +289,9 @@ func (c *Copier) Run(ctx context.Context) error {
 // before each, copies each and proves it complete (or defers it).
 func (c *Copier) work(ctx context.Context, s *session, chunks <-chan chunk) error {
 	var took time.Duration // this session's previous chunk
+	// The previous chunk is marked proven once its settles are committed (copycheck.go): they run
+	// while this session copies the next chunk.
+	var prev *copiedChunk // on failure its settles end on their own (the copy's context ends)
 	for ch := range chunks {
 		if err := c.cfg.Throttler.Wait(ctx, took); err != nil {
 			return err
@@ -271,22 +302,51 @@ func (c *Copier) work(ctx context.Context, s *session, chunks <-chan chunk) erro
 			}
 		}
 		began, stalls := time.Now(), s.stalls
-		switch err := c.copyChunk(ctx, s, ch, true); {
-		case errors.Is(err, errCatchUpFirst):
-			c.complete.deferChunk(ch)
-		case err != nil:
+		err := c.copyChunk(ctx, s, ch, true)
+		if err != nil && !errors.Is(err, errCatchUpFirst) {
 			return err
-		default:
-			c.complete.proven(ch)
 		}
 		took = time.Since(began)
-		c.lastChunk.Store(int64(took))
+		if err := c.markCopied(prev); err != nil {
+			return err
+		}
+		prev = &copiedChunk{ch: ch, deferred: err != nil, settles: s.takeSettling()}
+		if len(prev.settles) == 0 { // no tracker: nothing to wait for
+			_ = c.markCopied(prev)
+			prev = nil
+		}
 		if a := c.cfg.Adaptive; a != nil {
 			c.cfg.Knobs.adaptChunkSize(a.Next(ch.size, took, s.stalls != stalls))
 		}
 		c.chunks.Add(1)
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.markCopied(prev)
+}
+
+// copiedChunk is a chunk copied by a session whose settles may still run.
+type copiedChunk struct {
+	ch       chunk
+	deferred bool // rows were missing: copied again after the last chunk
+	settles  []chan error
+}
+
+// markCopied waits for the settles of p (nil: nothing to do) and marks it proven or deferred.
+func (c *Copier) markCopied(p *copiedChunk) error {
+	if p == nil {
+		return nil
+	}
+	if err := settled(p.settles); err != nil {
+		return err
+	}
+	if p.deferred {
+		c.complete.deferChunk(p.ch)
+	} else {
+		c.complete.proven(p.ch)
+	}
+	return nil
 }
 
 // copyDeferred copies again, once the applier has caught up, the chunks that had rows missing
@@ -309,7 +369,11 @@ func (c *Copier) copyDeferred(ctx context.Context, s *session, deferred []chunk)
 			return err
 		}
 		began := time.Now()
-		if err := c.copyChunk(ctx, s, ch, false); err != nil {
+		err := c.copyChunk(ctx, s, ch, false)
+		if serr := settled(s.takeSettling()); err == nil {
+			err = serr
+		}
+		if err != nil {
 			return err
 		}
 		took = time.Since(began)
@@ -322,7 +386,8 @@ func (c *Copier) copyDeferred(ctx context.Context, s *session, deferred []chunk)
 type session struct {
 	conn          *sql.Conn
 	stalls        int64
-	maxErrorCount int // how many warnings SHOW WARNINGS lists on conn
+	maxErrorCount int          // how many warnings SHOW WARNINGS lists on conn
+	settling      []chan error // settles started for the chunk being copied (copycheck.go)
 }
 
 // openSessions opens n copy sessions: connections of their own, from one pool, with
@@ -349,6 +414,12 @@ func (c *Copier) openSessions(ctx context.Context, n int) (sessions []*session, 
 		}
 		s := &session{conn: conn}
 		sessions = append(sessions, s)
+		if c.cfg.Tracker != nil { // a consistent read of the original: no row locks (copycheck.go)
+			if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+				closeSessions()
+				return nil, nil, fmt.Errorf("set the copy session's isolation level: %w", err)
+			}
+		}
 		if err := c.errorCount(ctx, s); err != nil {
 			closeSessions()
 			return nil, nil, err

@@ -11,11 +11,18 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
 // How a chunk is proven complete. The copy of a chunk is
 //
-//	INSERT IGNORE INTO ghost SELECT ... FROM original WHERE <range> LOCK IN SHARE MODE
+//	INSERT IGNORE INTO ghost SELECT ... FROM original WHERE <range>
+//
+// read, when the copy has a KeyTracker (the migrator always gives it the binlog applier), as a
+// consistent read under READ COMMITTED: InnoDB locks none of the original's rows, so no
+// application write waits for a chunk (measured: doc/performance.md). Without a tracker it reads
+// with LOCK IN SHARE MODE under REPEATABLE READ, and a row of the chunk cannot change until the
+// INSERT commits.
 //
 // IGNORE turns every problem with a row into a warning: a duplicate key skips the row, a CHECK
 // failure skips it, a truncated or invalid value is stored changed. So the chunk is done only when:
@@ -32,14 +39,31 @@ import (
 //     applier has since moved them out of the way. A row still missing then is a duplicate the
 //     ALTER would drop, and fails the copy.
 //
+// The consistent read and the applier. The INSERT writes the rows of its snapshot S (taken when
+// the statement starts). A change of one of them committed after S is not in S; when the applier
+// applies it before the INSERT reaches the row (a delete, an update, a key change), the INSERT
+// writes the row's older state over a ghost that had moved on: a stale row, or one the original
+// no longer has. The tracker closes that gap (binlogapply/track.go): Track is called before the
+// INSERT, so every change the applier commits from then on has its key recorded, and settle,
+// called after the INSERT committed, has the applier apply each recorded key's last applied state
+// again (delete by key, then insert the image when there is one), serialized with the changes it
+// applies. A change committed by the applier before Track precedes S; one committed after settle
+// is applied over the INSERT's committed rows. So after settle every row of the range is in the
+// ghost as of S or newer, and every change after that is still ahead of the applier, which
+// applies full images by key: the ghost converges on the original. settle runs while the session
+// copies its next chunk (the applier takes it between two batches), and a chunk counts as proven
+// (CompleteUpTo, the checkpoint) only once its settles are committed, so a resumed copy never
+// starts above a chunk whose keys were not re-applied; the copy is done only when every settle is.
+//
 // Proven by its warnings: IGNORE skips a row only with a warning, so every row the statement
-// read (under its shared lock) was either inserted or skipped as a duplicate on the shared key,
-// i.e. a row with its key was in the ghost, written by the applier from a change at least as new
-// (a row of the chunk cannot change until the INSERT commits). If the applier later removes that
-// ghost row, it applies a change made to the original before the INSERT's read, and the change
-// that put the row back under that key before the read follows it in the binary log; so the
-// ghost converges on the original's row without the copy counting anything. (Counting rows
-// missing here used to cost a second read of every chunk the applier had touched.)
+// read was either inserted or skipped as a duplicate on the shared key, i.e. a row with its key
+// was in the ghost, written by the applier. That ghost row is the state of some change of the
+// original: older than S (then the changes after it, S's among them, are ahead of the applier)
+// or newer (then it is the newer state). If the applier later removes that ghost row, it applies
+// a change of the original made before the one that put the row back under that key, which
+// follows it in the binary log; so the ghost converges on the original's row without the copy
+// counting anything. (Counting rows missing here used to cost a second read of every chunk the
+// applier had touched.)
 //
 // A Note is what the server's own ALTER lets through even in strict mode (strict mode turns
 // Warnings into errors, never Notes): DECIMAL rounding of fractional digits, DATETIME to DATE
@@ -50,7 +74,10 @@ import (
 // rows' warnings (conversion and CHECK warnings are raised before the duplicate-key check, so they
 // come back for rows already in the ghost). Rows still missing after a few rounds fail the
 // migration. The shared key compares alike in both tables (the migrator chooses it so:
-// sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost".
+// sharedKeyComparable), so "its key is in the ghost" means "this row is in the ghost" -- except
+// for a key column whose collation changes so that keys distinct in one table may be equal in the
+// other (Config.GhostKeyBytes): there a duplicate on the shared key is judged like one on another
+// key (case 3), with the rows counted in the ghost by their exact key bytes.
 
 // verifyRounds is how many times a chunk with rows missing from the ghost is copied and counted
 // again (after the applier caught up) before the migration fails.
@@ -71,6 +98,54 @@ func (c *Copier) errorCount(ctx context.Context, s *session) error {
 	return nil
 }
 
+// track starts the applier's record of the keys it writes while a chunk's INSERT runs; settle
+// re-applies them once it committed (Config.Tracker). Without a tracker there is no settle (nil).
+func (c *Copier) track(ch chunk) (settle func(ctx context.Context) error) {
+	if c.cfg.Tracker == nil {
+		return nil
+	}
+	var span table.KeySpan
+	if len(ch.lower) == 1 && len(ch.upper) == 1 {
+		span = table.IntegerKeySpan(c.cfg.Original, c.cfg.OriginalKey, ch.lower[0], ch.inclusive, ch.upper[0])
+	}
+	return c.cfg.Tracker.Track(span)
+}
+
+// settleLater runs settle (the applier's re-application of the keys it wrote during a chunk's
+// INSERT, which has committed) while the session goes on: waiting for the applier to take it
+// between two of its batches would hold the copy for a batch at every chunk. settled waits for it.
+func (s *session) settleLater(ctx context.Context, n int64, settle func(ctx context.Context) error) {
+	if settle == nil {
+		return
+	}
+	done := make(chan error, 1)
+	go func() {
+		if err := settle(ctx); err != nil {
+			done <- fmt.Errorf("copy chunk %d: %w", n, err)
+		}
+		close(done)
+	}()
+	s.settling = append(s.settling, done)
+}
+
+// settling takes the settles started so far on s.
+func (s *session) takeSettling() []chan error {
+	taken := s.settling
+	s.settling = nil
+	return taken
+}
+
+// settled waits until every settle of the list is committed, and returns the first error.
+func settled(list []chan error) error {
+	var first error
+	for _, done := range list {
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // errCatchUpFirst is what copyChunk returns, when it may defer, for a chunk with rows missing from
 // the ghost: the copy comes back to it after the applier has caught up (see Run).
 var errCatchUpFirst = errors.New("rows missing from the ghost before the applier caught up")
@@ -84,7 +159,9 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 	var lastErr error
 	lost, rounds := "", 0
 	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
-		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.cfg.GhostKey.Name)
+		settle := c.track(ch)
+		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.proofKey())
+		s.settleLater(ctx, ch.n, settle) // the chunk counts as copied once it is done (settled)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -122,6 +199,9 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 			return nil
 		}
 		lost = lostMessage(w, missing)
+		if c.proofKey() == "" {
+			lost = c.clashMessage(ctx, conn, ch, w, lost)
+		}
 		if rounds++; rounds >= verifyRounds {
 			return chunkFailure(ch.n, lost)
 		}
@@ -131,6 +211,18 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 		return chunkFailure(ch.n, lost)
 	}
 	return fmt.Errorf("copy chunk %d: gave up after %d attempts: %w", ch.n, c.cfg.Retries, lastErr)
+}
+
+// proofKey is the ghost's key a duplicate on which proves the row in the ghost (see "proven by
+// its warnings"): the shared key, unless rows are addressed by their bytes (Config.GhostKeyBytes),
+// when none does.
+func (c *Copier) proofKey() string {
+	for _, b := range c.cfg.GhostKeyBytes {
+		if b != "" {
+			return ""
+		}
+	}
+	return c.cfg.GhostKey.Name
 }
 
 // copyInParts copies the range of ch again as two parts of about half its rows each (counted
@@ -218,12 +310,13 @@ type copyWarnings struct {
 // warningsShown is how many warnings of a chunk an error lists.
 const warningsShown = 3
 
-// add counts one listed warning. sharedKey is the ghost's shared key.
+// add counts one listed warning. sharedKey is the ghost's key whose duplicates prove rows
+// present (Copier.proofKey), "" for none.
 func (w *copyWarnings) add(x dbconn.Warning, sharedKey string) {
 	w.listed++
 	switch {
 	case x.Level == "Note", dbconn.DeprecationWarning(x.Level, x.Code):
-	case x.Code == 1062 && strings.EqualFold(duplicateKeyName(x.Message), sharedKey):
+	case x.Code == 1062 && sharedKey != "" && strings.EqualFold(duplicateKeyName(x.Message), sharedKey):
 	case x.Code == 1062:
 		if w.duplicate == nil {
 			w.duplicate = &x
@@ -239,6 +332,33 @@ func lostMessage(w copyWarnings, missing int64) string {
 		return fmt.Sprintf("%s: the ALTER would drop rows (rows of the original clash on that unique key of the altered table)", dbconn.WarningsDetected(1, 1, []dbconn.Warning{*w.duplicate}))
 	}
 	return fmt.Sprintf("%d rows of the original are missing from the ghost table after the copy", missing)
+}
+
+// clashMessage names a row of chunk ch missing from the ghost when rows are addressed by their
+// key bytes (Config.GhostKeyBytes): the row another row of the original equals under the new
+// collation, the one the server's own ALTER names in its duplicate-key error, given here in the
+// server's words with the key as the server named it in w's duplicate. The warnings of a chunk
+// copied again list rows already in the ghost too, so they cannot name it. Without a row to name
+// (it went meanwhile), lost is kept.
+func (c *Copier) clashMessage(ctx context.Context, conn *sql.Conn, ch chunk, w copyWarnings, lost string) string {
+	q, args := c.key.missingKeySQL(ch.lower, ch.inclusive, ch.upper)
+	key, err := c.key.readKey(ctx, conn, q, args...)
+	if err != nil || key == nil {
+		return lost
+	}
+	parts := make([]string, len(key))
+	for i, v := range key {
+		parts[i] = string(v)
+	}
+	keyName := c.cfg.GhostKey.Name
+	if w.duplicate != nil {
+		if i := strings.LastIndex(w.duplicate.Message, "for key '"); i >= 0 {
+			keyName = strings.TrimSuffix(w.duplicate.Message[i+len("for key '"):], "'")
+		}
+	}
+	dup := dbconn.Warning{Level: "Warning", Code: 1062, Message: fmt.Sprintf("Duplicate entry '%s' for key '%s'", strings.Join(parts, "-"), keyName)}
+	return dbconn.WarningsDetected(1, 1, []dbconn.Warning{dup}) +
+		": the ALTER would drop rows (a row of the original equals another under the altered table's collation; the server's own ALTER fails too)"
 }
 
 func chunkFailure(n int64, msg string) error {

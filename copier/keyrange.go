@@ -94,12 +94,16 @@ func (k *keyRange) anyAbove(ctx context.Context, conn *sql.Conn, vals []sql.RawB
 	return key != nil, err
 }
 
-// copySQL is the INSERT IGNORE ... SELECT of one chunk.
+// copySQL is the INSERT IGNORE ... SELECT of one chunk: a consistent read of the original when
+// the copy tracks the applier's keys (Config.Tracker), otherwise a locking read (LOCK IN SHARE MODE).
 func (k *keyRange) copySQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(upper, true, false)
-	q := fmt.Sprintf("INSERT IGNORE INTO %s (%s) SELECT %s FROM %s WHERE (%s) AND (%s) LOCK IN SHARE MODE",
+	q := fmt.Sprintf("INSERT IGNORE INTO %s (%s) SELECT %s FROM %s WHERE (%s) AND (%s)",
 		k.ghost, table.QuoteIdents(k.cfg.GhostColumns), strings.Join(k.cfg.SelectExprs, ", "), k.from, lo, hi)
+	if k.cfg.Tracker == nil {
+		q += " LOCK IN SHARE MODE"
+	}
 	return q, append(loArgs, hiArgs...)
 }
 
@@ -112,17 +116,28 @@ func (k *keyRange) countSQL(lower []sql.RawBytes, inclusive bool, upper []sql.Ra
 
 // missingSQL counts the chunk's rows of the original that have no row with the same ghost key
 // in the ghost: rows a copy would have lost. The ghost's key is matched through its own index,
-// with each of its columns read from the original as the copy converts it (GhostKeyExprs).
+// with each of its columns read from the original as the copy converts it (GhostKeyExprs), and by
+// its exact bytes where the key's collation changes (GhostKeyBytes).
 func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(upper, true, false)
 	match := make([]string, len(k.cfg.GhostKey.Columns))
 	for i, g := range k.cfg.GhostKey.Columns {
 		match[i] = fmt.Sprintf("g.%s = %s", table.QuoteIdent(g), k.cfg.GhostKeyExprs[i])
+		if i < len(k.cfg.GhostKeyBytes) && k.cfg.GhostKeyBytes[i] != "" {
+			match[i] += " AND " + k.cfg.GhostKeyBytes[i]
+		}
 	}
 	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s) AND NOT EXISTS (SELECT 1 FROM %s AS g WHERE %s)",
 		k.from, lo, hi, k.ghost, strings.Join(match, " AND "))
 	return q, append(loArgs, hiArgs...)
+}
+
+// missingKeySQL reads the key of the first of the chunk's rows counted by missingSQL.
+func (k *keyRange) missingKeySQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
+	q, args := k.missingSQL(lower, inclusive, upper)
+	q = strings.Replace(q, "SELECT COUNT(*) FROM", "SELECT "+k.read+" FROM", 1)
+	return q + " ORDER BY " + k.orderBy + " LIMIT 1", args
 }
 
 func (k *keyRange) equal(a, b []sql.RawBytes) bool {

@@ -53,8 +53,8 @@ func (k *resumeKind) streamStart(ctx context.Context, r *run) (binlogapply.Posit
 		return binlogapply.Position{}, err
 	}
 	rec := k.rec
-	if checkpoint.Rewalk(*rec, s.plan.Ghost, s.plan.GhostKey.Name) {
-		m.log.Info().Msgf("the ghost has a unique key besides %s: rows the stopped run had moved aside may be missing, so the copy walks every key again", s.plan.GhostKey.Name)
+	if checkpoint.Rewalk(*rec, s.plan.Ghost, s.plan.GhostKey.Name, len(s.plan.GhostKeyByBytes()) > 0) {
+		m.log.Info().Msgf("the ghost has a unique key besides %s, or its collation changes: rows the stopped run had moved aside may be missing, so the copy walks every key again", s.plan.GhostKey.Name)
 		rec.Key = nil
 	}
 	pos, err := rec.StreamFrom(m.cfg.UseGTID)

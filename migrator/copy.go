@@ -28,6 +28,7 @@ func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.App
 	// --nice-ratio's rest, then the throttle's rules (throttle.go).
 	cfg.Throttler = m.levers.monitor.CopyGate()
 	cfg.CatchUp = copier.CatchUpFunc(sent.awaitApplied)
+	cfg.Tracker = a // a lock-free read of the original, made exact by the applier (copier/copycheck.go)
 	cfg.Logger = m.cfg.Logger
 	cfg.Test = copier.TestHooks{BeforeChunk: m.seams.beforeChunk, MaxErrorCount: m.seams.maxErrorCount}
 	return copier.New(cfg)
@@ -44,6 +45,7 @@ func copierConfig(p *preflight.Plan) copier.Config {
 		GhostColumns:  append(p.GhostColumns(), p.FillColumns()...),
 		SelectExprs:   append(p.SelectExprs(""), p.FillExprs()...),
 		GhostKeyExprs: p.GhostKeyExprs(p.Original.QualifiedName()),
+		GhostKeyBytes: p.GhostKeyBytesMatch(p.Original.QualifiedName(), "g"),
 		EstimatedRows: p.EstimatedRows,
 	}
 }

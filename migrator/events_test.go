@@ -63,7 +63,7 @@ func TestEventsAndCutOverGate(t *testing.T) {
 		t.Fatalf("migration failed: %v", err)
 	}
 	want := []string{"phase prepare", "validated", "rowcount-complete", "phase copy", "before-row-copy",
-		"row-copy-complete", "phase checksum", "phase cut-over", "cut-over-attempt", "cut-over-attempt", "phase done"}
+		"row-copy-complete", "phase checksum", "checksum", "phase cut-over", "cut-over-attempt", "cut-over-attempt", "phase done"}
 	if !slices.Equal(heard.heard, want) {
 		t.Fatalf("heard %q\nwant  %q", heard.heard, want)
 	}

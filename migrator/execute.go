@@ -164,6 +164,7 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		NoZeroDate:      p.Primary.NoZeroDate,
 		NoZeroInDate:    p.Primary.NoZeroInDate,
 		SharedKey:       p.GhostKeyOriginalColumns(),
+		KeyByBytes:      p.GhostKeyByBytes(),
 		Changelog:       p.ChangelogTable,
 		Checkpoint:      checkpointWatched(s),
 		OwnTriggers:     ownTriggerNames(s.pre.Triggers),

@@ -21,7 +21,9 @@
 //     no row is merged, dropped or truncated silently;
 //   - the shared key compares alike in both tables (preflight's sharedKeyComparable): same type, charset and
 //     collation, or a conversion that keeps distinct keys distinct (a widening, a collation that
-//     tells apart whatever the old one did);
+//     tells apart whatever the old one did); or a CHAR/VARCHAR key column changes collation
+//     otherwise and the ghost's rows are addressed by their exact key bytes, its key handled like
+//     a new unique key (preflight.ComparedByBytes, Plan.GhostKeyByBytes);
 //   - a dry run (no --execute) leaves the server exactly as it found it.
 package migrator
 

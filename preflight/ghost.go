@@ -222,8 +222,9 @@ func DescribeKey(k table.Key) string {
 // chooseSharedKey picks the unique key that orders the copy and addresses rows: present in both
 // tables over the same columns (through the column mapping), with no column prefix, every column
 // NOT NULL and not FLOAT/DOUBLE in both tables. The primary key is preferred, then the original's
-// other unique keys in order. When no key is in both, a unique key of the ghost that extends one
-// of the original's is used (extendedSharedKey).
+// other unique keys in order; a key whose rows would be addressed by their bytes (its collation
+// changes: ComparedByBytes) only when no other kept key serves. When no key is in both, a unique
+// key of the ghost that extends one of the original's is used (extendedSharedKey).
 func chooseSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, error) {
 	return chooseSharedKeyWith(orig, ghost, pairs, false)
 }
@@ -248,8 +249,13 @@ func chooseSharedKeyWith(orig, ghost *table.Table, pairs []ColumnPair, generated
 	}
 	var reasons []string
 	fix := "keep a unique NOT NULL key in both"
+	var byBytes []table.Key // the first usable pair whose rows would be addressed by their bytes
 	for _, ok := range orig.UniqueKeys {
 		gk, why := matchKey(orig, ghost, ok, toGhost, false)
+		if why == "" && byBytes == nil && addressedByBytes(orig, ghost, ok, gk) {
+			byBytes = []table.Key{ok, gk} // an unchanged key, if any, serves better
+			continue
+		}
 		if why == "" {
 			return ok, gk, nil
 		}
@@ -265,10 +271,28 @@ func chooseSharedKeyWith(orig, ghost *table.Table, pairs []ColumnPair, generated
 			fix = "give the key's columns a collation that tells apart every two values their current one does (the same family, as utf8mb4_general_ci for utf8mb3_general_ci, or a binary one such as utf8mb4_bin), keep another unique NOT NULL key in both, or run this ALTER with the server's own ALTER TABLE"
 		}
 	}
+	if byBytes != nil {
+		return byBytes[0], byBytes[1], nil
+	}
 	if ok, gk, found := extendedSharedKey(orig, ghost, pairs); found {
 		return ok, gk, nil
 	}
 	return table.Key{}, table.Key{}, noSharedKey(orig, ghost, toGhost, reasons, fix)
+}
+
+// addressedByBytes says some column of the original's key ok, as gk in the ghost, changes its
+// collation so that the ghost's rows would be addressed by their bytes (ComparedByBytes).
+func addressedByBytes(orig, ghost *table.Table, ok, gk table.Key) bool {
+	for i, name := range ok.Columns {
+		oc, found := orig.Column(name)
+		if !found || i >= len(gk.Columns) {
+			continue
+		}
+		if gc, found := ghost.Column(gk.Columns[i]); found && ComparedByBytes(oc, gc) {
+			return true
+		}
+	}
+	return false
 }
 
 // noSharedKey is the refusal when no unique key can be shared: gh-ost's words for the case (an

@@ -182,7 +182,9 @@ func (p *Plan) GhostKeyOriginalColumns() []string {
 
 // GhostKeyExprs give the value of each column of GhostKey as the copy writes it, read from the
 // original qualified by qualifier: the select expression of its column pair, or the column of
-// the same name.
+// the same name; a character value in the ghost column's character set and collation, so that
+// it compares with the ghost's column through the ghost's index (two collations of one character
+// set do not compare at all: "Illegal mix of collations").
 func (p *Plan) GhostKeyExprs(qualifier string) []string {
 	out := make([]string, len(p.GhostKey.Columns))
 	for i, g := range p.GhostKey.Columns {
@@ -190,6 +192,52 @@ func (p *Plan) GhostKeyExprs(qualifier string) []string {
 		if pair, ok := p.pairOfGhost(g); ok {
 			out[i] = p.SelectExpr(pair, qualifier)
 		}
+		if gc := p.ghostColumn(g); gc != nil && isCharacterString(gc) && gc.Collation != "" {
+			out[i] = "CONVERT(" + out[i] + " USING " + gc.Charset + ") COLLATE " + gc.Collation
+		}
 	}
 	return out
+}
+
+// GhostKeyByBytes names the columns of GhostKey by whose exact bytes ghost rows are addressed
+// (preflight.ComparedByBytes): their collation changes so that keys distinct in one table may be
+// equal in the other. Empty when the ghost's key compares as the original's does.
+func (p *Plan) GhostKeyByBytes() []string {
+	var out []string
+	for _, g := range p.GhostKey.Columns {
+		pair, ok := p.pairOfGhost(g)
+		if !ok || p.Original == nil {
+			continue
+		}
+		oc, ok := p.Original.Column(pair.Original)
+		if gc := p.ghostColumn(g); ok && gc != nil && ComparedByBytes(oc, gc) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// GhostKeyBytesMatch give, for each column of GhostKey, the condition that the ghost row aliased
+// ghostAlias holds the exact bytes of the value the copy writes there (GhostKeyExprs over the
+// original qualified by qualifier), or "" for a column not addressed by its bytes
+// (GhostKeyByBytes).
+func (p *Plan) GhostKeyBytesMatch(qualifier, ghostAlias string) []string {
+	exprs := p.GhostKeyExprs(qualifier)
+	byBytes := p.GhostKeyByBytes()
+	out := make([]string, len(exprs))
+	for i, g := range p.GhostKey.Columns {
+		if gc := p.ghostColumn(g); gc != nil && containsColumns(byBytes, []string{g}) {
+			out[i] = table.ColumnBytes(ghostAlias+"."+table.QuoteIdent(g), gc) + " = " + table.KeyBytes(exprs[i], gc)
+		}
+	}
+	return out
+}
+
+// ghostColumn is the ghost's column name, nil when unknown (or no ghost is inspected).
+func (p *Plan) ghostColumn(name string) *table.Column {
+	if p.Ghost == nil {
+		return nil
+	}
+	gc, _ := p.Ghost.Column(name)
+	return gc
 }

@@ -21,7 +21,11 @@ import (
 // altered table were equal in the original (KeysStayDistinct), an ENUM that keeps every
 // member (the copy converts by text: members may be added or reordered, so numbers change, but two
 // distinct values stay distinct), or a SET that keeps every member in the same relative order (so
-// each value keeps its text). Anything else is refused.
+// each value keeps its text). Any other character set or collation of a character column is
+// accepted too, with the ghost's rows addressed by their exact key bytes (ComparedByBytes): the
+// conversion keeps every character distinct as bytes, so a row maps to one ghost row whatever
+// the collation equates, and two rows that collide under the new collation fail the run as a
+// clash on a new unique key does. Anything else is refused.
 
 // sharedKeyComparable says why the original's key ok and the ghost's key gk (the same columns,
 // in order, after renames) may not compare alike, or "" when every column converts injectively.
@@ -116,7 +120,7 @@ func containsColumns(cols, sub []string) bool {
 // equal, or "" when it cannot.
 func keyColumnConversion(o, g *table.Column) string {
 	const merges = "so keys distinct in the original may be equal in the altered table"
-	if (!strings.EqualFold(o.Charset, g.Charset) || !strings.EqualFold(o.Collation, g.Collation)) && !KeysStayDistinct(o, g) {
+	if collationChanges(o, g) && !KeysStayDistinct(o, g) && !(isCharacterString(o) && isCharacterString(g)) {
 		return merges + " (another character set or collation)"
 	}
 	if strings.EqualFold(o.ColumnType, g.ColumnType) {
@@ -215,6 +219,34 @@ func KeysStayDistinct(o, g *table.Column) bool {
 		return false
 	}
 	return noPad(gl) || !noPad(ol)
+}
+
+// ComparedByBytes says ghost rows are addressed by the exact bytes of key column g, copied from
+// o: both are character columns and g's collation may equate values o's tells apart, or tell
+// apart values o's equates (KeysStayDistinct does not hold: 'ss' and 'ß' from utf8mb3_general_ci
+// into utf8mb4_0900_ai_ci, 'a' and 'a ' from utf8mb4_0900_ai_ci into utf8mb4_bin). The ghost's
+// key is then treated like a new unique key: the copy proves each row present by its bytes, the
+// applier deletes by bytes, and a replayed row that clashes on the key with a row of other bytes
+// moves that row aside (binlogapply's displaced rows), so two live rows of the original that share
+// one ghost key fail the run before the cut-over, as the server's ALTER fails (a duplicate key).
+func ComparedByBytes(o, g *table.Column) bool {
+	return collationChanges(o, g) && isCharacterString(o) && isCharacterString(g) && !KeysStayDistinct(o, g)
+}
+
+// collationChanges says column g has another character set or collation than o.
+func collationChanges(o, g *table.Column) bool {
+	return !strings.EqualFold(o.Charset, g.Charset) || !strings.EqualFold(o.Collation, g.Collation)
+}
+
+// isCharacter says c holds character strings (a character set other than binary).
+func isCharacter(c *table.Column) bool {
+	return c.Charset != "" && !strings.EqualFold(c.Charset, "binary")
+}
+
+// isCharacterString says c is a CHAR or VARCHAR column of a character set: the key columns whose
+// exact bytes can address rows (an ENUM or SET is matched by member text, not by bytes).
+func isCharacterString(c *table.Column) bool {
+	return isCharacter(c) && (c.DataType == "char" || c.DataType == "varchar")
 }
 
 // convertsDistinctly are the character sets whose every character is a distinct character of

@@ -70,6 +70,7 @@ func (s *server) serverCPU(ctx context.Context) time.Duration {
 // the load generator (this process) used per second of wall time.
 type loadAlone struct {
 	serverCores, generatorCores float64
+	waits                       waits // the load's write latency with no migration (latency.go)
 }
 
 // measureLoadAlone runs the bench's load at rate on a fresh gl_bench.t for d and reads the CPU it
@@ -78,7 +79,7 @@ func measureLoadAlone(ctx context.Context, s *server, cfg dbconn.Config, o optio
 	if err := s.freshTable(ctx); err != nil {
 		return loadAlone{}, err
 	}
-	_, stop, err := startLoad(ctx, cfg, o, rate) // migrate.go
+	load, stop, err := startLoad(ctx, cfg, o, rate) // migrate.go
 	if err != nil {
 		return loadAlone{}, err
 	}
@@ -86,11 +87,13 @@ func measureLoadAlone(ctx context.Context, s *server, cfg dbconn.Config, o optio
 	time.Sleep(d)
 	server1, self1, took := s.serverCPU(ctx), processCPU("self"), time.Since(start)
 	stop()
+	alone := loadAlone{waits: latencyOf(load.Writes(), start, start.Add(took))}
 	if server0 < 0 || server1 < 0 {
-		return loadAlone{}, nil
+		return alone, nil
 	}
-	return loadAlone{serverCores: (server1 - server0).Seconds() / took.Seconds(),
-		generatorCores: (self1 - self0).Seconds() / took.Seconds()}, nil
+	alone.serverCores = (server1 - server0).Seconds() / took.Seconds()
+	alone.generatorCores = (self1 - self0).Seconds() / took.Seconds()
+	return alone, nil
 }
 
 // reportCPU prints, for each go-ghostlite case, the CPU the server and the tool used (means of

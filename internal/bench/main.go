@@ -7,6 +7,9 @@
 //     wall time, rows/s, applied binlog events/s at peak and peak backlog (from the tool's JSON
 //     status lines), the longest application write wait once the copy is done (the cut-over
 //     stall) and peak RSS
+//   - under each load, the longest and the 99th-percentile application write wait in each phase
+//     of go-ghostlite (prepare, copy, catch-up, checksum, cut-over) and during the server's own
+//     ALTER run under the same load (latency.go)
 //
 // Every measurement is repeated (--repeat, interleaved so each sees the same machine) and the
 // median is what the ratios use; the spread is printed next to it. Before each measurement the
@@ -121,6 +124,7 @@ func run(o options) error {
 	rates := append([]float64{0}, o.rates...)
 	var insertSelect, alterCopy samples
 	runs := make([][]migration, len(rates))
+	alters := map[float64][]alterRun{}
 	for i := 0; i < o.repeat; i++ {
 		if err := srv.exec(ctx, "DROP TABLE IF EXISTS gl_bench.copy", "CREATE TABLE gl_bench.copy LIKE gl_bench.src"); err != nil {
 			return err
@@ -149,6 +153,14 @@ func run(o options) error {
 			runs[j] = append(runs[j], m)
 			fmt.Printf(", %s %.2fs", caseName(rate), m.took.Seconds())
 		}
+		for _, rate := range o.rates {
+			took, w, err := alterUnderLoad(ctx, srv, cfg, o, rate) // latency.go
+			if err != nil {
+				return err
+			}
+			alters[rate] = append(alters[rate], alterRun{took, w})
+			fmt.Printf(", ALTER at %s %.2fs", caseName(rate), took.Seconds())
+		}
 		fmt.Println()
 	}
 	report(o, rates, insertSelect, alterCopy, runs)
@@ -158,6 +170,7 @@ func run(o options) error {
 			return err
 		}
 	}
+	reportLatency(rates, runs, alters, alone)
 	reportCPU(rates, runs, alone)
 	return nil
 }

@@ -26,11 +26,14 @@ type migration struct {
 	peakLag     float64 // largest heartbeat lag in the status lines, seconds: how far the applier is behind
 	cutOverWait time.Duration
 	load        loadgen.Stats
-	cutOver     string        // the tool's own cut-over summary line
-	copyDone    time.Time     // when the bench read the tool's "cutting over" line
-	checksum    time.Duration // the checksum phase, as the tool logged it (0: none)
-	serverCPU   time.Duration // CPU time the server used during the migration (-1: unknown)
-	toolCPU     time.Duration // CPU time the tool used (user + system, from /usr/bin/time)
+	cutOver     string           // the tool's own cut-over summary line
+	copyDone    time.Time        // when the bench read the tool's "cutting over" line
+	checksum    time.Duration    // the checksum phase, as the tool logged it (0: none)
+	serverCPU   time.Duration    // CPU time the server used during the migration (-1: unknown)
+	toolCPU     time.Duration    // CPU time the tool used (user + system, from /usr/bin/time)
+	marks       []phaseMark      // when each phase began (latency.go)
+	phases      map[string]waits // the load's write latency in each phase (under load)
+	lockWaits   rowLocks         // InnoDB row lock waits during the run (latency.go)
 }
 
 // migrateAt runs the migration idle (rate 0) or while a paced write load runs on the table,
@@ -47,6 +50,7 @@ func migrateAt(ctx context.Context, s *server, cfg dbconn.Config, o options, rat
 	m, err := migrate(ctx, s, cfg, o)
 	time.Sleep(time.Second)
 	m.load = stop()
+	m.phases = phaseWaits(load.Writes(), m.marks)
 	if !m.copyDone.IsZero() {
 		for _, w := range load.Writes() {
 			if w.End.After(m.copyDone) && w.Latency() > m.cutOverWait {
@@ -107,14 +111,16 @@ func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migr
 	if err != nil {
 		return migration{}, err
 	}
-	start, cpu0 := time.Now(), s.serverCPU(ctx)
+	start, cpu0, locks0 := time.Now(), s.serverCPU(ctx), s.rowLocks(ctx)
 	if err := cmd.Start(); err != nil {
 		return migration{}, err
 	}
-	var m migration
+	m := migration{marks: []phaseMark{{"prepare", start}}}
 	out := m.read(stderr)
 	err = cmd.Wait()
 	m.took, m.serverCPU = time.Since(start), s.serverCPU(ctx)
+	locks := s.rowLocks(ctx)
+	m.lockWaits = rowLocks{waits: locks.waits - locks0.waits, timeMS: locks.timeMS - locks0.timeMS}
 	if cpu0 < 0 || m.serverCPU < 0 {
 		m.serverCPU = -1
 	} else {
@@ -162,6 +168,9 @@ func (m *migration) read(r io.Reader) string {
 		}
 		if json.Unmarshal([]byte(l), &ev) != nil {
 			continue
+		}
+		if p := phaseOf(ev.Message); p != "" {
+			m.marks = append(m.marks, phaseMark{p, time.Now()})
 		}
 		switch {
 		case ev.Status != nil:
