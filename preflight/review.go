@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
 
@@ -195,27 +196,12 @@ func visibleIndexes(ctx context.Context, db *sql.DB, schema, name string) (map[s
 	}
 	out := map[string]bool{}
 	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		row, err := dbconn.RowMap(rows, cols)
+		if err != nil {
 			return nil, err
 		}
-		visible := true
-		for i, c := range cols {
-			switch {
-			case strings.EqualFold(c, "Visible") && strings.EqualFold(vals[i].String, "NO"),
-				strings.EqualFold(c, "Ignored") && strings.EqualFold(vals[i].String, "YES"):
-				visible = false
-			}
-		}
-		for i, c := range cols {
-			if strings.EqualFold(c, "Key_name") {
-				out[vals[i].String] = visible
-			}
-		}
+		// MySQL: Visible YES/NO; MariaDB 10.6+: Ignored YES/NO.
+		out[row["Key_name"]] = !strings.EqualFold(row["Visible"], "NO") && !strings.EqualFold(row["Ignored"], "YES")
 	}
 	return out, rows.Err()
 }

@@ -61,17 +61,9 @@ func ReadReplicaStatus(ctx context.Context, db *sql.DB, f Flavor, addr string) (
 	if !rows.Next() {
 		return nil, rows.Err()
 	}
-	raw := make([]sql.RawBytes, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range raw {
-		ptrs[i] = &raw[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
+	row, err := RowMap(rows, cols)
+	if err != nil {
 		return nil, fmt.Errorf("read replication status on %s: %w", addr, err)
-	}
-	row := map[string]string{}
-	for i, c := range cols {
-		row[c] = string(raw[i])
 	}
 	hostCol, portCol := f.ReplicaHostColumn()
 	st := &ReplicaStatus{
@@ -116,4 +108,23 @@ func QueryStrings(ctx context.Context, db Querier, q string, args ...any) ([]str
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// RowMap scans the current row of rows, whose columns are cols, into a map from column name to
+// value (NULL as ""): for statements whose columns differ by flavor and version (SHOW REPLICA
+// STATUS, SHOW INDEX).
+func RowMap(rows *sql.Rows, cols []string) (map[string]string, error) {
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	row := make(map[string]string, len(cols))
+	for i, c := range cols {
+		row[c] = vals[i].String
+	}
+	return row, nil
 }

@@ -181,19 +181,7 @@ func rowMap(rows *sql.Rows) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	m := make(map[string]string, len(cols))
-	for i, c := range cols {
-		m[c] = vals[i].String
-	}
-	return m, nil
+	return dbconn.RowMap(rows, cols)
 }
 
 // WaitReplicaRunning waits (at most 30 s) until both replication threads of the server of db run,
