@@ -19,7 +19,11 @@ import (
 //     would drop a pool's idle session, or a dedicated session between two steps (sessions that need
 //     another value, the cut-over's lock and the table lock, set theirs afterwards);
 //   - no statement time limit (MySQL's max_execution_time, MariaDB's max_statement_time): a global
-//     limit would kill the chunker's and the checksum's long SELECTs.
+//     limit would kill the chunker's and the checksum's long SELECTs;
+//   - MariaDB's innodb_snapshot_isolation OFF, where the server has it (ON by default from 11.6):
+//     the copy's INSERT IGNORE ... SELECT, a consistent read, meets ghost rows the applier wrote
+//     after the statement's read view, which it must skip (copier/copycheck.go); snapshot isolation
+//     fails the statement with error 1020 (Record has changed since last read) instead.
 //
 // The rest is the DSN's (dbconn.go): time zone, character set, sql_mode, max_error_count. The
 // isolation and the time limit are named differently by each flavor, so they are set once the
@@ -83,13 +87,8 @@ func (s *sessionSetup) statement(ctx context.Context, conn driver.Conn) (string,
 	if !ok {
 		return "", fmt.Errorf("read server version: the driver cannot run queries")
 	}
-	rows, err := q.QueryContext(ctx, "SELECT @@version, @@version_comment", nil)
+	vals, err := queryRow(ctx, q, "SELECT @@version, @@version_comment", 2)
 	if err != nil {
-		return "", fmt.Errorf("read server version: %w", err)
-	}
-	defer func() { _ = rows.Close() }()
-	vals := make([]driver.Value, 2)
-	if err := rows.Next(vals); err != nil {
 		return "", fmt.Errorf("read server version: %w", err)
 	}
 	f, err := ParseFlavor(text(vals[0]), text(vals[1]))
@@ -97,7 +96,26 @@ func (s *sessionSetup) statement(ctx context.Context, conn driver.Conn) (string,
 		return "", err
 	}
 	s.stmt = f.SessionSettingsSQL()
+	if f.MariaDB { // the variable exists from 10.6.18, 10.11.8, 11.4.2, ...: ask the server
+		if _, err := queryRow(ctx, q, "SELECT @@innodb_snapshot_isolation", 1); err == nil {
+			s.stmt += ", SESSION innodb_snapshot_isolation = OFF"
+		}
+	}
 	return s.stmt, nil
+}
+
+// queryRow reads the first row (n columns) of query on a driver connection.
+func queryRow(ctx context.Context, q driver.QueryerContext, query string, n int) ([]driver.Value, error) {
+	rows, err := q.QueryContext(ctx, query, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	vals := make([]driver.Value, n)
+	if err := rows.Next(vals); err != nil {
+		return nil, err
+	}
+	return vals, nil
 }
 
 func text(v driver.Value) string {
