@@ -81,9 +81,9 @@ type displacedSet struct {
 	repairOne  string // one image (by seq) back into the ghost
 	inGhost    string // does the ghost hold the shared key of image seq?
 	reportSQL  string
-	// keyOfDuplicate is how the server names a ghost key in a duplicate-key error: "k" (MariaDB),
-	// "_t_gho.k" (MySQL).
-	keyOfDuplicate func(key string) string
+	// dupKeyPrefix is what the server puts before a ghost key's name in a duplicate-key error:
+	// "" (MariaDB: 'k'), "_t_gho." (MySQL: '_t_gho.k').
+	dupKeyPrefix string
 }
 
 // movableKey is a unique key of the ghost other than the shared key, over columns the applier
@@ -107,12 +107,9 @@ func newDisplacedSet(cfg *Config, p *plan) *displacedSet {
 		tbl:        table.Qualify(cfg.Schema, displacedTableName),
 		sharedKeys: map[string]bool{},
 		movable:    map[string]*movableKey{},
-		keyOfDuplicate: func(key string) string {
-			if cfg.Flavor.MariaDB {
-				return key
-			}
-			return cfg.Ghost.Name + "." + key
-		},
+	}
+	if !cfg.Flavor.MariaDB {
+		d.dupKeyPrefix = cfg.Ghost.Name + "."
 	}
 	var cols, gcols []string
 	for _, c := range cfg.Ghost.Columns {
@@ -122,17 +119,7 @@ func newDisplacedSet(cfg *Config, p *plan) *displacedSet {
 		}
 	}
 	colList, gcolList := strings.Join(cols, ", "), strings.Join(gcols, ", ")
-	shared := map[string]bool{}
-	var keyCols, join []string
-	for _, k := range p.key {
-		shared[strings.ToLower(k.ghost)] = true
-		keyCols = append(keyCols, table.QuoteIdent(k.ghost))
-		join = append(join, "d."+table.QuoteIdent(k.ghost)+" <=> g."+table.QuoteIdent(k.ghost))
-		if k.keyBytes != "" {
-			join = append(join, table.ColumnBytes("d."+table.QuoteIdent(k.ghost), k.bytesCol)+" <=> "+table.ColumnBytes("g."+table.QuoteIdent(k.ghost), k.bytesCol))
-		}
-	}
-	keyJoin := strings.Join(join, " AND ")
+	shared, keyCols, keyJoin := sharedKeyJoin(p)
 	written := map[string]int{}
 	for i, w := range p.write {
 		written[strings.ToLower(w.ghost)] = i
@@ -184,6 +171,23 @@ func newDisplacedSet(cfg *Config, p *plan) *displacedSet {
 	d.inGhost = fmt.Sprintf("SELECT COUNT(*) FROM %s g JOIN %s d ON %s WHERE d.%s = ?", ghost, d.tbl, keyJoin, colSeq)
 	d.reportSQL = fmt.Sprintf("SELECT %s, COUNT(*), MIN(%s), MAX(%s) FROM %s GROUP BY %s", colKey, colSince, colEntry, d.tbl, colKey)
 	return d
+}
+
+// sharedKeyJoin is the shared key as the displaced set uses it: the (lower-case) set of its ghost
+// columns, those columns quoted, and the condition that joins a saved image d to the ghost row g
+// of the same key (by its bytes too, where keys are told apart by their bytes).
+func sharedKeyJoin(p *plan) (shared map[string]bool, keyCols []string, keyJoin string) {
+	shared = map[string]bool{}
+	var join []string
+	for _, k := range p.key {
+		shared[strings.ToLower(k.ghost)] = true
+		keyCols = append(keyCols, table.QuoteIdent(k.ghost))
+		join = append(join, "d."+table.QuoteIdent(k.ghost)+" <=> g."+table.QuoteIdent(k.ghost))
+		if k.keyBytes != "" {
+			join = append(join, table.ColumnBytes("d."+table.QuoteIdent(k.ghost), k.bytesCol)+" <=> "+table.ColumnBytes("g."+table.QuoteIdent(k.ghost), k.bytesCol))
+		}
+	}
+	return shared, keyCols, strings.Join(join, " AND ")
 }
 
 // sameColumns reports whether cols are exactly the (lower-case) set.

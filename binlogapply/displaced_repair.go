@@ -134,7 +134,7 @@ func (d *displacedSet) report(ctx context.Context, tx *sql.Tx) (DisplacedRows, e
 		k.Sample = entry.String
 		if entry.Valid {
 			k.Warning = &dbconn.Warning{Level: "Warning", Code: 1062,
-				Message: fmt.Sprintf("Duplicate entry '%s' for key '%s'", entry.String, d.keyOfDuplicate(k.Key))}
+				Message: fmt.Sprintf("Duplicate entry '%s' for key '%s'", entry.String, d.dupKeyPrefix+k.Key)}
 		}
 		r.Count += k.Rows
 		r.Keys = append(r.Keys, k)
