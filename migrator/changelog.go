@@ -20,10 +20,10 @@ func changelogOf(p *preflight.Plan) changelog.Table {
 }
 
 // writeState records the migration's state in the changelog (best effort: it is informative).
-func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
-	m.log.Info().Str("state", state).Msgf("Writing changelog state: %s", state) // gh-ost's words
-	if err := changelogOf(s.plan).WriteState(ctx, s.primary, state); err != nil {
-		m.log.Warn().Err(err).Str("state", state).Msg("could not record state in the changelog")
+func (r *run) writeState(ctx context.Context, state string) {
+	r.m.log.Info().Str("state", state).Msgf("Writing changelog state: %s", state) // gh-ost's words
+	if err := changelogOf(r.s.plan).WriteState(ctx, r.s.primary, state); err != nil {
+		r.m.log.Warn().Err(err).Str("state", state).Msg("could not record state in the changelog")
 	}
 }
 
@@ -31,15 +31,16 @@ func (m *Migrator) writeState(ctx context.Context, s *session, state string) {
 // critical-load hibernation lasts (throttle.go). It fails (and so stops the run) when the
 // changelog table is gone: no retry brings it back, and without heartbeats the copy would stay
 // throttled on an unknown lag for ever.
-func (m *Migrator) heartbeat(ctx context.Context, s *session) error {
+func (r *run) heartbeat(ctx context.Context) error {
+	m := r.m
 	hibernating := func() bool { return m.levers.monitor.Hibernating() }
-	return helperGone(changelogOf(s.plan).Heartbeats(ctx, s.primary, m.cfg.HeartbeatInterval, hibernating, m.heartbeatFailed))
+	return helperGone(changelogOf(r.s.plan).Heartbeats(ctx, r.s.primary, m.cfg.HeartbeatInterval, hibernating, m.heartbeatFailed))
 }
 
 // writeHeartbeat writes one heartbeat with the time now; it fails only when the changelog table
 // is gone.
-func (m *Migrator) writeHeartbeat(ctx context.Context, s *session, now time.Time) error {
-	return helperGone(changelogOf(s.plan).Heartbeat(ctx, s.primary, now, m.heartbeatFailed))
+func (r *run) writeHeartbeat(ctx context.Context, now time.Time) error {
+	return helperGone(changelogOf(r.s.plan).Heartbeat(ctx, r.s.primary, now, r.m.heartbeatFailed))
 }
 
 // heartbeatFailed logs a heartbeat write that failed: the lag it measures grows, which throttles.
@@ -56,9 +57,9 @@ func helperGone(err error) error {
 
 // recordRevertNames writes the revert's cut-over names to its changelog, right after creating it
 // and long before its cut-over renames anything (recover.go reads them back).
-func (m *Migrator) recordRevertNames(ctx context.Context, s *session) error {
-	p := s.plan
-	if err := changelogOf(p).WriteRevert(ctx, s.primary, changelog.RevertNames{Ghost: p.GhostTable, Old: p.OldTable}); err != nil {
+func (r *run) recordRevertNames(ctx context.Context) error {
+	p := r.s.plan
+	if err := changelogOf(p).WriteRevert(ctx, r.s.primary, changelog.RevertNames{Ghost: p.GhostTable, Old: p.OldTable}); err != nil {
 		return fmt.Errorf("--revert: %w", err)
 	}
 	return nil

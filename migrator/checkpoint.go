@@ -25,8 +25,8 @@ type resumeKind struct {
 }
 
 // ghost adopts the stopped run's ghost, after the checks of a --resume.
-func (k *resumeKind) ghost(ctx context.Context, m *Migrator, s *session) (bool, error) {
-	rec, err := m.checkResume(ctx, s)
+func (k *resumeKind) ghost(ctx context.Context, _ *Migrator, s *session) (bool, error) {
+	rec, err := s.checkResume(ctx)
 	k.rec = rec
 	return false, err
 }
@@ -49,7 +49,7 @@ func (k *resumeKind) helpers(ctx context.Context, r *run) error {
 // streamStart is the checkpoint's position, after the same checks as a fresh start.
 func (k *resumeKind) streamStart(ctx context.Context, r *run) (binlogapply.Position, error) {
 	m, s := r.m, r.s
-	if err := m.startChecks(ctx, s); err != nil {
+	if err := r.startChecks(ctx); err != nil {
 		return binlogapply.Position{}, err
 	}
 	rec := k.rec
@@ -106,14 +106,14 @@ func (r *run) keptForResume() {
 
 // checkResume runs the checks of a --resume (preflight.CheckResume) and adopts the stopped run's
 // ghost.
-func (m *Migrator) checkResume(ctx context.Context, s *session) (*checkpoint.Record, error) {
+func (s *session) checkResume(ctx context.Context) (*checkpoint.Record, error) {
 	rec, err := preflight.CheckResume(ctx, s.pre, helperTables(s.plan))
 	if err != nil {
 		return nil, err
 	}
 	s.own(ctx, s.plan.GhostTable, s.plan.GhostTable)
 	// gh-ost's words, which wrappers wait for; no key values (they are row data).
-	m.log.Info().Str("checkpoint", rec.String()).Str("written", rec.At.Format(time.RFC3339)).
+	s.log.Info().Str("checkpoint", rec.String()).Str("written", rec.At.Format(time.RFC3339)).
 		Msgf("Resuming from checkpoint coords=%s rows_copied=%d events_applied=%d", rec.Coords(), rec.RowsCopied, rec.EventsApplied)
 	return rec, nil
 }

@@ -3,17 +3,17 @@ package migrator
 import (
 	"context"
 
-	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
-// newCopier sets up the row copy of s's plan. The copy waits while the applier has a backlog
+// newCopier sets up the row copy of the run's plan. The copy waits while the applier has a backlog
 // (applying changes comes before copying), and lets the applier catch up through the sentinel
 // before it judges rows missing from the ghost.
-func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.Applier, sent *sentinel) (*copier.Copier, error) {
+func (r *run) newCopier(ctx context.Context) (*copier.Copier, error) {
+	m, s := r.m, r.s
 	cfg := copierConfig(s.plan)
-	threads, err := m.copyThreads(ctx, s)
+	threads, err := r.copyThreads(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -27,8 +27,8 @@ func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.App
 	}
 	// --nice-ratio's rest, then the throttle's rules (throttle.go).
 	cfg.Throttler = m.levers.monitor.CopyGate()
-	cfg.CatchUp = copier.CatchUpFunc(sent.awaitApplied)
-	cfg.Tracker = a // a lock-free read of the original, made exact by the applier (copier/copycheck.go)
+	cfg.CatchUp = copier.CatchUpFunc(r.sent.awaitApplied)
+	cfg.Tracker = r.applier // a lock-free read of the original, made exact by the applier (copier/copycheck.go)
 	cfg.Logger = m.cfg.Logger
 	cfg.Test = copier.TestHooks{BeforeChunk: m.seams.beforeChunk, MaxErrorCount: m.seams.maxErrorCount}
 	return copier.New(cfg)
@@ -52,14 +52,14 @@ func copierConfig(p *preflight.Plan) copier.Config {
 
 // copyThreads is the number of copy sessions: --copy-threads, or when 0 the one
 // copier.AutoThreads chooses from the primary. It logs the number and why, once per copy.
-func (m *Migrator) copyThreads(ctx context.Context, s *session) (int, error) {
-	n, why := m.cfg.CopyThreads, "--copy-threads"
+func (r *run) copyThreads(ctx context.Context) (int, error) {
+	n, why := r.m.cfg.CopyThreads, "--copy-threads"
 	if n == 0 {
 		var err error
-		if n, why, err = copier.AutoThreads(ctx, s.primary); err != nil {
+		if n, why, err = copier.AutoThreads(ctx, r.s.primary); err != nil {
 			return 0, err
 		}
 	}
-	m.log.Info().Int("copy_threads", n).Str("why", why).Msg("row copy sessions")
+	r.m.log.Info().Int("copy_threads", n).Str("why", why).Msg("row copy sessions")
 	return n, nil
 }

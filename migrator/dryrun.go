@@ -35,7 +35,7 @@ func (m *Migrator) dryRun(ctx context.Context, s *session) error {
 		Msg("dry run: the ALTER works on the ghost table; pass --execute to migrate")
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := m.dropGhost(cctx, s); err != nil {
+	if err := s.dropGhost(cctx); err != nil {
 		return fmt.Errorf("dry run: %w", err)
 	}
 	return nil

@@ -13,38 +13,43 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
+// newRun is the run of the prepared session s, its phases announced by m's tracker.
+func newRun(m *Migrator, s *session) *run {
+	r := &run{m: m, s: s, kind: s.kind, phases: m.phases, started: time.Now()}
+	r.rowsEstimate.Store(s.plan.EstimatedRows)
+	return r
+}
+
 // execute runs a prepared migration, phase by phase: the same phases for every kind of run
-// (kind.go), which decides what each does. It returns the run, for what follows its end (after).
+// (kind.go), which decides what each does. What follows its end is the run's after.
 // On failure before the swap the kind's helper tables are dropped (after) and the original is
 // left as it was; the cut-over itself guarantees the original is under its name when it fails.
-func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (r *run, err error) {
-	r = &run{m: m, s: s, kind: s.kind, phases: ph, started: time.Now()}
-	r.rowsEstimate.Store(s.plan.EstimatedRows)
+func (r *run) execute(ctx context.Context) (err error) {
 	defer func() { err = r.end(err) }()
 
 	t := r.kind.traits()
 	if err := r.start(ctx); err != nil {
-		return r, err
+		return err
 	}
 	if err := r.do(ctx, t.copyPhase, func(ctx context.Context) error { return r.kind.copyRows(ctx, r) }); err != nil {
-		return r, err
+		return err
 	}
 	if err := r.do(ctx, status.PhaseNone, r.postponeCutOver); err != nil { // enters PhasePostponed while the flag file exists
-		return r, err
+		return err
 	}
 	if err := r.do(ctx, status.PhaseNone, r.catchUp); err != nil {
-		return r, err
+		return err
 	}
-	if m.cfg.Checksum && t.checksum { // after the postponed wait: it proves the data as it is right before the swap
+	if r.m.cfg.Checksum && t.checksum { // after the postponed wait: it proves the data as it is right before the swap
 		if err := r.do(ctx, status.PhaseChecksum, r.checksum); err != nil {
-			return r, err
+			return err
 		}
 	}
 	if err := r.do(ctx, status.PhaseCutOver, r.cutOver); err != nil {
-		return r, err
+		return err
 	}
 	r.finish(ctx)
-	return r, nil
+	return nil
 }
 
 func columnMap(cols []preflight.ColumnPair) map[string]string {
@@ -55,11 +60,13 @@ func columnMap(cols []preflight.ColumnPair) map[string]string {
 	return out
 }
 
-// finish drops the changelog and, with --ok-to-drop-table, the old table, each only while this
-// run holds its lock and the table is the one it created (or migrated). The migration has already
-// succeeded: failures here are reported, not fatal.
-func (m *Migrator) finish(ctx context.Context, s *session) {
-	p, t := s.plan, s.kind.traits()
+// finish stops the background goroutines, then drops the changelog and, with --ok-to-drop-table,
+// the old table, each only while this run holds its lock and the table is the one it created (or
+// migrated). The migration has already succeeded: failures here are reported, not fatal.
+func (r *run) finish(ctx context.Context) {
+	_ = r.bg.stop()
+	m, s := r.m, r.s
+	p, t := s.plan, r.kind.traits()
 	drop := []string{p.ChangelogTable}
 	if t.checkpointTable && !t.keepsCheckpoint {
 		drop = append(drop, p.CheckpointTable)
@@ -89,7 +96,8 @@ func (m *Migrator) finish(ctx context.Context, s *session) {
 // created (or adopted).
 //
 //nolint:contextcheck // its own context: it runs after the run's context may be cancelled (a signal)
-func (m *Migrator) cleanupAfterFailure(s *session, helpers []string) {
+func (r *run) cleanupAfterFailure(helpers []string) {
+	m, s := r.m, r.s
 	p := s.plan
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -114,8 +122,9 @@ func (m *Migrator) cleanupAfterFailure(s *session, helpers []string) {
 // startPosition records the binlog position a fresh run's applier starts from, before the first
 // row is copied. What happened before it is not in the stream, so the original and the prepared
 // XA transactions are checked again right after it (startChecks).
-func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.Position, error) {
-	if hook := m.seams.beforeStream; hook != nil {
+func (r *run) startPosition(ctx context.Context) (binlogapply.Position, error) {
+	s := r.s
+	if hook := r.m.seams.beforeStream; hook != nil {
 		if err := hook(ctx); err != nil {
 			return binlogapply.Position{}, err
 		}
@@ -124,21 +133,22 @@ func (m *Migrator) startPosition(ctx context.Context, s *session) (binlogapply.P
 	if err != nil {
 		return binlogapply.Position{}, fmt.Errorf("read binlog position: %w", err)
 	}
-	return pos, m.startChecks(ctx, s)
+	return pos, r.startChecks(ctx)
 }
 
 // startChecks checks, once the stream's start is fixed, what the stream does not show: the
 // original and the prepared XA transactions (preflight/startcheck.go).
-func (m *Migrator) startChecks(ctx context.Context, s *session) error {
-	if err := m.checkOriginalUnchanged(ctx, s); err != nil {
+func (r *run) startChecks(ctx context.Context) error {
+	if err := r.s.checkOriginalUnchanged(ctx); err != nil {
 		return err
 	}
-	return preflight.CheckNoPreparedXA(ctx, s.pre)
+	return preflight.CheckNoPreparedXA(ctx, r.s.pre)
 }
 
 // newApplier opens the applier's pool and sets up the binlog applier from pos.
-func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.Position) (*binlogapply.Applier, *sql.DB, error) {
+func (r *run) newApplier(ctx context.Context, pos binlogapply.Position) (*binlogapply.Applier, *sql.DB, error) {
 	// The applier sends each batch in one round trip: its pool accepts several statements at once.
+	m, s := r.m, r.s
 	p := s.plan
 	ac := p.Primary
 	ac.MultiStatements = true
@@ -174,7 +184,7 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		// --binlogsyncer-max-reconnect-attempts (0: the applier's default)
 		ReconnectAttempts: m.cfg.BinlogReconnectAttempts,
 		Logger:            m.cfg.Logger,
-		RenamesAtStart:    s.kind.traits().renamesAtStart, // a revert streams from the cut-over's lock (revert.go)
+		RenamesAtStart:    r.kind.traits().renamesAtStart, // a revert streams from the cut-over's lock (revert.go)
 	})
 	if err != nil {
 		applierDB.Close()

@@ -106,7 +106,7 @@ func (k freshKind) helpers(ctx context.Context, r *run) error {
 
 // streamStart is the current position (execute.go's startPosition).
 func (freshKind) streamStart(ctx context.Context, r *run) (binlogapply.Position, error) {
-	return r.m.startPosition(ctx, r.s)
+	return r.startPosition(ctx)
 }
 
 func (freshKind) copyRows(ctx context.Context, r *run) error { return r.copyRows(ctx) }

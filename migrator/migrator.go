@@ -136,7 +136,7 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	m.prepared.Store(s.plan)
 	m.emit(observe.EventValidated, observe.Event{})
 	if err := m.pass(ctx, observe.StepValidated); err != nil {
-		return nothing, m.abandon(s, err) // prepare.go
+		return nothing, s.abandon(err) // prepare.go
 	}
 	if m.cfg.ExactRowcount && !m.cfg.CountsConcurrently() { // counted in preparation; else once counted (run.go)
 		m.emit(observe.EventRowCountComplete, observe.Event{})
@@ -144,11 +144,12 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	if !m.cfg.Execute {
 		return nothing, m.dryRun(ctx, s)
 	}
-	if m.attemptInstantDDL(ctx, s) { // prepare.go, preflight/instant.go
+	if s.attemptInstantDDL(ctx) { // prepare.go, preflight/instant.go
 		m.instant.Store(true)
 		return func(error) { s.close() }, nil // the lock is released before on-success runs
 	}
-	r, err := m.execute(ctx, s, m.phases)
+	r := newRun(m, s)
+	err = r.execute(ctx)
 	return func(err error) { r.after(err); s.close() }, err
 }
 

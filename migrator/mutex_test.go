@@ -186,7 +186,7 @@ func TestDropOnlyTablesThisRunCreated(t *testing.T) {
 	defer s.close()
 	ghost := table.GhostName("t")
 	testenv.Exec(t, db, "DROP TABLE "+table.QuoteIdent(ghost), "CREATE TABLE "+table.QuoteIdent(ghost)+" (other INT)")
-	err = m.dropGhost(ctx, s)
+	err = s.dropGhost(ctx)
 	if err == nil || !strings.Contains(err.Error(), "not the table this run created") {
 		t.Fatalf("dropGhost: %v, want a refusal", err)
 	}
@@ -202,7 +202,7 @@ func TestDropOnlyTablesThisRunCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s3.close()
-	if err := m2.dropGhost(ctx, s3); err != nil {
+	if err := s3.dropGhost(ctx); err != nil {
 		t.Fatalf("drop own ghost: %v", err)
 	}
 	if got := testenv.TableNames(t, db, mutexDB, ghost); len(got) != 0 {

@@ -64,7 +64,7 @@ func (s *session) close() {
 
 // dropGhost drops the ghost table on the primary, if it is still the one this run created and
 // this run still holds its lock.
-func (m *Migrator) dropGhost(ctx context.Context, s *session) error {
+func (s *session) dropGhost(ctx context.Context) error {
 	if s.primary == nil || s.plan == nil || s.plan.GhostTable == "" {
 		return nil
 	}
@@ -84,7 +84,7 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	st.Crashed = func(ctx context.Context) error { return m.checkCrashed(ctx, s) }
 	defer func() {
 		if err != nil {
-			err = m.abandon(s, err)
+			err = s.abandon(err)
 		}
 	}()
 	if err := m.connect(ctx, s); err != nil { // 1-3
@@ -116,11 +116,11 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 // the server is as it was found. It returns cause, with the drop's failure if any.
 //
 //nolint:contextcheck // its own context: the cleanup runs after the run's may be cancelled
-func (m *Migrator) abandon(s *session, cause error) error {
+func (s *session) abandon(cause error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if s.ghostCreated {
-		if err := m.dropGhost(ctx, s); err != nil {
+		if err := s.dropGhost(ctx); err != nil {
 			cause = fmt.Errorf("%w (and the ghost table could not be dropped: %v; drop it by hand)", cause, err)
 		}
 	}
@@ -131,7 +131,7 @@ func (m *Migrator) abandon(s *session, cause error) error {
 // connect opens the server given with --host and, when it is a replica, its primary
 // (preflight.Connect), and takes the per-table mutex there before anything is created.
 func (m *Migrator) connect(ctx context.Context, s *session) (err error) {
-	if err := m.connectPrimary(ctx, s); err != nil { // 1-2
+	if err := s.connectPrimary(ctx); err != nil { // 1-2
 		return err
 	}
 	// Replica modes: checks that only the whole-migration-on-the-replica needs.
@@ -151,7 +151,7 @@ func newSession(cfg config.Config, log zerolog.Logger) *session {
 
 // connectPrimary opens the --host server and, when it is a replica, its primary, where the
 // tables are created and written (preflight.Connect).
-func (m *Migrator) connectPrimary(ctx context.Context, s *session) error {
+func (s *session) connectPrimary(ctx context.Context) error {
 	err := preflight.Connect(ctx, s.pre)
 	s.inspected, s.primary = s.pre.Inspected, s.pre.Primary
 	return err
@@ -167,9 +167,9 @@ func (m *Migrator) checkCrashed(ctx context.Context, s *session) error {
 	return cutover.CheckCrashed(ctx, s.primary, m.cfg.Database, m.cfg.Table, rev)
 }
 
-// CheckOriginalUnchanged fails with binlogapply.ErrOriginalAltered when the original's definition
+// checkOriginalUnchanged fails with binlogapply.ErrOriginalAltered when the original's definition
 // or triggers are no longer what preparation saw (preflight.CheckOriginalUnchanged).
-func (m *Migrator) checkOriginalUnchanged(ctx context.Context, s *session) error {
+func (s *session) checkOriginalUnchanged(ctx context.Context) error {
 	err := preflight.CheckOriginalUnchanged(ctx, s.pre)
 	if preflight.IsFinal(err) {
 		return fmt.Errorf("%w: %w", err, binlogapply.ErrOriginalAltered)
@@ -179,12 +179,12 @@ func (m *Migrator) checkOriginalUnchanged(ctx context.Context, s *session) error
 
 // attemptInstantDDL tries the ALTER instantly on the original (preflight.AttemptInstantDDL); when
 // it is done, the ghost is dropped and nothing else is left to do.
-func (m *Migrator) attemptInstantDDL(ctx context.Context, s *session) bool {
+func (s *session) attemptInstantDDL(ctx context.Context) bool {
 	if !preflight.AttemptInstantDDL(ctx, s.pre) {
 		return false
 	}
-	if err := m.dropGhost(ctx, s); err != nil {
-		m.log.Warn().Err(err).Msg("the instant ALTER is done, but the ghost table could not be dropped; drop it by hand")
+	if err := s.dropGhost(ctx); err != nil {
+		s.log.Warn().Err(err).Msg("the instant ALTER is done, but the ghost table could not be dropped; drop it by hand")
 	}
 	return true
 }

@@ -100,7 +100,7 @@ func prepareOK(t *testing.T, m *Migrator) *session {
 		t.Fatalf("prepare: %v", err)
 	}
 	t.Cleanup(func() {
-		_ = m.dropGhost(context.Background(), s)
+		_ = s.dropGhost(context.Background())
 		s.close()
 	})
 	return s
@@ -109,7 +109,7 @@ func prepareOK(t *testing.T, m *Migrator) *session {
 // finish drops the ghost and closes the session, as a dry run does.
 func endSession(t *testing.T, m *Migrator, s *session) {
 	t.Helper()
-	if err := m.dropGhost(context.Background(), s); err != nil {
+	if err := s.dropGhost(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	s.close()

@@ -22,7 +22,7 @@ func (m *Migrator) recoverCutOver(ctx context.Context) error {
 	log := m.cfg.Logger.With().Str("component", "recover").Str("schema", schema).Str("table", tbl).Logger()
 	s := newSession(cfg, log)
 	defer s.close()
-	if err := m.connectPrimary(ctx, s); err != nil {
+	if err := s.connectPrimary(ctx); err != nil {
 		return err
 	}
 	addr := s.plan.Primary.Addr()

@@ -28,33 +28,34 @@ import (
 // replication the run stopped.
 
 // replica is the --host replica, for onreplica.
-func (m *Migrator) replica(s *session) onreplica.Replica {
-	return onreplica.Replica{DB: s.inspected, Flavor: s.plan.Flavor, Addr: m.cfg.Conn.Addr(), Log: m.log}
+func (r *run) replica() onreplica.Replica {
+	return onreplica.Replica{DB: r.s.inspected, Flavor: r.s.plan.Flavor, Addr: r.m.cfg.Conn.Addr(), Log: r.m.log}
 }
 
 // beforeCutOver runs just before the cut-over. With --test-on-replica it stops replication (unless
 // --test-on-replica-skip-replica-stop) and waits until the applier has applied every event of the
 // replica's binlog, so the cut-over sees a table nobody writes to. On failure replication is
 // started again.
-func (m *Migrator) beforeCutOver(ctx context.Context, s *session, sent *sentinel) error {
+func (r *run) beforeCutOver(ctx context.Context) error {
+	m := r.m
 	if !m.cfg.TestOnReplica {
 		return nil
 	}
 	m.emit(observe.EventStopReplication, observe.Event{}) // also with skip-replica-stop, as gh-ost: a hook may stop it
 	if err := m.pass(ctx, observe.StepStopReplication); err != nil {
-		m.replicateAgain(s) // the step (a hook) may have stopped replication part way
+		r.replicateAgain() // the step (a hook) may have stopped replication part way
 		return err
 	}
 	if m.cfg.TestOnReplicaSkipReplicaStop {
 		m.log.Warn().Str("replica", m.cfg.Conn.Addr()).Msg("--test-on-replica-skip-replica-stop: replication keeps running through the cut-over; nothing must write to the table")
 		return nil
 	}
-	if err := m.replica(s).StopReplication(ctx); err != nil {
-		m.restartReplication(s)
+	if err := r.replica().StopReplication(ctx); err != nil {
+		r.restartReplication()
 		return err
 	}
-	if err := sent.awaitWithin(ctx, 10*time.Minute); err != nil {
-		m.restartReplication(s)
+	if err := r.sent.awaitWithin(ctx, 10*time.Minute); err != nil {
+		r.restartReplication()
 		return fmt.Errorf("--test-on-replica: wait for the binlog applier after stopping replication: %w", err)
 	}
 	return nil
@@ -63,16 +64,17 @@ func (m *Migrator) beforeCutOver(ctx context.Context, s *session, sent *sentinel
 // afterCutOver runs right after the cut-over with its result and returns the run's result. A failed
 // cut-over restarts the replication --test-on-replica stopped (the original is in place). After a
 // successful one, --test-on-replica swaps the tables back.
-func (m *Migrator) afterCutOver(ctx context.Context, s *session, cutErr error) error {
+func (r *run) afterCutOver(ctx context.Context, cutErr error) error {
+	m := r.m
 	if !m.cfg.TestOnReplica {
 		return cutErr
 	}
 	if cutErr != nil {
-		m.replicateAgain(s)
+		r.replicateAgain()
 		return cutErr
 	}
-	p := s.plan
-	return m.replica(s).SwapBack(ctx, onreplica.Swap{
+	p := r.s.plan
+	return r.replica().SwapBack(ctx, onreplica.Swap{
 		Schema: p.Original.Schema, Table: p.Original.Name, Ghost: p.GhostTable, Old: p.OldTable,
 		LockWait: m.cfg.CutOverLockTimeout, Columns: p.OriginalColumns(), ReplicationRunning: m.cfg.TestOnReplicaSkipReplicaStop,
 	})
@@ -81,16 +83,16 @@ func (m *Migrator) afterCutOver(ctx context.Context, s *session, cutErr error) e
 // replicateAgain undoes the replication stop of --test-on-replica after a failure: it starts
 // replication again, or, with --test-on-replica-skip-replica-stop, announces it so that a hook
 // starts it (as gh-ost runs on-start-replication).
-func (m *Migrator) replicateAgain(s *session) {
-	if m.cfg.TestOnReplicaSkipReplicaStop {
-		m.emit(observe.EventStartReplication, observe.Event{})
+func (r *run) replicateAgain() {
+	if r.m.cfg.TestOnReplicaSkipReplicaStop {
+		r.m.emit(observe.EventStartReplication, observe.Event{})
 		return
 	}
-	m.restartReplication(s)
+	r.restartReplication()
 }
 
 // restartReplication announces and starts the replication this run stopped, after a failure.
-func (m *Migrator) restartReplication(s *session) {
-	m.emit(observe.EventStartReplication, observe.Event{})
-	m.replica(s).RestartReplication()
+func (r *run) restartReplication() {
+	r.m.emit(observe.EventStartReplication, observe.Event{})
+	r.replica().RestartReplication()
 }

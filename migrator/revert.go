@@ -138,12 +138,12 @@ func (k *revertKind) helpers(ctx context.Context, r *run) error {
 	if err := r.createChangelog(ctx, false); err != nil {
 		return err
 	}
-	return r.m.recordRevertNames(ctx, r.s)
+	return r.recordRevertNames(ctx)
 }
 
 // streamStart is the cut-over checkpoint, after the same checks as a fresh start.
 func (k *revertKind) streamStart(ctx context.Context, r *run) (binlogapply.Position, error) {
-	if err := r.m.startChecks(ctx, r.s); err != nil {
+	if err := r.startChecks(ctx); err != nil {
 		return binlogapply.Position{}, err
 	}
 	return binlogapply.Position{File: k.rec.File, Pos: k.rec.Pos, GTID: k.rec.GTID}, nil

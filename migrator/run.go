@@ -68,14 +68,14 @@ func (r *run) start(ctx context.Context) error {
 	if err := r.kind.helpers(ctx, r); err != nil {
 		return err
 	}
-	r.phases.recordWith(func(ctx context.Context, ph status.Phase) { m.writeState(ctx, s, ph.String()) })
+	r.phases.recordWith(func(ctx context.Context, ph status.Phase) { r.writeState(ctx, ph.String()) })
 	s.own(ctx, p.OldTable, p.Original.Name) // the original, under the name it takes at the swap
 
 	pos, err := r.kind.streamStart(ctx, r)
 	if err != nil {
 		return err
 	}
-	if r.applier, r.applierDB, err = m.newApplier(ctx, s, pos); err != nil {
+	if r.applier, r.applierDB, err = r.newApplier(ctx, pos); err != nil {
 		return err
 	}
 	m.cur.Store(r) // Status and the levers see the applier from here on
@@ -89,11 +89,11 @@ func (r *run) start(ctx context.Context) error {
 	})
 	// A first heartbeat before the lag is first read, so the copy does not start throttled by
 	// "no heartbeat yet".
-	if err := m.writeHeartbeat(ctx, s, time.Now()); err != nil {
+	if err := r.writeHeartbeat(ctx, time.Now()); err != nil {
 		return err
 	}
-	r.bg.Go(func(ctx context.Context) error { return m.heartbeat(ctx, s) })
-	m.startThrottleReadings(r.bg, s) // throttle.go
+	r.bg.Go(r.heartbeat)
+	r.startThrottleReadings() // throttle.go
 	// The checkpoint writer (checkpoint.go), also used by the cut-over for its checkpoint.
 	r.checkpoints = r.newCheckpointWriter()
 	if r.kind.traits().writesCheckpoints {
@@ -112,7 +112,7 @@ func (r *run) start(ctx context.Context) error {
 
 // copyRows copies every row of the original into the ghost, logging progress meanwhile.
 func (r *run) copyRows(ctx context.Context) error {
-	c, err := r.m.newCopier(ctx, r.s, r.applier, r.sent)
+	c, err := r.newCopier(ctx)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	}
 	r.applier.BeginCutOver()
 	r.cutStart = time.Now()
-	if err := m.beforeCutOver(ctx, s, r.sent); err != nil {
+	if err := r.beforeCutOver(ctx); err != nil {
 		return err
 	}
 	// The cut-over renames the tables under the helper names: only while they are this run's.
@@ -219,7 +219,7 @@ func (r *run) cutOver(ctx context.Context) error {
 		}
 	}
 	// --test-on-replica swaps back (replica.go).
-	if err := m.afterCutOver(ctx, s, err); err != nil {
+	if err := r.afterCutOver(ctx, err); err != nil {
 		return fmt.Errorf("cut-over: %w", err)
 	}
 	r.swapped = true
@@ -254,12 +254,6 @@ func (r *run) confirmSwapRead(ctx context.Context) error {
 	return err
 }
 
-// finish stops the background goroutines and drops the helper tables, once the swap is done.
-func (r *run) finish(ctx context.Context) {
-	_ = r.bg.stop()
-	r.m.finish(ctx, r.s)
-}
-
 // end stops the background goroutines and folds their failure into the run's.
 func (r *run) end(err error) error {
 	if r.bg != nil {
@@ -289,7 +283,7 @@ func (r *run) after(err error) {
 		return
 	}
 	if drop := r.kind.failureDrops(r); drop != nil {
-		r.m.cleanupAfterFailure(r.s, drop)
+		r.cleanupAfterFailure(drop)
 	}
 }
 

@@ -33,19 +33,20 @@ func (m *Migrator) newThrottleMonitor(l *levers) *throttle.Monitor {
 
 // startThrottleReadings runs the Monitor's loops in the run's background group: a critical load
 // met ends the run through it.
-func (m *Migrator) startThrottleReadings(bg *background, s *session) {
+func (r *run) startThrottleReadings() {
+	m, s := r.m, r.s
 	if m.cfg.ReplicationLagQuery != "" {
 		m.log.Warn().Msg("--replication-lag-query is deprecated (as in gh-ost) and ignored: lag is read from the migration's heartbeat on each server")
 	}
 	addr := m.cfg.Conn.Addr()
-	r := throttle.Readers{Primary: s.primary, Inspected: s.inspected, InspectedAddr: addr,
+	rd := throttle.Readers{Primary: s.primary, Inspected: s.inspected, InspectedAddr: addr,
 		Heartbeat: heartbeatReader(s.plan), Login: m.cfg.Conn}
 	if m.cfg.OnReplica() { // the heartbeat is written on the inspected server itself, as gh-ost's
-		r.InspectedLag = func(ctx context.Context) (time.Duration, error) {
+		rd.InspectedLag = func(ctx context.Context) (time.Duration, error) {
 			return throttle.SecondsBehind(ctx, s.inspected, s.plan.Flavor, addr)
 		}
 	}
-	bg.Go(func(ctx context.Context) error { return m.levers.monitor.Run(ctx, r) })
+	r.bg.Go(func(ctx context.Context) error { return m.levers.monitor.Run(ctx, rd) })
 }
 
 // heartbeatReader reads the heartbeat the migration writes in p's changelog, on any server.
