@@ -22,7 +22,9 @@ import (
 // when asked with --initially-drop-*, dropping stale helper tables); on any failure it drops the
 // ghost it created and releases the migration lock, so the server is as it found it.
 
-// session holds what preparation produced and keeps holding until the run ends.
+// session holds what preparation produced and keeps holding until the run ends. Its methods need
+// nothing else; what also needs the configuration is the Migrator's (preparation) or, once the
+// migration executes, the run's (run.go).
 type session struct {
 	// pre is what the checks found and decided (preflight.State); plan, inspected and primary
 	// are its Plan, Inspected and Primary, kept here for the run.

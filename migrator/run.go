@@ -20,7 +20,9 @@ import (
 
 // run is one executing migration: what preparation produced (the session: plan, connections,
 // lock), the binlog applier and its pool, the row copier, the sentinel, the phase tracker, and
-// the goroutines that live beside the phases under one error group.
+// the goroutines that live beside the phases under one error group. Every step of the execution
+// is a method of run (here and in the file of its topic); m is read for the configuration, the
+// observers and the levers.
 type run struct {
 	m      *Migrator
 	s      *session
