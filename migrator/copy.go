@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/copier"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // newCopier sets up the row copy of s's plan. The copy waits while the applier has a backlog
@@ -35,7 +35,7 @@ func (m *Migrator) newCopier(ctx context.Context, s *session, a *binlogapply.App
 }
 
 // copierConfig is what the copy takes from the plan: the tables, the shared key and the columns.
-func copierConfig(p *preflight.Plan) copier.Config {
+func copierConfig(p *plan.Plan) copier.Config {
 	return copier.Config{
 		Primary:       p.Primary,
 		Original:      p.Original,

@@ -9,6 +9,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -47,7 +48,7 @@ func (m *Migrator) execute(ctx context.Context, s *session, ph *phases) (r *run,
 	return r, nil
 }
 
-func columnMap(cols []preflight.ColumnPair) map[string]string {
+func columnMap(cols []plan.ColumnPair) map[string]string {
 	out := make(map[string]string, len(cols))
 	for _, c := range cols {
 		out[c.Original] = c.Ghost
@@ -167,7 +168,7 @@ func (m *Migrator) newApplier(ctx context.Context, s *session, pos binlogapply.P
 		KeyByBytes:      p.GhostKeyByBytes(),
 		Changelog:       p.ChangelogTable,
 		Checkpoint:      checkpointWatched(s),
-		OwnTriggers:     ownTriggerNames(s.pre.Triggers),
+		OwnTriggers:     ownTriggerNames(s.plan.Triggers),
 		OnRebuilt:       s.rebuilt.mark, // tables.go
 		IndirectWriters: indirectWriters(p.IndirectWriters),
 		DMLBatchSize:    int(m.levers.dmlBatchSize.Load()),
@@ -191,7 +192,7 @@ func checkpointWatched(s *session) string {
 	return ""
 }
 
-func ownTriggerNames(defs []preflight.Trigger) []string {
+func ownTriggerNames(defs []plan.Trigger) []string {
 	names := make([]string, len(defs))
 	for i, d := range defs {
 		names[i] = d.NewName
@@ -200,7 +201,7 @@ func ownTriggerNames(defs []preflight.Trigger) []string {
 }
 
 // indirectWriters hands the plan's views and triggers that write the original to the applier.
-func indirectWriters(ws []preflight.IndirectWriter) []binlogapply.IndirectWriter {
+func indirectWriters(ws []plan.IndirectWriter) []binlogapply.IndirectWriter {
 	out := make([]binlogapply.IndirectWriter, len(ws))
 	for i, w := range ws {
 		out[i] = binlogapply.IndirectWriter{Schema: w.Schema, Name: w.Name, Why: w.Why}

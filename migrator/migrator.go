@@ -23,7 +23,7 @@
 //     collation, or a conversion that keeps distinct keys distinct (a widening, a collation that
 //     tells apart whatever the old one did); or a CHAR/VARCHAR key column changes collation
 //     otherwise and the ghost's rows are addressed by their exact key bytes, its key handled like
-//     a new unique key (preflight.ComparedByBytes, Plan.GhostKeyByBytes);
+//     a new unique key (plan.ComparedByBytes, Plan.GhostKeyByBytes);
 //   - a dry run (no --execute) leaves the server exactly as it found it.
 package migrator
 
@@ -38,7 +38,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/observe"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -54,7 +54,7 @@ type Migrator struct {
 	levers *levers             // what Controls changes (controls.go)
 	cur    atomic.Pointer[run] // the executing run, for Status and the levers; nil before it
 	// prepared is the plan once preparation passed, for Status (what is heard after it reads it).
-	prepared atomic.Pointer[preflight.Plan]
+	prepared atomic.Pointer[plan.Plan]
 	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).

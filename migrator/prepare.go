@@ -12,7 +12,9 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
@@ -27,7 +29,7 @@ type session struct {
 	// pre is what the checks found and decided (preflight.State); plan, inspected and primary
 	// are its Plan, Inspected and Primary, kept here for the run.
 	pre       *preflight.State
-	plan      *preflight.Plan
+	plan      *plan.Plan
 	inspected *sql.DB         // pool (dbconn.Open) on the --host server: binlog is read there
 	primary   *sql.DB         // pool on the primary: tables are created and written there (may be inspected)
 	lock      *tablelock.Lock // the per-table migration lock, held on the primary
@@ -82,6 +84,7 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	s := newSession(m.cfg, m.log)
 	st := s.pre
 	st.Crashed = func(ctx context.Context) error { return m.checkCrashed(ctx, s) }
+	st.EnableMetadataLocks = func(ctx context.Context) error { return ddl.EnableMetadataLocks(ctx, st) }
 	defer func() {
 		if err != nil {
 			err = m.abandon(s, err)
@@ -91,6 +94,9 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if err := preflight.Run(ctx, st, preflight.BeforeCreate); err != nil { // 4-8
+		return nil, err
+	}
+	if err := ddl.Setup(ctx, st); err != nil { // what the flags ask of the server: --switch-to-rbr, --initially-drop-*
 		return nil, err
 	}
 	s.ghostCreated, err = s.kind.ghost(ctx, m, s) // 9: created, or adopted (kind.go)
@@ -177,10 +183,10 @@ func (m *Migrator) checkOriginalUnchanged(ctx context.Context, s *session) error
 	return err
 }
 
-// attemptInstantDDL tries the ALTER instantly on the original (preflight.AttemptInstantDDL); when
+// attemptInstantDDL tries the ALTER instantly on the original (ddl.AttemptInstantDDL); when
 // it is done, the ghost is dropped and nothing else is left to do.
 func (m *Migrator) attemptInstantDDL(ctx context.Context, s *session) bool {
-	if !preflight.AttemptInstantDDL(ctx, s.pre) {
+	if !ddl.AttemptInstantDDL(ctx, s.pre) {
 		return false
 	}
 	if err := m.dropGhost(ctx, s); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
@@ -128,7 +129,7 @@ func (r *run) copyRows(ctx context.Context) error {
 	stopCount := func() {}
 	if r.m.cfg.CountsConcurrently() { // cancelled when the copy ends
 		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(observe.EventRowCountComplete, observe.Event{}) }
-		count, kill := preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
+		count, kill := ddl.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
 		stopCount = r.bg.goUntil(ctx, count, kill)
 	}
 	err = c.Run(ctx)
@@ -181,7 +182,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	t := r.kind.traits()
 	m.log.Info().Msg(t.cutOverMessage)
 	if t.analyzeGhost {
-		if err := preflight.AnalyzeGhost(ctx, s.pre); err != nil {
+		if err := ddl.AnalyzeGhost(ctx, s.pre); err != nil {
 			return err
 		}
 	}
@@ -331,16 +332,16 @@ func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 			}
 			return err
 		}
-		if len(s.pre.Triggers) == 0 {
+		if len(s.plan.Triggers) == 0 {
 			return nil
 		}
-		return preflight.CreateTriggers(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
+		return ddl.CreateTriggers(ctx, s.primary, schema, p.GhostTable, s.plan.Triggers)
 	}
-	if len(s.pre.Triggers) == 0 {
+	if len(s.plan.Triggers) == 0 {
 		return do, nil
 	}
 	undo = func(ctx context.Context) error {
-		return preflight.DropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
+		return ddl.DropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.plan.Triggers)
 	}
 	return do, undo
 }

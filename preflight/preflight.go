@@ -29,6 +29,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // Options are the command line's settings the checks and the plan read.
@@ -92,6 +93,14 @@ type Options struct {
 // onReplica is true in the replica modes: the whole migration runs on the --host replica.
 func (o Options) onReplica() bool { return o.MigrateOnReplica || o.TestOnReplica }
 
+// ReplicaMode names the replica mode's flag, "" when the run is not in one (plan.Plan.Lines).
+func (o Options) ReplicaMode() string {
+	if !o.onReplica() {
+		return ""
+	}
+	return o.ReplicaModeFlag()
+}
+
 // ReplicaModeFlag names the replica mode's flag, for messages.
 func (o Options) ReplicaModeFlag() string {
 	if o.TestOnReplica {
@@ -106,29 +115,32 @@ type State struct {
 	Options Options
 	Log     zerolog.Logger
 
-	Plan      *Plan
+	Plan      *plan.Plan
 	Inspected *sql.DB // pool on the --host server: the binlog is read there
 	Primary   *sql.DB // pool on the primary: tables are created and written there (may be Inspected)
 
-	Columns      ColumnMapping // for the plan print-out: dropped, added, generated columns
-	ForeignKeys  []string      // the original's own foreign keys (not carried to the ghost)
-	ReferencedBy []string      // foreign keys of other tables referencing the original
 	// Original is the original's definition and triggers as preparation saw them (startcheck.go).
 	Original Snapshot
 	// Ghost is the ghost's definition and triggers as preparation left them, GhostIdentity the
 	// identity the run recorded for it ("": none); both proven again before the swap (ghostproof.go).
 	Ghost         Snapshot
 	GhostIdentity string
-	// NullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
-	NullableKey bool
-	// Triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).
-	Triggers []Trigger
 	// DDL is the server's global settings the ghost's CREATE and ALTER ran with.
-	DDL DDLSettings
+	DDL plan.DDLSettings
 	// Alter is the ALTER normalized: each checkpoint records it, a --resume compares it.
 	Alter string
 	// Spec is the ALTER parsed (or, for a --revert, the renames it maps back).
-	Spec *AlterSpec
+	Spec *plan.AlterSpec
+	// SwitchRBRFrom is the inspected server's binlog_format that --switch-to-rbr switches to ROW
+	// once every check passed ("": no switch; rbr.go, ddl.SwitchToRBR).
+	SwitchRBRFrom string
+	// Stale are the helper tables of an earlier run that --initially-drop-* let the run drop
+	// (CheckHelperTables, ddl.DropStale).
+	Stale []StaleTable
+
+	// EnableMetadataLocks, given by the conductor, turns performance_schema's metadata lock
+	// instrument on (--allow-setup-metadata-lock-instruments, mdlcheck.go); nil: not turned on.
+	EnableMetadataLocks func(ctx context.Context) error
 
 	// Crashed, given by the conductor, refuses when a run that died between its two renames left
 	// the table missing (the cut-over's recovery knows how to tell); nil: not checked.
@@ -137,5 +149,8 @@ type State struct {
 
 // NewState is the state before any check ran.
 func NewState(opts Options, log zerolog.Logger) *State {
-	return &State{Options: opts, Log: log, Plan: &Plan{Renames: map[string]string{}}}
+	return &State{Options: opts, Log: log, Plan: &plan.Plan{Renames: map[string]string{}}}
 }
+
+// StaleTable is a helper table left by an earlier run, and the flag that lets the run drop it.
+type StaleTable struct{ Name, Flag string }
