@@ -14,10 +14,10 @@ import (
 // The CHECK constraints of the ghost, named on MySQL as plan/checknames.go describes.
 
 // renameGhostChecks gives the ghost's CHECK constraints, on MySQL, the names that the cut-over's
-// RENAME turns into the original's (see above), while the ghost is still empty (the ADDs check
-// no row), and returns body with its references to the original's names made to the ghost's.
-// A name of the user's own gets a name the RENAME keeps; checkConstraintNames refused it unless
-// the ALTER drops it.
+// RENAME turns into the original's (plan/checknames.go), while the ghost is still empty (the ADDs
+// check no row), and returns body with its references to the original's names made to the
+// ghost's. A name of the user's own gets a name the RENAME keeps; preflight's
+// checkConstraintNames refused it unless the ALTER drops it.
 func renameGhostChecks(ctx context.Context, conn *sql.Conn, schema, orig, ghost, body string) (string, error) {
 	flavor, err := dbconn.DetectFlavor(ctx, conn)
 	if err != nil || flavor.MariaDB {

@@ -1,6 +1,7 @@
 // Package migrator orchestrates one online schema migration as a run with typed phases
 // (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
-// preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
+// preflight in their scopes (prepare.go), the ghost (package ddl, from the plan.Plan the checks
+// filled) and changelog tables, and the order of the
 // phases, the same for a fresh run, a --resume and a --revert, which differ only in their run kind
 // (kind.go). It owns the state of the run and announces each phase change to observers (phase.go,
 // package observe); the mechanisms live in binlogapply, copier, cutover and throttle, which never
@@ -19,7 +20,7 @@
 //     warning at all, or a full warning list of duplicate keys only and every row of the chunk
 //     present in the ghost by its shared key (package copier); any other warning fails the run, so
 //     no row is merged, dropped or truncated silently;
-//   - the shared key compares alike in both tables (preflight's sharedKeyComparable): same type, charset and
+//   - the shared key compares alike in both tables (plan's sharedKeyComparable): same type, charset and
 //     collation, or a conversion that keeps distinct keys distinct (a widening, a collation that
 //     tells apart whatever the old one did); or a CHAR/VARCHAR key column changes collation
 //     otherwise and the ghost's rows are addressed by their exact key bytes, its key handled like
@@ -144,7 +145,7 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	if !m.cfg.Execute {
 		return nothing, m.dryRun(ctx, s)
 	}
-	if m.attemptInstantDDL(ctx, s) { // prepare.go, preflight/instant.go
+	if m.attemptInstantDDL(ctx, s) { // prepare.go, ddl/instant.go
 		m.instant.Store(true)
 		return func(error) { s.close() }, nil // the lock is released before on-success runs
 	}

@@ -20,8 +20,9 @@ import (
 )
 
 // The preparation phase checks everything that can be checked before a row moves and proves the
-// ALTER on the ghost table. It changes nothing on a server except creating the ghost table (and,
-// when asked with --initially-drop-*, dropping stale helper tables); on any failure it drops the
+// ALTER on the ghost table (ddl.BuildGhost). It changes nothing on a server except creating the
+// ghost table and what a flag asks for once the checks passed (ddl.Setup: --switch-to-rbr, the
+// stale helper tables of --initially-drop-*); on any failure it drops the
 // ghost it created and releases the migration lock, so the server is as it found it.
 
 // session holds what preparation produced and keeps holding until the run ends.

@@ -34,7 +34,7 @@ type run struct {
 	copier    atomic.Pointer[copier.Copier] // set when the copy starts; read by Status
 	sent      *sentinel
 
-	rowsEstimate       atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
+	rowsEstimate       atomic.Int64 // the plan's estimate, then the concurrent exact count (ddl/rowcount.go)
 	copyStart, copyEnd atomic.Int64 // UnixNano; 0 until the copy starts, ends
 	rate               status.Rate  // the copy's recent speed (status.go)
 
@@ -319,7 +319,7 @@ func (r *run) summary() {
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
 // the checks before the cut-over (preflight: the ghost still the table this run built, the
 // nullable key's proof again, on the ghost, the original being locked; the triggers still the
-// original's), then the triggers created on the ghost (preflight/triggers.go). The undo is nil
+// original's), then the triggers created on the ghost (ddl/triggers.go). The undo is nil
 // without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan

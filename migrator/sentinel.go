@@ -44,7 +44,7 @@ func (s *sentinel) Await(ctx context.Context) error {
 	if err := s.applier.Displaced().Err(); err != nil {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
-	// Under the lock: no id can be handed out by the original any more (preflight/autoinc.go).
+	// Under the lock: no id can be handed out by the original any more (ddl/autoinc.go).
 	return ddl.CarryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 

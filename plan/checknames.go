@@ -23,7 +23,7 @@ import (
 // made to the ghost's name, and the constraints the ALTER adds are numbered as the server's ALTER
 // numbers them. A name of the user's own (v_pos) stays with the original, and the new table could
 // only get it by checking every row again once the old table is gone: such a constraint is
-// refused unless the ALTER drops it (checkConstraintNames). MariaDB's names are per table: LIKE
+// refused unless the ALTER drops it (preflight's checkConstraintNames). MariaDB's names are per table: LIKE
 // and RENAME keep them, and nothing is done there.
 
 // CheckConstraint is one CHECK constraint as SHOW CREATE TABLE prints it: its name, and the rest

@@ -20,7 +20,7 @@ import (
 // of the original then, those written during the migration included, and is not locked), and a
 // NULL found then stops the migration (cutover.ErrUnsafe), original intact.
 
-// chooseKeyAllowingNulls picks the shared key as chooseSharedKey does and, when none is NOT NULL
+// chooseKeyAllowingNulls picks the shared key as plan.ChooseSharedKeyWith does and, when none is NOT NULL
 // and the flag allows it, a nullable one whose columns hold no NULL in the original. nullable
 // says the key chosen has nullable columns.
 func (c Options) chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *plan.Plan) (nullable bool, err error) {

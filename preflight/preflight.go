@@ -1,24 +1,30 @@
-// Package preflight holds every check a migration makes and the plan it follows: the servers
-// (flavor, privileges, binary log, plugins, metadata locks, prepared XA), the table (kind, foreign
-// keys, triggers), the ALTER (parsed, refused when it reaches another table or renames without
-// approval), the ghost's definition, the shared key and the columns copied. The checks are named
-// entries of one registry (checks.go), each with the scope it runs in: before anything is created,
-// after the ghost exists, or before the cut-over (the ghost still the table the run built, the
-// nullable key, the triggers).
+// Package preflight holds the checks a migration makes, each of which returns a refusal or
+// nothing: the servers (flavor, privileges, binary log, plugins, metadata locks, prepared XA), the
+// table (kind, foreign keys, triggers), the ALTER (refused when it renames columns without
+// approval or names a CHECK constraint the new table cannot keep), the helper tables' names, and
+// what the plan needs (plan/: the column mapping, the shared key, the fills, each refused where it
+// cannot be planned). The checks are named entries of one registry (checks.go), each with the
+// scope it runs in: before anything is created, after the ghost exists (they have plan/ decide
+// the columns and the key and fill the Plan), or before the cut-over (the ghost still the table
+// the run built, the nullable key, the triggers).
 //
 // Invariants:
-//   - A check before anything is created changes nothing on a server, except what a flag asks
-//     for (--switch-to-rbr, --allow-setup-metadata-lock-instruments, --initially-drop-*).
+//   - No check changes a table or a server: they read. What a flag asks of a server is recorded
+//     here (State.SwitchRBRFrom, State.Stale) and made by the conductor through ddl/ once the
+//     checks before anything is created passed; the metadata lock instrument is turned on
+//     through the conductor's State.EnableMetadataLocks, and a --resume's scratch ghost is made
+//     by the function CheckResume is handed.
 //   - Flavor differences live inside a check, chosen by dbconn.Flavor, never by its caller.
-//   - The Plan is decided here and only here; the run follows it and never re-decides.
+//   - The Plan (plan.Plan) is decided during preparation, by these checks calling plan/; the run
+//     follows it and never re-decides.
 //   - Every refusal says what was found and how to get past it; the conductor drops what the run
 //     created before it (the ghost) and releases the lock.
 //   - A refusal that no retry can change (the table changed since preparation) is final
 //     (IsFinal): the conductor says what it means for the run (the cut-over's ErrUnsafe, the
 //     applier's ErrOriginalAltered).
 //   - The package knows nothing of the run: it imports none of migrator, copier, cutover,
-//     throttle or binlogapply, only internal leaves and the leaf packages that own what it reads
-//     (changelog, checkpoint, tablelock).
+//     throttle, binlogapply or ddl, only internal leaves, plan, and the leaf packages that own
+//     what it reads (changelog, checkpoint, tablelock).
 package preflight
 
 import (

@@ -9,8 +9,9 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
-// The preparation's steps, in the order the conductor runs them: connect, the servers, the table,
-// the ALTER and the helper tables, the ghost, the copy plan. The migration lock (between connect
+// The preparation's checks, in the order the conductor runs them: connect, the servers, the
+// table, the helper tables (the ALTER's are in alter.go), then, once the conductor built the
+// ghost (ddl.BuildGhost), the copy plan, which plan/ decides. The migration lock (between connect
 // and the servers) is the conductor's.
 
 // Connect opens the --host server (a supported flavor) and, when it is a replica, its primary:
