@@ -155,7 +155,7 @@ type Config struct {
 	Fills     []table.Fill
 	SharedKey []string // original-side column names of the shared unique key
 	// KeyByBytes are the ghost columns of the shared key whose collation differs from the
-	// original's so that keys distinct in one table may be equal in the other (preflight's
+	// original's so that keys distinct in one table may be equal in the other (plan's
 	// ComparedByBytes): ghost rows are addressed by their exact bytes there, and a replayed row
 	// that clashes on the shared key with a row of other bytes displaces it, as on a new unique key.
 	KeyByBytes []string

@@ -133,7 +133,7 @@ func newPlan(cfg *Config) (*plan, error) {
 }
 
 // generatedKeyColumn plans a shared key column that is not written: a STORED generated column of
-// the original that the ghost computes alike (preflight's generatedTwins). Its value is read from
+// the original that the ghost computes alike (plan's generatedTwins). Its value is read from
 // the row images, to address ghost rows; never inserted.
 func generatedKeyColumn(cfg *Config, name string) (colPlan, error) {
 	for i := range cfg.Original.Columns {

@@ -162,7 +162,7 @@ func (c *Checksum) planKey() error {
 	var ghostCols []string
 	for _, oc := range c.ranges.Columns() {
 		g, ok := toGhost[strings.ToLower(oc.Name)]
-		if !ok && oc.Generated { // a generated key column both tables compute (preflight's generatedTwins)
+		if !ok && oc.Generated { // a generated key column both tables compute (plan's generatedTwins)
 			g, ok = oc.Name, true
 		}
 		gc, ok2 := c.cfg.Ghost.Column(g)

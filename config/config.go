@@ -134,7 +134,7 @@ type AlterSettings struct {
 	TriggerSuffix       string
 	RemoveTriggerSuffix bool
 	// AttemptInstantDDL (--attempt-instant-ddl) tries the ALTER with ALGORITHM=INSTANT on the
-	// original first (preflight.AttemptInstantDDL; issue 14, doc/performance.md).
+	// original first (ddl.AttemptInstantDDL; issue 14, doc/performance.md).
 	AttemptInstantDDL bool
 }
 

@@ -21,7 +21,7 @@ func (c *Config) OnReplica() bool { return c.MigrateOnReplica || c.TestOnReplica
 func (c *Config) ReplicaModeFlag() string { return c.PreflightOptions().ReplicaModeFlag() }
 
 // CountsConcurrently reports whether the exact row count (--exact-rowcount) runs beside the copy
-// (--concurrent-rowcount, preflight.CountRowsBeside) instead of in preparation. A dry run has no
+// (--concurrent-rowcount, ddl.CountRowsBeside) instead of in preparation. A dry run has no
 // copy to run beside: it counts in preparation.
 func (c *Config) CountsConcurrently() bool {
 	return c.ExactRowcount && c.ConcurrentRowcount && c.Execute

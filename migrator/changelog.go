@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/changelog"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // The run's use of its changelog table (the changelog package owns the table and its rows): the
@@ -15,7 +15,7 @@ import (
 // a --revert records its cut-over's names in it. The sentinel goes through it too (sentinel.go).
 
 // changelogOf is the run's changelog table.
-func changelogOf(p *preflight.Plan) changelog.Table {
+func changelogOf(p *plan.Plan) changelog.Table {
 	return changelog.Table{Schema: p.Original.Schema, Name: p.ChangelogTable}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -107,8 +109,14 @@ func (r *run) keptForResume() {
 // checkResume runs the checks of a --resume (preflight.CheckResume) and adopts the stopped run's
 // ghost.
 func (s *session) checkResume(ctx context.Context) (*checkpoint.Record, error) {
-	rec, err := preflight.CheckResume(ctx, s.pre, helperTables(s.plan))
+	tables := helperTables(s.plan)
+	rec, err := preflight.CheckResume(ctx, s.pre, tables, func(ctx context.Context, scratch string) (bool, error) {
+		return ddl.CreateGhostAs(ctx, s.pre, scratch)
+	})
 	if err != nil {
+		return nil, err
+	}
+	if err := (checkpoint.Resume{Primary: s.primary, Tables: tables}).Adopt(ctx); err != nil { // an older version's table
 		return nil, err
 	}
 	s.own(ctx, s.plan.GhostTable, s.plan.GhostTable)
@@ -129,7 +137,7 @@ func (s *session) alterRecord() *checkpoint.Alter {
 }
 
 // helperTables names the migration's tables for package checkpoint.
-func helperTables(p *preflight.Plan) checkpoint.Tables {
+func helperTables(p *plan.Plan) checkpoint.Tables {
 	return checkpoint.Tables{Schema: p.Original.Schema, Original: p.Original.Name,
 		Ghost: p.GhostTable, Changelog: p.ChangelogTable, Checkpoint: p.CheckpointTable}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/go-ghostlite/go-ghostlite/copier"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // newCopier sets up the row copy of the run's plan. The copy waits while the applier has a backlog
@@ -35,7 +35,7 @@ func (r *run) newCopier(ctx context.Context) (*copier.Copier, error) {
 }
 
 // copierConfig is what the copy takes from the plan: the tables, the shared key and the columns.
-func copierConfig(p *preflight.Plan) copier.Config {
+func copierConfig(p *plan.Plan) copier.Config {
 	return copier.Config{
 		Primary:       p.Primary,
 		Original:      p.Original,

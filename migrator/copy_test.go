@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // The copy writes each ghost column from its original column (c is renamed c2), and matches the
@@ -17,9 +17,9 @@ func TestCopierConfigColumnLists(t *testing.T) {
 		{Name: "c", DataType: "decimal", ColumnType: "decimal(10,2) unsigned"},
 		{Name: "d", DataType: "text"},
 	}}
-	p := &preflight.Plan{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"a", "b", "c"}},
+	p := &plan.Plan{Original: orig, OriginalKey: table.Key{Name: "k", Columns: []string{"a", "b", "c"}},
 		GhostKey: table.Key{Name: "gk", Columns: []string{"a", "c2", "extra"}}, GhostTable: "_t_gho", EstimatedRows: 42,
-		Columns: []preflight.ColumnPair{{Original: "a", Ghost: "a"}, {Original: "b", Ghost: "b"}, {Original: "c", Ghost: "c2"}, {Original: "d", Ghost: "d"}}}
+		Columns: []plan.ColumnPair{{Original: "a", Ghost: "a"}, {Original: "b", Ghost: "b"}, {Original: "c", Ghost: "c2"}, {Original: "d", Ghost: "d"}}}
 	cfg := copierConfig(p)
 	if want := []string{"a", "b", "c2", "d"}; !reflect.DeepEqual(cfg.GhostColumns, want) {
 		t.Errorf("ghost columns %v, want %v", cfg.GhostColumns, want)

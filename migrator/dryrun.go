@@ -5,22 +5,22 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/observe"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // The dry run (no --execute) stops after preparation: the ALTER has been proven on the ghost, the
-// plan is printed (preflight.PlanLines), the ghost dropped and the lock released. It never writes
+// plan is printed (plan.Plan.Lines), the ghost dropped and the lock released. It never writes
 // the original table.
 
 // dryRun prints the plan, drops the ghost and releases the session.
 func (m *Migrator) dryRun(ctx context.Context, s *session) error {
 	defer s.close()
 	p := s.plan
-	for _, line := range preflight.PlanLines(s.pre, m.cfg.ExactRowcount) {
+	for _, line := range s.plan.Lines(s.pre.Options.Alter, s.pre.Options.ReplicaMode(), m.cfg.ExactRowcount) {
 		m.log.Info().Msg(line)
 	}
-	review := preflight.ReviewLines(ctx, s.pre) // a reviewer's remarks: advice only
+	review := ddl.ReviewLines(ctx, s.pre) // a reviewer's remarks: advice only
 	for _, line := range review {
 		m.log.Warn().Msg("review: " + line)
 	}

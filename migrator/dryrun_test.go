@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // fill100k fills t (id, a, b) with 100,000 rows.
@@ -154,11 +154,11 @@ func TestRenamedColumns(t *testing.T) {
 			if !reflect.DeepEqual(p.Renames, map[string]string{"a": "a_renamed"}) {
 				t.Errorf("approve=%v: renames %v", approve, p.Renames)
 			}
-			want := []preflight.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "a_renamed"}, {Original: "b", Ghost: "b"}}
+			want := []plan.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "a", Ghost: "a_renamed"}, {Original: "b", Ghost: "b"}}
 			if !approve {
-				want = []preflight.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "b", Ghost: "b"}}
-				if !reflect.DeepEqual(s.pre.Columns.SkippedRenamed, []string{"a -> a_renamed"}) || !reflect.DeepEqual(s.pre.Columns.Added, []string{"a_renamed"}) {
-					t.Errorf("skip: skipped %v added %v", s.pre.Columns.SkippedRenamed, s.pre.Columns.Added)
+				want = []plan.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "b", Ghost: "b"}}
+				if !reflect.DeepEqual(s.plan.Mapping.SkippedRenamed, []string{"a -> a_renamed"}) || !reflect.DeepEqual(s.plan.Mapping.Added, []string{"a_renamed"}) {
+					t.Errorf("skip: skipped %v added %v", s.plan.Mapping.SkippedRenamed, s.plan.Mapping.Added)
 				}
 			}
 			if !reflect.DeepEqual(p.Columns, want) {
@@ -212,7 +212,7 @@ func TestPreparePlanDetails(t *testing.T) {
 	if p.OriginalKey.Name != "uk_code" || p.GhostKey.Name != "uk_code" {
 		t.Errorf("shared key %v / %v, want uk_code", p.OriginalKey, p.GhostKey)
 	}
-	if want := []preflight.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "code", Ghost: "code"}, {Original: "pid", Ghost: "pid"}}; !reflect.DeepEqual(p.Columns, want) {
+	if want := []plan.ColumnPair{{Original: "id", Ghost: "id"}, {Original: "code", Ghost: "code"}, {Original: "pid", Ghost: "pid"}}; !reflect.DeepEqual(p.Columns, want) {
 		t.Errorf("columns %v, want %v (generated g is never copied)", p.Columns, want)
 	}
 	if p.EstimatedRows != 2 {
@@ -228,7 +228,7 @@ func TestPreparePlanDetails(t *testing.T) {
 	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = '_t_gho'`, prepareDB).Scan(&fks); err != nil || fks != 0 {
 		t.Errorf("the ghost has %d foreign keys (%v), want none", fks, err)
 	}
-	lines := strings.Join(preflight.PlanLines(s.pre, true), "\n") // as with --exact-rowcount
+	lines := strings.Join(s.plan.Lines(s.pre.Options.Alter, s.pre.Options.ReplicaMode(), true), "\n") // as with --exact-rowcount
 	for _, want := range []string{"shared key: uk_code (code)", "foreign keys of the original NOT carried to the new table: fk_t_p -> p",
 		"generated columns (computed by the server, never copied): g", "rows: 2 (exact count)"} {
 		if !strings.Contains(lines, want) {

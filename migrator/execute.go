@@ -9,6 +9,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -52,7 +53,7 @@ func (r *run) execute(ctx context.Context) (err error) {
 	return nil
 }
 
-func columnMap(cols []preflight.ColumnPair) map[string]string {
+func columnMap(cols []plan.ColumnPair) map[string]string {
 	out := make(map[string]string, len(cols))
 	for _, c := range cols {
 		out[c.Original] = c.Ghost
@@ -177,7 +178,7 @@ func (r *run) newApplier(ctx context.Context, pos binlogapply.Position) (*binlog
 		KeyByBytes:      p.GhostKeyByBytes(),
 		Changelog:       p.ChangelogTable,
 		Checkpoint:      checkpointWatched(s),
-		OwnTriggers:     ownTriggerNames(s.pre.Triggers),
+		OwnTriggers:     ownTriggerNames(s.plan.Triggers),
 		OnRebuilt:       s.rebuilt.mark, // tables.go
 		IndirectWriters: indirectWriters(p.IndirectWriters),
 		DMLBatchSize:    int(m.levers.dmlBatchSize.Load()),
@@ -201,7 +202,7 @@ func checkpointWatched(s *session) string {
 	return ""
 }
 
-func ownTriggerNames(defs []preflight.Trigger) []string {
+func ownTriggerNames(defs []plan.Trigger) []string {
 	names := make([]string, len(defs))
 	for i, d := range defs {
 		names[i] = d.NewName
@@ -210,7 +211,7 @@ func ownTriggerNames(defs []preflight.Trigger) []string {
 }
 
 // indirectWriters hands the plan's views and triggers that write the original to the applier.
-func indirectWriters(ws []preflight.IndirectWriter) []binlogapply.IndirectWriter {
+func indirectWriters(ws []plan.IndirectWriter) []binlogapply.IndirectWriter {
 	out := make([]binlogapply.IndirectWriter, len(ws))
 	for i, w := range ws {
 		out[i] = binlogapply.IndirectWriter{Schema: w.Schema, Name: w.Name, Why: w.Why}

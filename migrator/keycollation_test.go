@@ -13,7 +13,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // keyCollationDB is the database of the shared key collation tests.
@@ -106,7 +106,7 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, key, scen
 	}
 	orig, ghost := keyCollationColumns(t, db, pair.alter)
 	before := showCreate(t, db, "t")
-	t.Logf("key k: %s into %s: compared by bytes: %v", orig.Collation, ghost.Collation, preflight.ComparedByBytes(orig, ghost))
+	t.Logf("key k: %s into %s: compared by bytes: %v", orig.Collation, ghost.Collation, plan.ComparedByBytes(orig, ghost))
 	cfg := testConfig(t, keyCollationDB, "t", pair.alter, nil)
 	live(&cfg)
 	cfg.ChunkSize = 10 // several chunks, so that rows change between them

@@ -8,8 +8,9 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -35,14 +36,14 @@ type runKind interface {
 	// startAfter is the key the copy and the checkpoints start above (nil: from the smallest).
 	startAfter() []sql.RawBytes
 	// applyFailed is the run's error when the binlog applier fails with err.
-	applyFailed(p *preflight.Plan, err error) error
+	applyFailed(p *plan.Plan, err error) error
 	// failureDrops are the helper tables dropped after a failure before the swap (those this run
 	// created or adopted); nil keeps them all, saying why.
 	failureDrops(r *run) []string
 	// startMessage is the run's first log line, "" for none.
 	startMessage(schema, tbl string) string
 	// doneMessage is the first words of the last log line.
-	doneMessage(p *preflight.Plan) string
+	doneMessage(p *plan.Plan) string
 	traits() kindTraits
 }
 
@@ -77,9 +78,9 @@ type freshKind struct {
 	keepCheckpoint bool // --checkpoint without --ok-to-drop-table
 }
 
-// ghost creates the ghost with the ALTER applied (preflight.BuildGhost).
+// ghost creates the ghost with the ALTER applied (ddl.BuildGhost).
 func (freshKind) ghost(ctx context.Context, _ *Migrator, s *session) (bool, error) {
-	created, err := preflight.BuildGhost(ctx, s.pre)
+	created, err := ddl.BuildGhost(ctx, s.pre)
 	if created {
 		s.own(ctx, s.plan.GhostTable, s.plan.GhostTable) // the ALTER, failed or not, is done: its final identity
 	}
@@ -113,7 +114,7 @@ func (freshKind) copyRows(ctx context.Context, r *run) error { return r.copyRows
 
 func (freshKind) startAfter() []sql.RawBytes { return nil }
 
-func (freshKind) applyFailed(_ *preflight.Plan, err error) error {
+func (freshKind) applyFailed(_ *plan.Plan, err error) error {
 	return fmt.Errorf("binlog applier: %w", err)
 }
 
@@ -138,7 +139,7 @@ func (freshKind) startMessage(schema, tbl string) string {
 }
 
 // doneMessage is gh-ost's words, which wrappers wait for.
-func (freshKind) doneMessage(p *preflight.Plan) string {
+func (freshKind) doneMessage(p *plan.Plan) string {
 	return fmt.Sprintf("Done migrating %s.%s", p.Original.Schema, p.Original.Name)
 }
 

@@ -1,6 +1,7 @@
 // Package migrator orchestrates one online schema migration as a run with typed phases
 // (prepare, copy, postponed, checksum, cut-over, done, failed): it runs the checks of package
-// preflight in their scopes (prepare.go), the ghost and changelog tables, and the order of the
+// preflight in their scopes (prepare.go), the ghost (package ddl, from the plan.Plan the checks
+// filled) and changelog tables, and the order of the
 // phases, the same for a fresh run, a --resume and a --revert, which differ only in their run kind
 // (kind.go). It owns the state of the run and announces each phase change to observers (phase.go,
 // package observe); the mechanisms live in binlogapply, copier, cutover and throttle, which never
@@ -19,11 +20,11 @@
 //     warning at all, or a full warning list of duplicate keys only and every row of the chunk
 //     present in the ghost by its shared key (package copier); any other warning fails the run, so
 //     no row is merged, dropped or truncated silently;
-//   - the shared key compares alike in both tables (preflight's sharedKeyComparable): same type, charset and
+//   - the shared key compares alike in both tables (plan's sharedKeyComparable): same type, charset and
 //     collation, or a conversion that keeps distinct keys distinct (a widening, a collation that
 //     tells apart whatever the old one did); or a CHAR/VARCHAR key column changes collation
 //     otherwise and the ghost's rows are addressed by their exact key bytes, its key handled like
-//     a new unique key (preflight.ComparedByBytes, Plan.GhostKeyByBytes);
+//     a new unique key (plan.ComparedByBytes, Plan.GhostKeyByBytes);
 //   - a dry run (no --execute) leaves the server exactly as it found it.
 package migrator
 
@@ -38,7 +39,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/observe"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
 
@@ -54,7 +55,7 @@ type Migrator struct {
 	levers *levers             // what Controls changes (controls.go)
 	cur    atomic.Pointer[run] // the executing run, for Status and the levers; nil before it
 	// prepared is the plan once preparation passed, for Status (what is heard after it reads it).
-	prepared atomic.Pointer[preflight.Plan]
+	prepared atomic.Pointer[plan.Plan]
 	instant  atomic.Bool // the ALTER was done instantly on the original (--attempt-instant-ddl)
 	// events are the observers that also hear the run's other moments; gates run before each
 	// cut-over attempt (events.go).
@@ -144,7 +145,7 @@ func (m *Migrator) migrate(ctx context.Context) (after func(error), err error) {
 	if !m.cfg.Execute {
 		return nothing, m.dryRun(ctx, s)
 	}
-	if s.attemptInstantDDL(ctx) { // prepare.go, preflight/instant.go
+	if s.attemptInstantDDL(ctx) { // prepare.go, ddl/instant.go
 		m.instant.Store(true)
 		return func(error) { s.close() }, nil // the lock is released before on-success runs
 	}

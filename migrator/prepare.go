@@ -12,14 +12,17 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
 // The preparation phase checks everything that can be checked before a row moves and proves the
-// ALTER on the ghost table. It changes nothing on a server except creating the ghost table (and,
-// when asked with --initially-drop-*, dropping stale helper tables); on any failure it drops the
+// ALTER on the ghost table (ddl.BuildGhost). It changes nothing on a server except creating the
+// ghost table and what a flag asks for once the checks passed (ddl.Setup: --switch-to-rbr, the
+// stale helper tables of --initially-drop-*); on any failure it drops the
 // ghost it created and releases the migration lock, so the server is as it found it.
 
 // session holds what preparation produced and keeps holding until the run ends. Its methods need
@@ -29,7 +32,7 @@ type session struct {
 	// pre is what the checks found and decided (preflight.State); plan, inspected and primary
 	// are its Plan, Inspected and Primary, kept here for the run.
 	pre       *preflight.State
-	plan      *preflight.Plan
+	plan      *plan.Plan
 	inspected *sql.DB         // pool (dbconn.Open) on the --host server: binlog is read there
 	primary   *sql.DB         // pool on the primary: tables are created and written there (may be inspected)
 	lock      *tablelock.Lock // the per-table migration lock, held on the primary
@@ -84,6 +87,7 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 	s := newSession(m.cfg, m.log)
 	st := s.pre
 	st.Crashed = func(ctx context.Context) error { return m.checkCrashed(ctx, s) }
+	st.EnableMetadataLocks = func(ctx context.Context) error { return ddl.EnableMetadataLocks(ctx, st) }
 	defer func() {
 		if err != nil {
 			err = s.abandon(err)
@@ -93,6 +97,9 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 		return nil, err
 	}
 	if err := preflight.Run(ctx, st, preflight.BeforeCreate); err != nil { // 4-8
+		return nil, err
+	}
+	if err := ddl.Setup(ctx, st); err != nil { // what the flags ask of the server: --switch-to-rbr, --initially-drop-*
 		return nil, err
 	}
 	s.ghostCreated, err = s.kind.ghost(ctx, m, s) // 9: created, or adopted (kind.go)
@@ -179,10 +186,10 @@ func (s *session) checkOriginalUnchanged(ctx context.Context) error {
 	return err
 }
 
-// attemptInstantDDL tries the ALTER instantly on the original (preflight.AttemptInstantDDL); when
+// attemptInstantDDL tries the ALTER instantly on the original (ddl.AttemptInstantDDL); when
 // it is done, the ghost is dropped and nothing else is left to do.
 func (s *session) attemptInstantDDL(ctx context.Context) bool {
-	if !preflight.AttemptInstantDDL(ctx, s.pre) {
+	if !ddl.AttemptInstantDDL(ctx, s.pre) {
 		return false
 	}
 	if err := s.dropGhost(ctx); err != nil {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -41,12 +43,12 @@ import (
 // adoptOldTable takes the old table as the revert's ghost: nothing is created.
 func (m *Migrator) adoptOldTable(ctx context.Context, s *session, rec *checkpoint.Record) error {
 	cfg, p := m.cfg, s.plan
-	ddl, err := preflight.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	settings, err := plan.ReadDDLSettings(ctx, s.primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
 		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
-	s.pre.DDL = ddl
-	p.TimeZone = ddl.TimeZone                        // p.Ghost, the old table, was inspected by preflight.CheckRevert
+	s.pre.DDL = settings
+	p.TimeZone = settings.TimeZone                   // p.Ghost, the old table, was inspected by preflight.CheckRevert
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
 	// gh-ost's words; it replays the changes since the cut-over on the old table, then swaps them.
 	m.log.Info().Str("checkpoint", rec.String()).Msgf("Reverting %s from %s", table.Qualify(cfg.Database, cfg.Table), table.Qualify(cfg.Database, p.GhostTable))
@@ -127,6 +129,9 @@ func (k *revertKind) ghost(ctx context.Context, m *Migrator, s *session) (bool, 
 	if err != nil {
 		return false, err
 	}
+	if err := ddl.DropStale(ctx, s.pre); err != nil { // --initially-drop-old-table
+		return false, err
+	}
 	return false, m.adoptOldTable(ctx, s, rec)
 }
 
@@ -161,7 +166,7 @@ func (k *revertKind) copyRows(ctx context.Context, r *run) error {
 
 func (k *revertKind) startAfter() []sql.RawBytes { return nil }
 
-func (k *revertKind) applyFailed(p *preflight.Plan, err error) error {
+func (k *revertKind) applyFailed(p *plan.Plan, err error) error {
 	return fmt.Errorf("--revert: the changes since the cut-over could not all be applied to %s (nothing was swapped; %s is live as it was): %w", p.GhostTable, p.Original.Name, err)
 }
 
@@ -172,7 +177,7 @@ func (k *revertKind) failureDrops(r *run) []string { return []string{r.s.plan.Ch
 // startMessage is none: adoptOldTable says what the revert does once it is checked.
 func (k *revertKind) startMessage(string, string) string { return "" }
 
-func (k *revertKind) doneMessage(p *preflight.Plan) string {
+func (k *revertKind) doneMessage(p *plan.Plan) string {
 	return fmt.Sprintf("Done reverting %s.%s: %s is live again under its name, the reverted table is %s", p.Original.Schema, p.Original.Name, p.GhostTable, p.OldTable)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/copier"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
@@ -35,7 +36,7 @@ type run struct {
 	copier    atomic.Pointer[copier.Copier] // set when the copy starts; read by Status
 	sent      *sentinel
 
-	rowsEstimate       atomic.Int64 // the plan's estimate, then the concurrent exact count (preflight/rowcount.go)
+	rowsEstimate       atomic.Int64 // the plan's estimate, then the concurrent exact count (ddl/rowcount.go)
 	copyStart, copyEnd atomic.Int64 // UnixNano; 0 until the copy starts, ends
 	rate               status.Rate  // the copy's recent speed (status.go)
 
@@ -130,7 +131,7 @@ func (r *run) copyRows(ctx context.Context) error {
 	stopCount := func() {}
 	if r.m.cfg.CountsConcurrently() { // cancelled when the copy ends
 		counted := func(n int64) { r.rowsEstimate.Store(n); r.m.emit(observe.EventRowCountComplete, observe.Event{}) }
-		count, kill := preflight.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
+		count, kill := ddl.CountRowsBeside(r.s.inspected, r.s.plan.Original.Schema, r.s.plan.Original.Name, r.m.log, counted)
 		stopCount = r.bg.goUntil(ctx, count, kill)
 	}
 	err = c.Run(ctx)
@@ -183,7 +184,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	t := r.kind.traits()
 	m.log.Info().Msg(t.cutOverMessage)
 	if t.analyzeGhost {
-		if err := preflight.AnalyzeGhost(ctx, s.pre); err != nil {
+		if err := ddl.AnalyzeGhost(ctx, s.pre); err != nil {
 			return err
 		}
 	}
@@ -314,7 +315,7 @@ func (r *run) summary() {
 // underCutOverLock is what runs under the cut-over's lock once the ghost is in sync, and its undo:
 // the checks before the cut-over (preflight: the ghost still the table this run built, the
 // nullable key's proof again, on the ghost, the original being locked; the triggers still the
-// original's), then the triggers created on the ghost (preflight/triggers.go). The undo is nil
+// original's), then the triggers created on the ghost (ddl/triggers.go). The undo is nil
 // without triggers.
 func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 	p := s.plan
@@ -327,16 +328,16 @@ func (s *session) underCutOverLock() (do, undo func(context.Context) error) {
 			}
 			return err
 		}
-		if len(s.pre.Triggers) == 0 {
+		if len(s.plan.Triggers) == 0 {
 			return nil
 		}
-		return preflight.CreateTriggers(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
+		return ddl.CreateTriggers(ctx, s.primary, schema, p.GhostTable, s.plan.Triggers)
 	}
-	if len(s.pre.Triggers) == 0 {
+	if len(s.plan.Triggers) == 0 {
 		return do, nil
 	}
 	undo = func(ctx context.Context) error {
-		return preflight.DropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.pre.Triggers)
+		return ddl.DropTriggersFrom(ctx, s.primary, schema, p.GhostTable, s.plan.Triggers)
 	}
 	return do, undo
 }

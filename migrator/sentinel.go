@@ -6,19 +6,21 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/ddl"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
-	"github.com/go-ghostlite/go-ghostlite/preflight"
-	"github.com/rs/zerolog"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // sentinel implements cutover.Sentinel: it writes a unique token to the changelog and waits until
 // the applier has applied every event before it (changelog.Table.AwaitSentinel).
 type sentinel struct {
 	db      *sql.DB
-	plan    *preflight.Plan
+	plan    *plan.Plan
 	applier *binlogapply.Applier
 	// mutex checks the run still holds its migration lock (nil: not checked). Await checks it
 	// under every cut-over attempt's lock, before any rename: the tables must still be ours.
@@ -42,8 +44,8 @@ func (s *sentinel) Await(ctx context.Context) error {
 	if err := s.applier.Displaced().Err(); err != nil {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
-	// Under the lock: no id can be handed out by the original any more (preflight/autoinc.go).
-	return preflight.CarryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
+	// Under the lock: no id can be handed out by the original any more (ddl/autoinc.go).
+	return ddl.CarryAutoIncrement(ctx, s.db, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 
 // Hold parks the applier between two of its transactions (cutover.LockedSentinel).
@@ -71,7 +73,7 @@ func (s *sentinel) AwaitOn(ctx context.Context, conn *sql.Conn) error {
 	if err := s.applier.Displaced().Err(); err != nil {
 		return fmt.Errorf("%w (%w)", err, cutover.ErrUnsafe)
 	}
-	return preflight.CarryAutoIncrementOn(ctx, conn, s.plan, s.plan.AlterSetsAutoIncrement)
+	return ddl.CarryAutoIncrementOn(ctx, conn, s.plan, s.plan.AlterSetsAutoIncrement)
 }
 
 // awaitUpToLock runs apply, the wait for every event written before the cut-over's lock, between

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/preflight"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
@@ -50,7 +50,7 @@ func (r *run) startThrottleReadings() {
 }
 
 // heartbeatReader reads the heartbeat the migration writes in p's changelog, on any server.
-func heartbeatReader(p *preflight.Plan) func(context.Context, *sql.DB) (time.Time, error) {
+func heartbeatReader(p *plan.Plan) func(context.Context, *sql.DB) (time.Time, error) {
 	cl := changelogOf(p)
 	return func(ctx context.Context, db *sql.DB) (time.Time, error) { return cl.ReadHeartbeat(ctx, db) }
 }

@@ -250,22 +250,6 @@ func checkForeignKeys(cfg Options, qualified string, own []foreignKey, referenci
 	return nil
 }
 
-// estimateRows returns the optimizer's row estimate, or the exact count.
-func estimateRows(ctx context.Context, db *sql.DB, schema, tbl string, exact bool) (int64, error) {
-	var n sql.NullInt64
-	var err error
-	if exact {
-		err = db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table.Qualify(schema, tbl)).Scan(&n)
-	} else {
-		err = db.QueryRowContext(ctx, `SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
-			schema, tbl).Scan(&n)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("count rows of %s.%s: %w", schema, tbl, err)
-	}
-	return n.Int64, nil
-}
-
 // sameLayout returns an error when the table read on the replica and on the primary differ in
 // columns: the binlog read on one must describe the table written on the other.
 func sameLayout(onReplica, onPrimary *table.Table, replicaAddr, primaryAddr string) error {

@@ -20,8 +20,9 @@ func checkCutOverAlgorithm(_ context.Context, st *State) error {
 // checkMetadataLocks is the pre-flight of the cut-over's metadata-lock checks, on the primary where
 // the tables are renamed. When performance_schema does not show metadata locks the run is refused,
 // as gh-ost does, unless --skip-metadata-lock-check; with --allow-setup-metadata-lock-instruments
-// (and --execute: a dry run changes nothing) the instrument is turned on first. --cut-over=atomic
-// cannot go without them at all.
+// (and --execute: a dry run changes nothing) the conductor's State.EnableMetadataLocks
+// (ddl.EnableMetadataLocks) turns the instrument on first. --cut-over=atomic cannot go without
+// them at all.
 func checkMetadataLocks(ctx context.Context, st *State) error {
 	cfg, addr := st.Options, st.Plan.Primary.Addr()
 	visible, why := dbconn.MetadataLocksVisible(ctx, st.Primary)
@@ -30,11 +31,11 @@ func checkMetadataLocks(ctx context.Context, st *State) error {
 			st.Log.Info().Str("server", addr).Str("reason", why).Msg("dry run: with --execute the metadata lock instrument would be turned on (--allow-setup-metadata-lock-instruments)")
 			return nil
 		}
-		if err := dbconn.EnableMetadataLockInstruments(ctx, st.Primary); err != nil {
-			return fmt.Errorf("--allow-setup-metadata-lock-instruments on %s: %w", addr, err)
-		}
-		if visible, why = dbconn.MetadataLocksVisible(ctx, st.Primary); visible {
-			st.Log.Warn().Str("server", addr).Msg("turned on performance_schema's wait/lock/metadata/sql/mdl instrument and global_instrumentation consumer (until the server restarts)")
+		if st.EnableMetadataLocks != nil {
+			if err := st.EnableMetadataLocks(ctx); err != nil {
+				return fmt.Errorf("--allow-setup-metadata-lock-instruments on %s: %w", addr, err)
+			}
+			visible, why = dbconn.MetadataLocksVisible(ctx, st.Primary)
 		}
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // A nullable shared key (--allow-nullable-unique-key, gh-ost's flag). The copy walks the key in
@@ -19,33 +20,18 @@ import (
 // of the original then, those written during the migration included, and is not locked), and a
 // NULL found then stops the migration (cutover.ErrUnsafe), original intact.
 
-// chooseNullableSharedKey is chooseSharedKey's second choice: the first unique key of the
-// original in both tables, usable but for nullable columns.
-func chooseNullableSharedKey(orig, ghost *table.Table, pairs []ColumnPair) (table.Key, table.Key, bool) {
-	toGhost := map[string]string{}
-	for _, p := range pairs {
-		toGhost[strings.ToLower(p.Original)] = p.Ghost
-	}
-	for _, ok := range orig.UniqueKeys {
-		if gk, why := matchKey(orig, ghost, ok, toGhost, true); why == "" {
-			return ok, gk, true
-		}
-	}
-	return table.Key{}, table.Key{}, false
-}
-
-// chooseKeyAllowingNulls picks the shared key as chooseSharedKey does and, when none is NOT NULL
+// chooseKeyAllowingNulls picks the shared key as plan.ChooseSharedKeyWith does and, when none is NOT NULL
 // and the flag allows it, a nullable one whose columns hold no NULL in the original. nullable
 // says the key chosen has nullable columns.
-func (c Options) chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *Plan) (nullable bool, err error) {
+func (c Options) chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *plan.Plan) (nullable bool, err error) {
 	var strictErr error
-	if p.OriginalKey, p.GhostKey, strictErr = chooseSharedKeyWith(p.Original, p.Ghost, p.Columns, !p.Flavor.MariaDB); strictErr == nil {
+	if p.OriginalKey, p.GhostKey, strictErr = plan.ChooseSharedKeyWith(p.Original, p.Ghost, p.Columns, !p.Flavor.MariaDB); strictErr == nil {
 		return false, nil
 	}
 	if !c.AllowNullableUniqueKey {
 		return false, strictErr
 	}
-	ok, gk, found := chooseNullableSharedKey(p.Original, p.Ghost, p.Columns)
+	ok, gk, found := plan.ChooseNullableSharedKey(p.Original, p.Ghost, p.Columns)
 	if !found {
 		return false, strictErr
 	}
@@ -68,11 +54,11 @@ func checkNoNullKeys(ctx context.Context, db *sql.DB, schema, tbl string, k tabl
 	var n int64
 	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s", table.Qualify(schema, tbl), strings.Join(conds, " OR "))
 	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
-		return fmt.Errorf("look for NULLs in key %s of %s.%s: %w", DescribeKey(k), schema, tbl, err)
+		return fmt.Errorf("look for NULLs in key %s of %s.%s: %w", plan.DescribeKey(k), schema, tbl, err)
 	}
 	if n > 0 {
 		return fmt.Errorf("%w: chosen key %s has nullable columns, and %d rows of %s.%s hold NULL in them despite --allow-nullable-unique-key: such rows cannot be copied or addressed by the key; fill them in (or add a NOT NULL unique key) first",
-			errNullInKey, DescribeKey(k), n, schema, tbl)
+			errNullInKey, plan.DescribeKey(k), n, schema, tbl)
 	}
 	return nil
 }

@@ -1,24 +1,30 @@
-// Package preflight holds every check a migration makes and the plan it follows: the servers
-// (flavor, privileges, binary log, plugins, metadata locks, prepared XA), the table (kind, foreign
-// keys, triggers), the ALTER (parsed, refused when it reaches another table or renames without
-// approval), the ghost's definition, the shared key and the columns copied. The checks are named
-// entries of one registry (checks.go), each with the scope it runs in: before anything is created,
-// after the ghost exists, or before the cut-over (the ghost still the table the run built, the
-// nullable key, the triggers).
+// Package preflight holds the checks a migration makes, each of which returns a refusal or
+// nothing: the servers (flavor, privileges, binary log, plugins, metadata locks, prepared XA), the
+// table (kind, foreign keys, triggers), the ALTER (refused when it renames columns without
+// approval or names a CHECK constraint the new table cannot keep), the helper tables' names, and
+// what the plan needs (plan/: the column mapping, the shared key, the fills, each refused where it
+// cannot be planned). The checks are named entries of one registry (checks.go), each with the
+// scope it runs in: before anything is created, after the ghost exists (they have plan/ decide
+// the columns and the key and fill the Plan), or before the cut-over (the ghost still the table
+// the run built, the nullable key, the triggers).
 //
 // Invariants:
-//   - A check before anything is created changes nothing on a server, except what a flag asks
-//     for (--switch-to-rbr, --allow-setup-metadata-lock-instruments, --initially-drop-*).
+//   - No check changes a table or a server: they read. What a flag asks of a server is recorded
+//     here (State.SwitchRBRFrom, State.Stale) and made by the conductor through ddl/ once the
+//     checks before anything is created passed; the metadata lock instrument is turned on
+//     through the conductor's State.EnableMetadataLocks, and a --resume's scratch ghost is made
+//     by the function CheckResume is handed.
 //   - Flavor differences live inside a check, chosen by dbconn.Flavor, never by its caller.
-//   - The Plan is decided here and only here; the run follows it and never re-decides.
+//   - The Plan (plan.Plan) is decided during preparation, by these checks calling plan/; the run
+//     follows it and never re-decides.
 //   - Every refusal says what was found and how to get past it; the conductor drops what the run
 //     created before it (the ghost) and releases the lock.
 //   - A refusal that no retry can change (the table changed since preparation) is final
 //     (IsFinal): the conductor says what it means for the run (the cut-over's ErrUnsafe, the
 //     applier's ErrOriginalAltered).
 //   - The package knows nothing of the run: it imports none of migrator, copier, cutover,
-//     throttle or binlogapply, only internal leaves and the leaf packages that own what it reads
-//     (changelog, checkpoint, tablelock).
+//     throttle, binlogapply or ddl, only internal leaves, plan, and the leaf packages that own
+//     what it reads (changelog, checkpoint, tablelock).
 package preflight
 
 import (
@@ -29,6 +35,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // Options are the command line's settings the checks and the plan read.
@@ -92,6 +99,14 @@ type Options struct {
 // onReplica is true in the replica modes: the whole migration runs on the --host replica.
 func (o Options) onReplica() bool { return o.MigrateOnReplica || o.TestOnReplica }
 
+// ReplicaMode names the replica mode's flag, "" when the run is not in one (plan.Plan.Lines).
+func (o Options) ReplicaMode() string {
+	if !o.onReplica() {
+		return ""
+	}
+	return o.ReplicaModeFlag()
+}
+
 // ReplicaModeFlag names the replica mode's flag, for messages.
 func (o Options) ReplicaModeFlag() string {
 	if o.TestOnReplica {
@@ -106,29 +121,32 @@ type State struct {
 	Options Options
 	Log     zerolog.Logger
 
-	Plan      *Plan
+	Plan      *plan.Plan
 	Inspected *sql.DB // pool on the --host server: the binlog is read there
 	Primary   *sql.DB // pool on the primary: tables are created and written there (may be Inspected)
 
-	Columns      ColumnMapping // for the plan print-out: dropped, added, generated columns
-	ForeignKeys  []string      // the original's own foreign keys (not carried to the ghost)
-	ReferencedBy []string      // foreign keys of other tables referencing the original
 	// Original is the original's definition and triggers as preparation saw them (startcheck.go).
 	Original Snapshot
 	// Ghost is the ghost's definition and triggers as preparation left them, GhostIdentity the
 	// identity the run recorded for it ("": none); both proven again before the swap (ghostproof.go).
 	Ghost         Snapshot
 	GhostIdentity string
-	// NullableKey: the shared key has nullable columns (--allow-nullable-unique-key, nullablekey.go).
-	NullableKey bool
-	// Triggers are the original's triggers, carried to the ghost at the cut-over (triggers.go).
-	Triggers []Trigger
 	// DDL is the server's global settings the ghost's CREATE and ALTER ran with.
-	DDL DDLSettings
+	DDL plan.DDLSettings
 	// Alter is the ALTER normalized: each checkpoint records it, a --resume compares it.
 	Alter string
 	// Spec is the ALTER parsed (or, for a --revert, the renames it maps back).
-	Spec *AlterSpec
+	Spec *plan.AlterSpec
+	// SwitchRBRFrom is the inspected server's binlog_format that --switch-to-rbr switches to ROW
+	// once every check passed ("": no switch; rbr.go, ddl.SwitchToRBR).
+	SwitchRBRFrom string
+	// Stale are the helper tables of an earlier run that --initially-drop-* let the run drop
+	// (CheckHelperTables, ddl.DropStale).
+	Stale []StaleTable
+
+	// EnableMetadataLocks, given by the conductor, turns performance_schema's metadata lock
+	// instrument on (--allow-setup-metadata-lock-instruments, mdlcheck.go); nil: not turned on.
+	EnableMetadataLocks func(ctx context.Context) error
 
 	// Crashed, given by the conductor, refuses when a run that died between its two renames left
 	// the table missing (the cut-over's recovery knows how to tell); nil: not checked.
@@ -137,5 +155,8 @@ type State struct {
 
 // NewState is the state before any check ran.
 func NewState(opts Options, log zerolog.Logger) *State {
-	return &State{Options: opts, Log: log, Plan: &Plan{Renames: map[string]string{}}}
+	return &State{Options: opts, Log: log, Plan: &plan.Plan{Renames: map[string]string{}}}
 }
+
+// StaleTable is a helper table left by an earlier run, and the flag that lets the run drop it.
+type StaleTable struct{ Name, Flag string }

@@ -15,8 +15,10 @@ import (
 // their own format), only when it has no replicas of its own (they would get row events they may
 // not expect), never switched back. A dry run only says it would switch.
 
-// switchToRBR switches the inspected replica to ROW when asked and needed, and updates vars.
-func (st *State) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Flavor, onReplica bool, vars map[string]string) error {
+// checkSwitchToRBR refuses a --switch-to-rbr the inspected server cannot take and otherwise, when
+// its format is not ROW, records the switch (State.SwitchRBRFrom: ddl.SwitchToRBR makes it once
+// every check passed) and updates vars to the format the applier will read.
+func (st *State) checkSwitchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Flavor, onReplica bool, vars map[string]string) error {
 	cfg := st.Options
 	addr := cfg.Conn.Addr()
 	format := vars["binlog_format"]
@@ -33,24 +35,7 @@ func (st *State) switchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Flav
 	if replicas > 0 {
 		return fmt.Errorf("%s has %s binlog_format, but I'm too scared to change it to ROW because it has replicas. Bailing out: %s has %d replicas of its own; switch its format by hand, or point --host at a replica without replicas", addr, format, addr, replicas)
 	}
-	if !cfg.Execute {
-		st.Log.Warn().Str("server", addr).Str("binlog_format", format).Msg("dry run: --switch-to-rbr would set binlog_format=ROW and restart replication here")
-		vars["binlog_format"] = "ROW"
-		return nil
-	}
-	// Replication is stopped first: MySQL refuses to change binlog_format while its applier
-	// threads run (error 3747).
-	if _, err := db.ExecContext(ctx, flavor.StopReplicaSQL()); err != nil {
-		return fmt.Errorf("--switch-to-rbr on %s: %s: %w", addr, flavor.StopReplicaSQL(), err)
-	}
-	_, setErr := db.ExecContext(ctx, "SET GLOBAL binlog_format = 'ROW'")
-	if _, err := db.ExecContext(ctx, flavor.StartReplicaSQL()); err != nil {
-		return fmt.Errorf("--switch-to-rbr on %s: %s: %w (replication is stopped: restart it)", addr, flavor.StartReplicaSQL(), err)
-	}
-	if setErr != nil {
-		return fmt.Errorf("--switch-to-rbr on %s: SET GLOBAL binlog_format = 'ROW': %w", addr, setErr)
-	}
-	st.Log.Warn().Str("server", addr).Str("was", format).Msg("--switch-to-rbr: binlog_format is now ROW and replication restarted (it is not switched back)")
+	st.SwitchRBRFrom = format
 	vars["binlog_format"] = "ROW"
 	return nil
 }

@@ -5,16 +5,17 @@ import (
 	"fmt"
 
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
-	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // CheckResume runs the checks of a --resume before anything is changed (checkpoint.Resume: the
 // ghost, changelog and checkpoint table of a stopped run of this ALTER, its binary log kept, the
-// ghost's definition equal to a scratch ghost made now with the server's settings), plans the
-// adopted ghost, and takes an older version's checkpoint table over. It returns the checkpoint
-// the run continues from; the conductor records the ghost as the run's.
-func CheckResume(ctx context.Context, st *State, tables checkpoint.Tables) (*checkpoint.Record, error) {
+// ghost's definition equal to a scratch ghost that create makes now with the server's settings:
+// ddl.CreateGhostAs, handed in by the conductor) and plans the adopted ghost. It returns the
+// checkpoint the run continues from; the conductor records the ghost as the run's and takes an
+// older version's checkpoint table over (checkpoint.Resume.Adopt).
+func CheckResume(ctx context.Context, st *State, tables checkpoint.Tables, create func(ctx context.Context, name string) (bool, error)) (*checkpoint.Record, error) {
 	cfg, p := st.Options, st.Plan
 	rc := checkpoint.Resume{Primary: st.Primary, Source: st.Inspected, SourceAddr: p.Inspected.Addr(), Tables: tables,
 		Alter: st.Alter, Log: st.Log}
@@ -22,17 +23,14 @@ func CheckResume(ctx context.Context, st *State, tables checkpoint.Tables) (*che
 	if err != nil {
 		return nil, err
 	}
-	ddl, err := ReadDDLSettings(ctx, st.Primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
+	ddl, err := plan.ReadDDLSettings(ctx, st.Primary, cfg.AllowZeroInDate, cfg.SkipStrictMode)
 	if err != nil {
 		return nil, fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
 	st.DDL = ddl
-	p.TimeZone = ddl.TimeZone
-	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = ZeroDateChecks(ddl.SQLMode)
-	p.Primary.ValueModes = dbconn.ValueModes(ddl.SQLMode)
-	p.AlterSetsAutoIncrement = SetsAutoIncrement(st.Spec)
+	p.UseDDLSettings(ddl, st.Spec)
 	err = rc.CompareGhost(ctx, func(ctx context.Context, scratch string) (bool, error) {
-		created, err := CreateGhost(ctx, st.Primary, ddl, cfg.Database, cfg.Table, scratch, st.Spec, cfg.DiscardForeignKeys)
+		created, err := create(ctx, scratch)
 		if err != nil {
 			return created, fmt.Errorf("--resume: %w", err)
 		}
@@ -43,9 +41,6 @@ func CheckResume(ctx context.Context, st *State, tables checkpoint.Tables) (*che
 	}
 	if p.Ghost, err = table.Inspect(ctx, st.Primary, cfg.Database, p.GhostTable); err != nil {
 		return nil, fmt.Errorf("--resume: inspect the ghost table: %w", err)
-	}
-	if err := rc.Adopt(ctx); err != nil { // an older version's table
-		return nil, err
 	}
 	return &rec, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // The checks of --revert (doc/revert.md): the revert's "ghost" is the old table a completed
@@ -44,7 +45,7 @@ func CheckRevert(ctx context.Context, st *State, oldTable string, useGTID bool) 
 	if err != nil {
 		return nil, err
 	}
-	st.Spec = &AlterSpec{Renames: renames}
+	st.Spec = &plan.AlterSpec{Renames: renames}
 	return &rec, CheckHelperTables(ctx, st)
 }
 
@@ -84,27 +85,27 @@ func cutOverCheckpoint(ctx context.Context, st *State) (checkpoint.Record, error
 // table's columns (p.Original) to the old table's (p.Ghost), and refuses when they cannot be
 // derived safely: a checkpoint without a swap (an older version's), a swap of other tables, or
 // a renamed column one of the tables no longer has.
-func revertRenames(rec checkpoint.Record, p *Plan, schema string) ([]ColumnRename, error) {
+func revertRenames(rec checkpoint.Record, p *plan.Plan, schema string) ([]plan.ColumnRename, error) {
 	sw, ckpt := rec.Swap, schema+"."+p.CheckpointTable
 	if sw == nil {
 		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s was written by an older go-ghostlite, which did not record the swapped tables and renamed columns, so the revert cannot map the columns back safely: swap back by hand, or migrate again with the reverse --alter", ckpt)
 	}
-	var renames []ColumnRename
+	var renames []plan.ColumnRename
 	switch {
 	case strings.EqualFold(sw.Old, p.GhostTable): // the swap put the old table away: live columns are the ghost's
 		for from, to := range sw.Renames {
-			renames = append(renames, ColumnRename{From: to, To: from})
+			renames = append(renames, plan.ColumnRename{From: to, To: from})
 		}
 	case strings.EqualFold(sw.Old, p.OldTable) && strings.EqualFold(sw.Ghost, p.GhostTable):
 		// An earlier attempt of this revert (--checkpoint) wrote it and did not swap: the live
 		// table was its original.
 		for from, to := range sw.Renames {
-			renames = append(renames, ColumnRename{From: from, To: to})
+			renames = append(renames, plan.ColumnRename{From: from, To: to})
 		}
 	default:
 		return nil, fmt.Errorf("--revert: the cut-over checkpoint in %s is of the swap that renamed the replaced table to %s, not to %s: give --old-table=%s", ckpt, sw.Old, p.GhostTable, sw.Old)
 	}
-	slices.SortFunc(renames, func(a, b ColumnRename) int { return strings.Compare(a.From, b.From) })
+	slices.SortFunc(renames, func(a, b plan.ColumnRename) int { return strings.Compare(a.From, b.From) })
 	for _, r := range renames {
 		_, inLive := p.Original.Column(r.From)
 		_, inOld := p.Ghost.Column(r.To)
@@ -117,7 +118,7 @@ func revertRenames(rec checkpoint.Record, p *Plan, schema string) ([]ColumnRenam
 }
 
 // missingColumns says which column of a rename is missing, for revertRenames' refusal.
-func missingColumns(r ColumnRename, inLive, inOld bool, p *Plan) string {
+func missingColumns(r plan.ColumnRename, inLive, inOld bool, p *plan.Plan) string {
 	var parts []string
 	if !inLive {
 		parts = append(parts, fmt.Sprintf("%s has no column %s", p.Original.Name, r.From))
@@ -126,16 +127,4 @@ func missingColumns(r ColumnRename, inLive, inOld bool, p *Plan) string {
 		parts = append(parts, fmt.Sprintf("%s has no column %s", p.GhostTable, r.To))
 	}
 	return strings.Join(parts, " and ")
-}
-
-// RenamedPairs are the pairs of the plan's column mapping copied under another name, original ->
-// ghost: what a cut-over checkpoint records (checkpoint.Swap) for a revert to map back.
-func (p *Plan) RenamedPairs() map[string]string {
-	out := map[string]string{}
-	for _, c := range p.Columns {
-		if !strings.EqualFold(c.Original, c.Ghost) {
-			out[c.Original] = c.Ghost
-		}
-	}
-	return out
 }

@@ -1,20 +1,17 @@
 package preflight
 
 import (
-	"github.com/go-ghostlite/go-ghostlite/changelog"
-	"github.com/go-ghostlite/go-ghostlite/checkpoint"
-
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
-// The preparation's steps, in the order the conductor runs them: connect, the servers, the table,
-// the ALTER and the helper tables, the ghost, the copy plan. The migration lock (between connect
+// The preparation's checks, in the order the conductor runs them: connect, the servers, the
+// table, the helper tables (the ALTER's are in alter.go), then, once the conductor built the
+// ghost (ddl.BuildGhost), the copy plan, which plan/ decides. The migration lock (between connect
 // and the servers) is the conductor's.
 
 // Connect opens the --host server (a supported flavor) and, when it is a replica, its primary:
@@ -62,15 +59,15 @@ func Connect(ctx context.Context, st *State) error {
 	return nil
 }
 
-// checkServerBinlog checks the binary log the applier will read, switching it to ROW first
-// when --switch-to-rbr asks (rbr.go).
+// checkServerBinlog checks the binary log the applier will read, as ROW when --switch-to-rbr
+// will switch it (rbr.go).
 func checkServerBinlog(ctx context.Context, st *State) error {
 	cfg, p := st.Options, st.Plan
 	vars, err := dbconn.ReadVariables(ctx, st.Inspected, binlogVariables...)
 	if err != nil {
 		return fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
 	}
-	if err := st.switchToRBR(ctx, st.Inspected, p.Flavor, p.InspectedIsReplica, vars); err != nil {
+	if err := st.checkSwitchToRBR(ctx, st.Inspected, p.Flavor, p.InspectedIsReplica, vars); err != nil {
 		return err
 	}
 	// --tungsten: the replicator writes the primary's changes into this server's binlog.
@@ -110,7 +107,7 @@ func checkTable(ctx context.Context, st *State) error {
 		return err
 	}
 	st.Original = snap
-	if st.Triggers, err = cfg.readTriggers(ctx, st.Primary, schema, tbl); err != nil {
+	if st.Plan.Triggers, err = cfg.readTriggers(ctx, st.Primary, schema, tbl); err != nil {
 		return err
 	}
 	if err := inspectForeignKeys(ctx, st); err != nil {
@@ -145,7 +142,7 @@ func inspectForeignKeys(ctx context.Context, st *State) error {
 	if err != nil {
 		return err
 	}
-	st.ForeignKeys, st.ReferencedBy = describeForeignKeys(own), referencing
+	st.Plan.ForeignKeys, st.Plan.ReferencedBy = describeForeignKeys(own), referencing
 	if err := checkForeignKeys(st.Options, schema+"."+tbl, own, referencing); err != nil {
 		return err
 	}
@@ -154,33 +151,6 @@ func inspectForeignKeys(ctx context.Context, st *State) error {
 		// checksum repairs what these keys changed before the cut-over.
 		st.Log.Warn().Strs("foreign_keys", describeForeignKeys(cascading)).
 			Msgf("--allow-cascading-foreign-keys-data-loss: what these keys' actions change in %s.%s during the migration is not in the binlog; rows they delete come back and references they change keep their old values in the new table", schema, tbl)
-	}
-	return nil
-}
-
-// checkAlter parses the ALTER and names the helper tables. A --revert has no ALTER: its
-// conductor names the tables (the old table is the ghost).
-func checkAlter(_ context.Context, st *State) error {
-	cfg, p := st.Options, st.Plan
-	if cfg.Revert {
-		return nil
-	}
-	spec, err := ParseAlter(cfg.Alter, cfg.Database, cfg.Table)
-	if err != nil {
-		return err
-	}
-	if err := renameRefusal(spec.Renames, cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns); err != nil {
-		return err
-	}
-	if st.Alter, err = checkpoint.NormalizeAlter(spec.Body); err != nil { // what a checkpoint records
-		return err
-	}
-	st.Spec = spec
-	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), changelog.Name(cfg.Table)
-	p.OldTable = table.OldName(cfg.Table, "")
-	p.CheckpointTable = table.CheckpointName(cfg.Table)
-	if cfg.TimestampOldTable {
-		p.OldTable = table.OldName(cfg.Table, time.Now().UTC().Format("20060102150405"))
 	}
 	return nil
 }
@@ -194,39 +164,15 @@ func checkHelperTablesOfRun(ctx context.Context, st *State) error {
 	return CheckHelperTables(ctx, st)
 }
 
-// BuildGhost creates the ghost, runs the ALTER on it under the server's global settings and
-// inspects it. created tells whether a ghost was created, even when err is not nil.
-func BuildGhost(ctx context.Context, st *State) (created bool, err error) {
-	cfg, p := st.Options, st.Plan
-	if st.DDL, err = ReadDDLSettings(ctx, st.Primary, cfg.AllowZeroInDate, cfg.SkipStrictMode); err != nil {
-		return false, fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
-	}
-	p.TimeZone = st.DDL.TimeZone
-	p.Primary.NoZeroDate, p.Primary.NoZeroInDate = ZeroDateChecks(st.DDL.SQLMode)
-	p.Primary.ValueModes = dbconn.ValueModes(st.DDL.SQLMode)
-	p.AlterSetsAutoIncrement = SetsAutoIncrement(st.Spec)
-	created, err = CreateGhost(ctx, st.Primary, st.DDL, cfg.Database, cfg.Table, p.GhostTable, st.Spec, cfg.DiscardForeignKeys)
-	if err != nil {
-		return created, err
-	}
-	if p.Ghost, err = table.Inspect(ctx, st.Primary, cfg.Database, p.GhostTable); err != nil {
-		return created, fmt.Errorf("inspect the ghost table: %w", err)
-	}
-	if p.Ghost.Engine != "" && !strings.EqualFold(p.Ghost.Engine, "InnoDB") {
-		return created, fmt.Errorf("the ALTER makes the table use the %s engine; go-ghostlite migrates to InnoDB only: remove ENGINE= from --alter", p.Ghost.Engine)
-	}
-	return created, nil
-}
-
 // planColumns maps the columns: the pairs copied, the added columns filled, the padding.
 func planColumns(_ context.Context, st *State) (err error) {
 	cfg, p := st.Options, st.Plan
 	skipRenamed := cfg.SkipRenamedColumns && !cfg.Revert // a revert maps every recorded rename back
-	if st.Columns, err = mapColumns(p.Original, p.Ghost, st.Spec.Renames, st.Spec.Recreated, skipRenamed); err != nil {
+	if p.Mapping, err = plan.MapColumns(p.Original, p.Ghost, st.Spec.Renames, st.Spec.Recreated, skipRenamed); err != nil {
 		return err
 	}
-	p.Columns, p.Renames = st.Columns.Pairs, st.Columns.Renames
-	if p.Fills, err = planFills(p.Ghost, st.Columns.Added, st.DDL.SQLMode); err != nil {
+	p.Columns, p.Renames = p.Mapping.Pairs, p.Mapping.Renames
+	if p.Fills, err = plan.Fills(p.Ghost, p.Mapping.Added, st.DDL.SQLMode); err != nil {
 		return err
 	}
 	return nil
@@ -236,47 +182,57 @@ func planColumns(_ context.Context, st *State) (err error) {
 // the server's ALTER would (autoinc.go), then pads CHAR values when the server does.
 func checkNewAutoIncrementColumn(ctx context.Context, st *State) error {
 	p := st.Plan
-	if err := checkNewAutoIncrement(ctx, st.Primary, p, st.Columns, st.DDL.SQLMode); err != nil {
+	if err := checkNewAutoIncrement(ctx, st.Primary, p, p.Mapping, st.DDL.SQLMode); err != nil {
 		return err
 	}
 	p.PadChar = table.HasPadChar(st.DDL.SQLMode)
-	return p.setPadding()
+	return p.SetPadding()
 }
 
 // chooseKey chooses the shared key over the columns.
 func chooseKey(ctx context.Context, st *State) (err error) {
-	st.NullableKey, err = st.Options.chooseKeyAllowingNulls(ctx, st.Primary, st.Plan)
+	st.Plan.NullableKey, err = st.Options.chooseKeyAllowingNulls(ctx, st.Primary, st.Plan)
 	return err
 }
 
 // estimate estimates the rows to copy.
 func estimate(ctx context.Context, st *State) (err error) {
 	cfg := st.Options
-	st.Plan.EstimatedRows, err = estimateRows(ctx, st.Inspected, cfg.Database, cfg.Table, cfg.ExactRowcount)
+	st.Plan.EstimatedRows, err = plan.EstimateRows(ctx, st.Inspected, cfg.Database, cfg.Table, cfg.ExactRowcount)
 	return err
+}
+
+// findIndirectWriters fills Plan.IndirectWriters (after the ghost exists: it is a read, no refusal).
+func findIndirectWriters(ctx context.Context, st *State) error {
+	p := st.Plan
+	w, err := plan.IndirectWritersOf(ctx, st.Primary, p.Original.Schema, p.Original.Name)
+	if err != nil {
+		return err
+	}
+	p.IndirectWriters = w
+	return nil
 }
 
 // recheckNullableKey proves again, on the ghost under the cut-over's lock (the original is
 // locked), that the nullable shared key holds no NULL.
 func recheckNullableKey(ctx context.Context, st *State) error {
-	if !st.NullableKey {
+	if !st.Plan.NullableKey {
 		return nil
 	}
 	p := st.Plan
 	return recheckNoNullKeys(ctx, st.Primary, p.Original.Schema, p.GhostTable, p.GhostKey)
 }
 
-// CheckHelperTables refuses ghost, changelog and old tables left by an earlier run, or drops them
-// when --initially-drop-ghost-table / --initially-drop-old-table say so. Every refusal is decided
-// before anything is dropped.
+// CheckHelperTables refuses ghost, changelog and old tables left by an earlier run, unless
+// --initially-drop-ghost-table / --initially-drop-old-table say so: then it lists them in
+// State.Stale, which the conductor drops once every check passed (ddl.DropStale).
 func CheckHelperTables(ctx context.Context, st *State) error {
 	cfg, p := st.Options, st.Plan
 	schema := cfg.Database
 	type helper struct {
-		name  string
-		drop  bool
-		flag  string
-		found bool
+		name string
+		drop bool
+		flag string
 	}
 	helpers := []*helper{
 		{name: p.GhostTable, drop: cfg.InitiallyDropGhostTable, flag: "--initially-drop-ghost-table"},
@@ -300,19 +256,12 @@ func CheckHelperTables(ctx context.Context, st *State) error {
 		if err != nil {
 			return err
 		}
-		h.found = found
 		if found && !h.drop {
 			return fmt.Errorf("table %s.%s already exists. Panicking: it was left by an earlier migration: drop it, or pass %s", schema, h.name, h.flag)
 		}
-	}
-	for _, h := range helpers {
-		if !h.found {
-			continue
+		if found {
+			st.Stale = append(st.Stale, StaleTable{Name: h.name, Flag: h.flag})
 		}
-		if _, err := st.Primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(schema, h.name)); err != nil {
-			return fmt.Errorf("drop %s.%s (%s): %w", schema, h.name, h.flag, err)
-		}
-		st.Log.Info().Str("table", h.name).Msgf("dropped %s.%s (%s)", schema, h.name, h.flag)
 	}
 	return nil
 }

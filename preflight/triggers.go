@@ -11,6 +11,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
+	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
 // Triggers (--include-triggers, as gh-ost's). A table with triggers is refused without the flag.
@@ -22,15 +23,6 @@ import (
 // ghost before the lock is released (UndoUnderLock). The ghost then takes the table's name with
 // them. Each keeps its timing, event, body, order among its peers, sql_mode and character set;
 // its name gets --trigger-suffix (or loses it: --remove-trigger-suffix-if-exists).
-
-// Trigger is one trigger of the original, as information_schema.TRIGGERS shows it.
-type Trigger struct {
-	Name, NewName           string
-	Timing, Event           string // BEFORE/AFTER, INSERT/UPDATE/DELETE
-	Statement               string // the body
-	SQLMode                 string
-	CharsetClient, CollConn string
-}
 
 var triggerSuffixPattern = regexp.MustCompile(`^[0-9a-zA-Z_]+$`)
 
@@ -57,17 +49,17 @@ func (c Options) newTriggerName(name string) string {
 
 // readTriggers reads the original's triggers in the order they fire, and refuses as gh-ost does:
 // a table with triggers without --include-triggers, a new name too long or already taken.
-func (c Options) readTriggers(ctx context.Context, db *sql.DB, schema, tbl string) ([]Trigger, error) {
+func (c Options) readTriggers(ctx context.Context, db *sql.DB, schema, tbl string) ([]plan.Trigger, error) {
 	rows, err := db.QueryContext(ctx, `SELECT TRIGGER_NAME, ACTION_TIMING, EVENT_MANIPULATION FROM information_schema.TRIGGERS
 		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY ACTION_TIMING, EVENT_MANIPULATION, ACTION_ORDER`, schema, tbl)
 	if err != nil {
 		return nil, fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
 	}
 	defer rows.Close()
-	var defs []Trigger
+	var defs []plan.Trigger
 	var names []string
 	for rows.Next() {
-		var d Trigger
+		var d plan.Trigger
 		if err := rows.Scan(&d.Name, &d.Timing, &d.Event); err != nil {
 			return nil, fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
 		}
@@ -97,7 +89,7 @@ func (c Options) readTriggers(ctx context.Context, db *sql.DB, schema, tbl strin
 // statement is the text as the client sent it, in the client's character set (information_schema's
 // ACTION_STATEMENT is converted, which garbles the non-ASCII text of a trigger created by a client
 // whose character set is not utf8). The body is what follows FOR EACH ROW [FOLLOWS|PRECEDES name].
-func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *Trigger) error {
+func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *plan.Trigger) error {
 	rows, err := db.QueryContext(ctx, "SHOW CREATE TRIGGER "+table.Qualify(schema, d.Name))
 	if err != nil {
 		return fmt.Errorf("read trigger %s: %w", d.Name, err)
@@ -138,7 +130,7 @@ func readTriggerBody(ctx context.Context, db *sql.DB, schema string, d *Trigger)
 }
 
 // checkNewTriggerNames refuses new trigger names that are too long or already in the schema.
-func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs []Trigger) error {
+func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs []plan.Trigger) error {
 	var long, taken []string
 	for _, d := range defs {
 		if table.TooLong(d.NewName) {
@@ -163,65 +155,12 @@ func checkNewTriggerNames(ctx context.Context, db *sql.DB, schema string, defs [
 	return nil
 }
 
-// CreateTriggers creates defs on table tbl of schema, in firing order, each with its own sql_mode
-// and character set, on one connection whose session settings are restored before it is returned.
-func CreateTriggers(ctx context.Context, db *sql.DB, schema, tbl string, defs []Trigger) error {
-	if len(defs) == 0 {
-		return nil
-	}
-	// Left by an attempt whose undo could not run before the lock was lost: start clean.
-	if err := DropTriggersFrom(ctx, db, schema, tbl, defs); err != nil {
-		return err
-	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("create triggers: %w", err)
-	}
-	defer conn.Close()
-	for _, d := range defs {
-		if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = ?, character_set_client = ?, collation_connection = ?",
-			d.SQLMode, d.CharsetClient, d.CollConn); err != nil {
-			return fmt.Errorf("create trigger %s: session settings: %w", d.NewName, err)
-		}
-		stmt := fmt.Sprintf("CREATE TRIGGER %s %s %s ON %s FOR EACH ROW %s", table.Qualify(schema, d.NewName), d.Timing, d.Event,
-			table.Qualify(schema, tbl), d.Statement)
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create trigger %s on %s.%s: %w", d.NewName, schema, tbl, err)
-		}
-	}
-	if _, err := conn.ExecContext(ctx, "SET NAMES binary"); err != nil {
-		return fmt.Errorf("create triggers: restore the session: %w", err)
-	}
-	_, err = conn.ExecContext(ctx, "SET SESSION sql_mode = ?", dbconn.WriterSQLMode)
-	return err
-}
-
-// DropTriggersFrom drops those of defs' new triggers that are on table tbl (by name, so a trigger
-// that went with a completed rename to another table is kept).
-func DropTriggersFrom(ctx context.Context, db *sql.DB, schema, tbl string, defs []Trigger) error {
-	for _, d := range defs {
-		var on string
-		err := db.QueryRowContext(ctx, `SELECT EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?`,
-			schema, d.NewName).Scan(&on)
-		if err == sql.ErrNoRows || (err == nil && on != tbl) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("look up trigger %s: %w", d.NewName, err)
-		}
-		if _, err := db.ExecContext(ctx, "DROP TRIGGER IF EXISTS "+table.Qualify(schema, d.NewName)); err != nil {
-			return fmt.Errorf("drop trigger %s from %s.%s: %w", d.NewName, schema, tbl, err)
-		}
-	}
-	return nil
-}
-
 // checkTriggersUnchanged refuses, for good (IsFinal), to carry triggers that are no
 // longer the original's: the binlog watch stops the run on a CREATE TRIGGER on the original, but a
 // DROP TRIGGER names no table, so the names are read again under the lock (information_schema
 // reads the locked table's triggers without waiting for the lock).
 func checkTriggersUnchanged(ctx context.Context, st *State) error {
-	if len(st.Triggers) == 0 {
+	if len(st.Plan.Triggers) == 0 {
 		return nil
 	}
 	o := st.Plan.Original

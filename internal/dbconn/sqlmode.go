@@ -14,7 +14,7 @@ import "strings"
 //	TIME_ROUND_FRACTIONAL (MariaDB)    carried: the reverse, MariaDB truncates without it
 //	STRICT_ALL_TABLES, STRICT_TRANS_TABLES   the writers are strict always (a narrowing fails
 //	                                   instead of truncating); --skip-strict-mode relaxes the DDL only
-//	NO_ZERO_DATE, NO_ZERO_IN_DATE      carried as Config.NoZeroDate/NoZeroInDate (ZeroDateChecks)
+//	NO_ZERO_DATE, NO_ZERO_IN_DATE      carried as Config.NoZeroDate/NoZeroInDate (plan.ZeroDateChecks)
 //	NO_AUTO_VALUE_ON_ZERO              always set: a copied 0 stays 0 (preflight refuses a new
 //	                                   AUTO_INCREMENT over zeros the server's ALTER would number)
 //	ERROR_FOR_DIVISION_BY_ZERO, NO_ENGINE_SUBSTITUTION   always set (no effect on copied values)

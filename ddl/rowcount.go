@@ -1,4 +1,4 @@
-package preflight
+package ddl
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // The plan's row estimate is the optimizer's, or the exact count made in preparation
-// (estimateRows, inspect.go). With --exact-rowcount --concurrent-rowcount the exact count runs
+// (plan.EstimateRows). With --exact-rowcount --concurrent-rowcount the exact count runs
 // beside the copy instead and replaces the estimate when it is done.
 
 // CountRowsBeside returns the two halves of the exact count of schema.tbl's rows on db (the

@@ -1,4 +1,4 @@
-package preflight
+package plan
 
 import (
 	"context"
@@ -25,17 +25,6 @@ import (
 type IndirectWriter struct {
 	Schema, Name string
 	Why          string // "a view of shop.t", "a trigger of shop.x writes shop.t"
-}
-
-// findIndirectWriters fills Plan.IndirectWriters (after the ghost exists: it is a read, no refusal).
-func findIndirectWriters(ctx context.Context, st *State) error {
-	p := st.Plan
-	w, err := IndirectWritersOf(ctx, st.Primary, p.Original.Schema, p.Original.Name)
-	if err != nil {
-		return err
-	}
-	p.IndirectWriters = w
-	return nil
 }
 
 // IndirectWritersOf lists the views over schema.tbl (transitively) and the tables whose triggers
@@ -106,4 +95,20 @@ func namedRows(ctx context.Context, db *sql.DB, q string) ([][3]string, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// EstimateRows returns the optimizer's row estimate, or the exact count.
+func EstimateRows(ctx context.Context, db *sql.DB, schema, tbl string, exact bool) (int64, error) {
+	var n sql.NullInt64
+	var err error
+	if exact {
+		err = db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table.Qualify(schema, tbl)).Scan(&n)
+	} else {
+		err = db.QueryRowContext(ctx, `SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?`,
+			schema, tbl).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count rows of %s.%s: %w", schema, tbl, err)
+	}
+	return n.Int64, nil
 }

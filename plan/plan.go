@@ -1,4 +1,4 @@
-package preflight
+package plan
 
 import (
 	"fmt"
@@ -50,6 +50,8 @@ type Plan struct {
 	Columns []ColumnPair
 	// Renames are the column renames read from the ALTER (original name -> new name).
 	Renames map[string]string
+	// Mapping is the whole column mapping, for the plan's lines: dropped, added, generated columns.
+	Mapping ColumnMapping
 	// Fills are the ghost columns added NOT NULL without a DEFAULT: the copy and the applier write
 	// the type's implicit default into them, as the server's own ALTER does (fill.go).
 	Fills []table.Fill
@@ -66,6 +68,17 @@ type Plan struct {
 	PadChar bool
 
 	EstimatedRows int64 // optimizer estimate, or exact with --exact-rowcount
+
+	// ForeignKeys are the original's own foreign keys (not carried to the ghost), ReferencedBy the
+	// foreign keys of other tables referencing the original (they follow it to OldTable).
+	ForeignKeys  []string
+	ReferencedBy []string
+	// Triggers are the original's triggers, recreated on the ghost at the cut-over
+	// (--include-triggers).
+	Triggers []Trigger
+	// NullableKey: the shared key has nullable columns (--allow-nullable-unique-key); the
+	// cut-over proves again that it holds no NULL.
+	NullableKey bool
 
 	GhostTable     string // _<tbl>_gho
 	ChangelogTable string // _<tbl>_ghc
@@ -137,8 +150,8 @@ func (p *Plan) SelectExpr(c ColumnPair, qualifier string) string {
 	return c.Pad.Expr(table.ZoneExpr(col, c.Shift, p.TimeZone))
 }
 
-// setPadding sets ColumnPair.Pad of every column when the server pads CHAR values.
-func (p *Plan) setPadding() error {
+// SetPadding sets ColumnPair.Pad of every column when the server pads CHAR values.
+func (p *Plan) SetPadding() error {
 	if !p.PadChar {
 		return nil
 	}
@@ -240,4 +253,25 @@ func (p *Plan) ghostColumn(name string) *table.Column {
 	}
 	gc, _ := p.Ghost.Column(name)
 	return gc
+}
+
+// Trigger is one trigger of the original, as information_schema.TRIGGERS shows it.
+type Trigger struct {
+	Name, NewName           string
+	Timing, Event           string // BEFORE/AFTER, INSERT/UPDATE/DELETE
+	Statement               string // the body
+	SQLMode                 string
+	CharsetClient, CollConn string
+}
+
+// RenamedPairs are the pairs of the plan's column mapping copied under another name, original ->
+// ghost: what a cut-over checkpoint records (checkpoint.Swap) for a revert to map back.
+func (p *Plan) RenamedPairs() map[string]string {
+	out := map[string]string{}
+	for _, c := range p.Columns {
+		if !strings.EqualFold(c.Original, c.Ghost) {
+			out[c.Original] = c.Ghost
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package preflight
+package plan
 
 import (
 	"reflect"
@@ -20,7 +20,7 @@ func TestMapColumns(t *testing.T) {
 	// CHANGE a b, DROP b (b's name now belongs to a), DROP x, ADD y.
 	ghost := &table.Table{Name: "_t_gho", Columns: []table.Column{testColumn("id", "int", false), testColumn("B", "int", true), testColumn("y", "int", true), gen}}
 	renames := []ColumnRename{{"A", "b"}}
-	m, err := mapColumns(orig, ghost, renames, nil, false)
+	m, err := MapColumns(orig, ghost, renames, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestMapColumns(t *testing.T) {
 		t.Errorf("renames %v generated %v", m.Renames, m.Generated)
 	}
 
-	skipped, err := mapColumns(orig, ghost, renames, nil, true)
+	skipped, err := MapColumns(orig, ghost, renames, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestMapColumns(t *testing.T) {
 	}
 
 	none := &table.Table{Name: "_t_gho", Columns: []table.Column{testColumn("z", "int", true)}}
-	if _, err := mapColumns(orig, none, nil, nil, false); err == nil || !strings.Contains(err.Error(), "share no column") {
+	if _, err := MapColumns(orig, none, nil, nil, false); err == nil || !strings.Contains(err.Error(), "share no column") {
 		t.Errorf("no shared column: %v", err)
 	}
 }

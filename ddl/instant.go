@@ -1,10 +1,12 @@
-package preflight
+package ddl
 
 import (
 	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/go-ghostlite/go-ghostlite/plan"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"strings"
 	"time"
 
@@ -31,11 +33,11 @@ var InstantAttemptPause = 5 * time.Second
 
 // AttemptInstantDDL reports whether the ALTER was done instantly on the original. Then the ghost
 // is to be dropped and nothing else is left to do.
-func AttemptInstantDDL(ctx context.Context, st *State) bool {
+func AttemptInstantDDL(ctx context.Context, st *preflight.State) bool {
 	if !st.Options.AttemptInstantDDL {
 		return false
 	}
-	spec, err := ParseAlter(st.Options.Alter, st.Options.Database, st.Options.Table) // parsed by prepare already
+	spec, err := plan.ParseAlter(st.Options.Alter, st.Options.Database, st.Options.Table) // parsed by prepare already
 	if err != nil {
 		return false
 	}
@@ -68,7 +70,7 @@ func AttemptInstantDDL(ctx context.Context, st *State) bool {
 }
 
 // instantRefusal names why an instant ALTER must not be tried in this run ("" when it may).
-func instantRefusal(cfg Options) string {
+func instantRefusal(cfg preflight.Options) string {
 	switch {
 	case cfg.TestOnReplica || cfg.MigrateOnReplica:
 		return "--test-on-replica and --migrate-on-replica change the replica only"
@@ -81,7 +83,7 @@ func instantRefusal(cfg Options) string {
 // instantAlter runs the ALTER with ALGORITHM=INSTANT on the original, under the server's global
 // time_zone and sql_mode (as the ghost's ALTER ran) and a lock_wait_timeout of twice the
 // cut-over's.
-func instantAlter(ctx context.Context, st *State, body string) error {
+func instantAlter(ctx context.Context, st *preflight.State, body string) error {
 	conn, err := st.Primary.Conn(ctx)
 	if err != nil {
 		return err
@@ -90,7 +92,7 @@ func instantAlter(ctx context.Context, st *State, body string) error {
 	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
 	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
 	wait := max(int(2*st.Options.CutOverLockTimeout/time.Second), 1)
-	if err := st.DDL.apply(ctx, conn, fmt.Sprintf(", SESSION lock_wait_timeout = %d", wait)); err != nil {
+	if err := applySettings(ctx, conn, st.DDL, fmt.Sprintf(", SESSION lock_wait_timeout = %d", wait)); err != nil {
 		return err
 	}
 	p := st.Plan
@@ -106,7 +108,7 @@ func isLockWaitTimeout(err error) bool {
 // AnalyzeGhost runs ANALYZE TABLE on the ghost (--analyze-ghost-table-before-cutover), so the
 // table that takes the original's name has fresh index statistics. As in gh-ost a failure fails
 // the run, before the cut-over.
-func AnalyzeGhost(ctx context.Context, st *State) error {
+func AnalyzeGhost(ctx context.Context, st *preflight.State) error {
 	if !st.Options.AnalyzeGhostTable {
 		return nil
 	}

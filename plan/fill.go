@@ -1,4 +1,4 @@
-package preflight
+package plan
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 // (table.ImplicitDefault) into it, so copied rows and rows written during the run get what the
 // server's ALTER gives.
 
-// planFills lists the table.Fill of the ghost's added columns. sqlMode is the server's global
+// Fills lists the table.Fill of the ghost's added columns. sqlMode is the server's global
 // sql_mode (the server's ALTER runs in it): a strict one with NO_ZERO_DATE refuses the zero date a
 // temporal column would get, so that is refused here, naming the column and the way out.
-func planFills(ghost *table.Table, added []string, sqlMode string) ([]table.Fill, error) {
+func Fills(ghost *table.Table, added []string, sqlMode string) ([]table.Fill, error) {
 	var fills []table.Fill
 	for _, name := range added {
 		gc, ok := ghost.Column(name)

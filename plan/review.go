@@ -1,4 +1,4 @@
-package preflight
+package plan
 
 import (
 	"context"
@@ -13,64 +13,38 @@ import (
 )
 
 // The dry run's review: what an experienced DBA points out before such an ALTER runs, one line
-// each (ReviewLines). Every line is advice; none refuses. The reads that scan the table (clashes
+// each (Plan.Review, ddl.ReviewLines). Every line is advice; none refuses. The reads that scan the table (clashes
 // of a new unique key, values a narrowed column would change) run only on tables of at most
 // reviewScanRows rows by the estimate: on a larger one the line says they were not counted.
 
 // reviewScanRows bounds the tables whose rows the review counts.
 const reviewScanRows = 1_000_000
 
-// ReviewLines are the review of the prepared plan (the ghost exists, altered). A read that fails
-// becomes its line's text: the review never fails a dry run.
-func ReviewLines(ctx context.Context, st *State) []string {
-	p := st.Plan
+// Review is the review of the prepared plan (the ghost exists, altered), read on db (the
+// primary); the server's own ways to do the ALTER without a copy come first (ddl.ReviewLines).
+// A read that fails becomes its line's text: the review never fails a dry run.
+func (p *Plan) Review(ctx context.Context, db *sql.DB) []string {
 	var lines []string
-	lines = append(lines, instantReview(ctx, st)...)
-	lines = append(lines, newUniqueKeyReview(ctx, st)...)
-	lines = append(lines, narrowedReview(ctx, st)...)
-	lines = append(lines, addedTypeReview(st)...)
-	lines = append(lines, droppedIndexReview(ctx, st)...)
-	if len(st.ForeignKeys) > 0 || len(st.ReferencedBy) > 0 {
+	lines = append(lines, p.newUniqueKeyReview(ctx, db)...)
+	lines = append(lines, p.narrowedReview(ctx, db)...)
+	lines = append(lines, p.addedTypeReview()...)
+	lines = append(lines, p.droppedIndexReview(ctx, db)...)
+	if len(p.ForeignKeys) > 0 || len(p.ReferencedBy) > 0 {
 		lines = append(lines, "a foreign key is involved: the new table has none of the original's, and those referencing the original follow it to "+p.OldTable+" (doc/flags.md, Foreign keys)")
 	}
-	lines = append(lines, sizeReview(ctx, st))
+	lines = append(lines, p.sizeReview(ctx, db))
 	return lines
-}
-
-// instantReview tries the ALTER on an empty copy of the original with ALGORITHM=INSTANT, then
-// INPLACE with LOCK=NONE: when the server can do it without a copy, the tool's copy may be
-// unnecessary. The copy is dropped at once.
-func instantReview(ctx context.Context, st *State) []string {
-	p := st.Plan
-	spec, err := ParseAlter(st.Options.Alter, st.Options.Database, st.Options.Table)
-	name := "_" + p.Original.Name + "_glr"
-	if err != nil || table.TooLong(name) {
-		return nil
-	}
-	probe := table.Qualify(p.Original.Schema, name)
-	if _, err := st.Primary.ExecContext(ctx, "CREATE TABLE "+probe+" LIKE "+table.Qualify(p.Original.Schema, p.Original.Name)); err != nil {
-		return []string{"could not check whether the server can do this ALTER without a copy: " + err.Error()}
-	}
-	defer func() { _, _ = st.Primary.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+probe) }()
-	if _, err := st.Primary.ExecContext(ctx, "ALTER TABLE "+probe+" "+spec.Body+", ALGORITHM=INSTANT"); err == nil {
-		return []string{"the server can do this ALTER instantly (ALGORITHM=INSTANT, metadata only): no copy is needed; --attempt-instant-ddl does it that way"}
-	}
-	if _, err := st.Primary.ExecContext(ctx, "ALTER TABLE "+probe+" "+spec.Body+", ALGORITHM=INPLACE, LOCK=NONE"); err == nil {
-		return []string{"the server can do this ALTER in place without blocking writes (ALGORITHM=INPLACE, LOCK=NONE), though it rebuilds or scans the table under its own control and a replica applies it in one long statement"}
-	}
-	return nil
 }
 
 // newUniqueKeyReview counts, for each unique key of the ghost that the original lacks, the values
 // that appear more than once in the original today (NULLs never clash).
-func newUniqueKeyReview(ctx context.Context, st *State) []string {
-	p := st.Plan
+func (p *Plan) newUniqueKeyReview(ctx context.Context, db *sql.DB) []string {
 	var lines []string
 	for _, k := range p.Ghost.UniqueKeys {
 		if hasUniqueKeyOver(p.Original, k.Columns) || k.HasPrefix {
 			continue
 		}
-		cols, ok := originalColumns(st, k.Columns)
+		cols, ok := p.originalColumns(k.Columns)
 		if !ok {
 			continue
 		}
@@ -81,7 +55,7 @@ func newUniqueKeyReview(ctx context.Context, st *State) []string {
 		var n int64
 		q := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM %s WHERE %s GROUP BY %s HAVING COUNT(*) > 1) d",
 			table.Qualify(p.Original.Schema, p.Original.Name), notNull(cols), strings.Join(cols, ", "))
-		if err := st.Primary.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			lines = append(lines, fmt.Sprintf("the new unique key %s: duplicates not counted: %v", table.QuoteIdent(k.Name), err))
 			continue
 		}
@@ -96,8 +70,7 @@ func newUniqueKeyReview(ctx context.Context, st *State) []string {
 
 // narrowedReview counts, for each copied string or integer column whose new type holds less, the
 // original's values that do not fit (the server's strict ALTER refuses them, as the run does).
-func narrowedReview(ctx context.Context, st *State) []string {
-	p := st.Plan
+func (p *Plan) narrowedReview(ctx context.Context, db *sql.DB) []string {
 	var lines []string
 	for _, c := range p.Columns {
 		o, ok1 := p.Original.Column(c.Original)
@@ -116,7 +89,7 @@ func narrowedReview(ctx context.Context, st *State) []string {
 		}
 		var n int64
 		q := "SELECT COUNT(*) FROM " + table.Qualify(p.Original.Schema, p.Original.Name) + " WHERE " + cond
-		if err := st.Primary.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			lines = append(lines, fmt.Sprintf("%s: values not counted: %v", what, err))
 			continue
 		}
@@ -141,10 +114,10 @@ func narrowing(o, g *table.Column, col string) string {
 }
 
 // addedTypeReview points at added columns of approximate or time-limited types.
-func addedTypeReview(st *State) []string {
+func (p *Plan) addedTypeReview() []string {
 	var lines []string
-	for _, name := range st.Columns.Added {
-		c, ok := st.Plan.Ghost.Column(name)
+	for _, name := range p.Mapping.Added {
+		c, ok := p.Ghost.Column(name)
 		if !ok {
 			continue
 		}
@@ -160,13 +133,12 @@ func addedTypeReview(st *State) []string {
 
 // droppedIndexReview names the original's indexes the ALTER drops while they are visible: a
 // query that uses one slows down at the cut-over, with no quick way back.
-func droppedIndexReview(ctx context.Context, st *State) []string {
-	p := st.Plan
-	orig, err := visibleIndexes(ctx, st.Primary, p.Original.Schema, p.Original.Name)
+func (p *Plan) droppedIndexReview(ctx context.Context, db *sql.DB) []string {
+	orig, err := visibleIndexes(ctx, db, p.Original.Schema, p.Original.Name)
 	if err != nil {
 		return []string{"indexes not compared: " + err.Error()}
 	}
-	ghost, err := visibleIndexes(ctx, st.Primary, p.Original.Schema, p.GhostTable)
+	ghost, err := visibleIndexes(ctx, db, p.Original.Schema, p.GhostTable)
 	if err != nil {
 		return []string{"indexes not compared: " + err.Error()}
 	}
@@ -207,10 +179,9 @@ func visibleIndexes(ctx context.Context, db *sql.DB, schema, name string) (map[s
 }
 
 // sizeReview is the original's size on disk as the server reports it.
-func sizeReview(ctx context.Context, st *State) string {
-	p := st.Plan
+func (p *Plan) sizeReview(ctx context.Context, db *sql.DB) string {
 	var data, index sql.NullInt64
-	err := st.Primary.QueryRowContext(ctx, "SELECT DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+	err := db.QueryRowContext(ctx, "SELECT DATA_LENGTH, INDEX_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
 		p.Original.Schema, p.Original.Name).Scan(&data, &index)
 	if err != nil {
 		return "table size unknown: " + err.Error()
@@ -231,10 +202,10 @@ func hasUniqueKeyOver(t *table.Table, cols []string) bool {
 
 // originalColumns are the original's columns (quoted) copied into the ghost's columns gcols; ok is
 // false when one of them is filled otherwise (an added or generated column).
-func originalColumns(st *State, gcols []string) (cols []string, ok bool) {
+func (p *Plan) originalColumns(gcols []string) (cols []string, ok bool) {
 	for _, g := range gcols {
 		found := false
-		for _, c := range st.Plan.Columns {
+		for _, c := range p.Columns {
 			if strings.EqualFold(c.Ghost, g) {
 				cols, found = append(cols, table.QuoteIdent(c.Original)), true
 				break
