@@ -139,6 +139,7 @@ func TestEventSchedulerJobDuringTheRun(t *testing.T) {
 // connection, the original in place under its name with every acknowledged write; with
 // --checkpoint, --resume then completes the migration with the server's ALTER's result.
 func TestServerRestartDuringTheCutOver(t *testing.T) {
+	testenv.Serial(t) // it restarts the primary
 	if !testenv.CanRestartServers() {
 		testenv.Unavailable(t, "GHOSTLITE_TEST_SANDBOX is not set: the test restarts the sandbox primary")
 	}

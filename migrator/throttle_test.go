@@ -162,6 +162,7 @@ func TestThrottleSignalsOnARun(t *testing.T) {
 // reason, and it resumes when the SQL thread starts again. Once as a control replica, once as the
 // inspected server (gh-ost's default when no control replica is given).
 func TestThrottleOnReplicaLag(t *testing.T) {
+	testenv.Serial(t) // it stops the replica's SQL thread
 	replicaAddr := testenv.ReplicaConfig().Addr()
 	for _, c := range []struct {
 		name      string

@@ -20,6 +20,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/crc32"
 	"net"
 	"os"
 	"strconv"
@@ -78,6 +79,7 @@ func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	holdShared(t) // until the test ends, no Serial test runs (serial.go)
 	// Only an unreachable server counts as "no sandbox"; any other failure is a real one.
 	if conn, err := net.DialTimeout("tcp", c.Addr(), 2*time.Second); err != nil {
 		Unavailable(t, err.Error())
@@ -110,6 +112,21 @@ func Database(t testing.TB, name string) *sql.DB {
 	return Open(t, PrimaryConfig(), name)
 }
 
+// OwnDatabase creates a database for this test alone, named prefix_<8 hex digits of a hash of the
+// test's name>, and returns a pool on it and its name: tests of one package that each take their
+// own may run in parallel (t.Parallel). The database is dropped when the test passes.
+func OwnDatabase(t testing.TB, prefix string) (*sql.DB, string) {
+	t.Helper()
+	name := fmt.Sprintf("%s_%08x", prefix, crc32.ChecksumIEEE([]byte(t.Name())))
+	db := Database(t, name)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			_, _ = db.Exec("DROP DATABASE IF EXISTS " + quote(name)) // best effort: the next run recreates it
+		}
+	})
+	return db, name
+}
+
 // Exec runs statements and fails the test on the first error.
 func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 	t.Helper()
@@ -120,10 +137,12 @@ func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 	}
 }
 
-// SetGlobal sets a global server variable for the test and restores it afterwards. value is
+// SetGlobal sets a global server variable for the test and restores it afterwards; the test runs
+// alone on the sandbox (Serial). value is
 // written as a number when it is one, else as a string literal ('OFF', 'READ-UNCOMMITTED').
 func SetGlobal(t testing.TB, db *sql.DB, name, value string) {
 	t.Helper()
+	Serial(t) // every session of the sandbox sees it
 	var old sql.NullString
 	if err := db.QueryRow("SELECT @@global." + name).Scan(&old); err != nil {
 		t.Fatal(err)

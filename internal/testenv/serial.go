@@ -1,0 +1,190 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// Sharing one sandbox between tests that run at once. Test packages run in parallel (go test's
+// default -p) and tests of a package may call t.Parallel, all against the same sandbox servers.
+// Each test works in a database of its own (NewDatabase), so tables never collide; what does
+// collide is server-wide state: a global variable a test sets (SetGlobal), a prepared XA
+// transaction (every migration's start refuses while one exists), a server restart, a user with
+// server-wide grants. A test that changes such state calls Serial first: it then runs alone on
+// the sandbox, while no other test of any process touches it.
+//
+// The lock is a reader-writer lock between processes: flock(2) on a file named after the sandbox
+// primary's port (so private sandboxes on other ports do not wait for each other). Every test that
+// connects to the sandbox (Open) holds it shared until it ends; Serial holds it exclusively. A
+// second file is a turnstile that gives a waiting Serial precedence: a new test passes through it
+// before it takes its shared hold, and Serial holds it while it waits, so tests that start later
+// wait behind it instead of starving it.
+//
+// Inside one process, go test itself keeps a serial test alone: a test that does not call
+// t.Parallel never runs beside another test of its package (parallel tests start only after every
+// sequential one has ended). Serial checks that (a serial test must not call t.Parallel), and the
+// process keeps a single shared hold on the lock file for all its running tests.
+
+// serialState is the process's side of the lock.
+type serialState struct {
+	mu        sync.Mutex
+	main      *os.File       // the lock file, held shared while holders is not empty
+	holders   map[string]int // running tests holding the lock shared, by name
+	exclusive string         // the test that holds the lock exclusively, "" when none
+}
+
+var serial serialState
+
+// lockFile is the path of the lock (suffix "" ) or turnstile (suffix "gate") file of the sandbox.
+func lockFile(suffix string) string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("ghostlite-test-%d%s.lock", PrimaryConfig().Port, suffix))
+}
+
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// passTurnstile waits until no Serial test waits for or holds the lock.
+func passTurnstile(t testing.TB) {
+	t.Helper()
+	gate, err := os.OpenFile(lockFile("gate"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close() // closing releases the flock
+	if err := flock(gate, syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sameTest reports whether name is test or one of its subtests or ancestors.
+func sameTest(name, test string) bool {
+	return name == test || strings.HasPrefix(name, test+"/") || strings.HasPrefix(test, name+"/")
+}
+
+// holding reports whether the test (or an ancestor or subtest of it) holds the lock already.
+func (s *serialState) holding(test string) bool {
+	if s.exclusive != "" && sameTest(test, s.exclusive) {
+		return true
+	}
+	for name := range s.holders {
+		if sameTest(test, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdShared takes the test's shared hold on the sandbox lock until the test ends.
+func holdShared(t testing.TB) {
+	t.Helper()
+	s := &serial
+	s.mu.Lock()
+	nested := s.holding(t.Name())
+	s.mu.Unlock()
+	if !nested {
+		passTurnstile(t) // without s.mu: tests of this process may end meanwhile
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holders == nil {
+		s.holders = map[string]int{}
+	}
+	if len(s.holders) == 0 && s.exclusive == "" {
+		if err := s.openMain(); err != nil {
+			t.Fatal(err)
+		}
+		if err := flock(s.main, syscall.LOCK_SH); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.holders[t.Name()]++
+	t.Cleanup(func() { s.release(t) })
+}
+
+func (s *serialState) openMain() error {
+	if s.main != nil {
+		return nil
+	}
+	f, err := os.OpenFile(lockFile(""), os.O_CREATE|os.O_RDWR, 0o666)
+	s.main = f
+	return err
+}
+
+func (s *serialState) release(t testing.TB) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holders[t.Name()]--; s.holders[t.Name()] <= 0 {
+		delete(s.holders, t.Name())
+	}
+	if len(s.holders) == 0 && s.exclusive == "" {
+		if err := flock(s.main, syscall.LOCK_UN); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// Serial makes the test run alone on the sandbox: it waits until every test of every process
+// that uses the sandbox has ended, and keeps new ones waiting until this test ends. Call it at the
+// start of a test that changes server-wide state (SetGlobal calls it); such a test must not call
+// t.Parallel.
+func Serial(t testing.TB) {
+	t.Helper()
+	s := &serial
+	s.mu.Lock()
+	if s.exclusive != "" && sameTest(t.Name(), s.exclusive) {
+		s.mu.Unlock()
+		return // already alone
+	}
+	for name := range s.holders {
+		if !sameTest(t.Name(), name) {
+			s.mu.Unlock()
+			t.Fatalf("testenv.Serial: %s runs beside %s; a serial test must not call t.Parallel", t.Name(), name)
+		}
+	}
+	defer s.mu.Unlock()
+	if err := s.openMain(); err != nil {
+		t.Fatal(err)
+	}
+	// Drop this process's shared hold first: two serial tests of two processes that each kept
+	// theirs while waiting for the other's would wait forever.
+	if err := flock(s.main, syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	gate, err := os.OpenFile(lockFile("gate"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close() // later tests pass the turnstile once this test holds the lock
+	if err := flock(gate, syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if err := flock(s.main, syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	s.exclusive = t.Name()
+	t.Cleanup(func() { s.endSerial(t) })
+}
+
+func (s *serialState) endSerial(t testing.TB) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exclusive = ""
+	how := syscall.LOCK_UN
+	if len(s.holders) > 0 {
+		how = syscall.LOCK_SH
+	}
+	if err := flock(s.main, how); err != nil {
+		t.Error(err)
+	}
+}
