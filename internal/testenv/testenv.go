@@ -127,6 +127,16 @@ func OwnDatabase(t testing.TB, prefix string) (*sql.DB, string) {
 	return db, name
 }
 
+// DatabaseOf is the database db's sessions work in (the schema given to Open or Database).
+func DatabaseOf(t testing.TB, db *sql.DB) string {
+	t.Helper()
+	var name sql.NullString
+	if err := db.QueryRow("SELECT DATABASE()").Scan(&name); err != nil || !name.Valid {
+		t.Fatalf("the pool's database: %v (%v)", name.String, err)
+	}
+	return name.String
+}
+
 // Exec runs statements and fails the test on the first error.
 func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 	t.Helper()
