@@ -138,8 +138,16 @@ func (s *serialState) release(t testing.TB) {
 // that uses the sandbox has ended, and keeps new ones waiting until this test ends. Call it at the
 // start of a test that changes server-wide state (SetGlobal calls it); such a test must not call
 // t.Parallel.
+//
+// Waiting for every running test costs as long as the longest of them, so script/test runs
+// these tests in a phase of their own: with GHOSTLITE_TEST_SERIAL=skip, Serial skips the test
+// and appends its package and top-level name to the file GHOSTLITE_TEST_SERIAL_LIST, and
+// script/test then runs the tests listed there, one package at a time.
 func Serial(t testing.TB) {
 	t.Helper()
+	if os.Getenv("GHOSTLITE_TEST_SERIAL") == "skip" {
+		deferSerial(t)
+	}
 	s := &serial
 	s.mu.Lock()
 	if s.exclusive != "" && sameTest(t.Name(), s.exclusive) {
@@ -187,4 +195,30 @@ func (s *serialState) endSerial(t testing.TB) {
 	if err := flock(s.main, how); err != nil {
 		t.Error(err)
 	}
+}
+
+// deferSerial records the test in GHOSTLITE_TEST_SERIAL_LIST and skips it.
+func deferSerial(t testing.TB) {
+	t.Helper()
+	list := os.Getenv("GHOSTLITE_TEST_SERIAL_LIST")
+	if list == "" {
+		t.Fatal("GHOSTLITE_TEST_SERIAL=skip needs GHOSTLITE_TEST_SERIAL_LIST: the file that lists the tests to run after")
+	}
+	pkg, err := os.Getwd() // go test runs a package's tests in its directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(list, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _, _ := strings.Cut(t.Name(), "/")
+	_, err = fmt.Fprintf(f, "%s %s\n", pkg, top) // one short write: appends from processes do not interleave
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Skip("changes server-wide state: runs in script/test's serial phase (GHOSTLITE_TEST_SERIAL=skip)")
 }

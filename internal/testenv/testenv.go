@@ -8,8 +8,11 @@
 // Invariants: settings come from the GHOSTLITE_TEST_* variables printed by `script/sandbox env`
 // (defaults: the sandbox's own ports and user). When the sandbox does not answer, a test is
 // skipped when run by hand, and fails under CI=true: CI never passes on skipped integration tests.
-// Each test package works in its own database. Packages still run one at a time (script/test
-// passes -p 1): some tests change server-wide state (globals, prepared XA transactions).
+// Each test works in a database of its own (OwnDatabase; Database for a package's shared one),
+// so packages run at once (script/test's -p) and tests of a package may call t.Parallel. Every
+// test that connects holds the sandbox's serial lock shared; a test that changes server-wide
+// state (SetGlobal, a prepared XA transaction, a restart, replication stopped) calls Serial and
+// runs alone on the sandbox, across processes (serial.go).
 // Every replica server id a test uses comes from NextServerID, never picked by hand: two streams
 // with one id on one server cut each other off. testenv imports no package of the tool but
 // internal leaves, so any package's own tests (package migrator included) may use it; the
@@ -77,9 +80,9 @@ func Unavailable(t testing.TB, why string) {
 // Open connects to the server described by c, in schema, or skips/fails the test.
 func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
 	t.Helper()
+	holdShared(t) // until the test ends, no Serial test runs (serial.go); it may wait for one
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	holdShared(t) // until the test ends, no Serial test runs (serial.go)
 	// Only an unreachable server counts as "no sandbox"; any other failure is a real one.
 	if conn, err := net.DialTimeout("tcp", c.Addr(), 2*time.Second); err != nil {
 		Unavailable(t, err.Error())
