@@ -28,6 +28,7 @@ func fkChildTable(actions string) string {
 // --skip-foreign-key-checks) with one line naming the key and its action, nothing left on the
 // server; --allow-cascading-foreign-keys-data-loss lets it run.
 func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
+	t.Parallel() // a database of its own
 	cases := []struct {
 		name, actions, named string
 		skip                 bool
@@ -38,10 +39,10 @@ func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db := testenv.Database(t, prepareDB)
+			db, schema := testenv.OwnDatabase(t, prepareDB)
 			testenv.Exec(t, db, fkParent, fkRows, fkChildTable(c.actions), fkChild)
 			before := captureState(t, db)
-			cfg := prepareConfig(t, "t", "ADD COLUMN x INT NULL", nil)
+			cfg := testConfig(t, schema, "t", "ADD COLUMN x INT NULL", nil)
 			live(&cfg)
 			cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !c.skip, c.skip
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
