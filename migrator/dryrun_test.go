@@ -42,7 +42,7 @@ func TestDryRunLeavesNoTrace(t *testing.T) {
 	assertUnchanged(t, db, before, "t")
 	out := logs.String()
 	for _, want := range []string{
-		`"message":"plan: migrate gl_prepare.t on ` + testenv.Flavor(t).String(),
+		`"message":"plan: migrate ` + schema + `.t on ` + testenv.Flavor(t).String(),
 		"topology: binlog read and tables written on 127.0.0.1:",
 		"shared key: PRIMARY (id)",
 		"columns copied (2): id, a",

@@ -20,7 +20,6 @@ const plainRows = "INSERT INTO t VALUES (1, 10, 'one, RENAME TO x'), (2, NULL, '
 // message naming the problem, and leave the server as it was: same tables, same data, no helper
 // table, the migration lock free.
 func TestPrepareRefusals(t *testing.T) {
-	t.Parallel() // a database of its own
 	cases := []struct {
 		name   string
 		setup  []string
@@ -96,11 +95,11 @@ func TestPrepareRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db, schema := testenv.OwnDatabase(t, prepareDB)
+			db := testenv.Database(t, prepareDB)
 			testenv.Exec(t, db, plainTable, plainRows)
 			testenv.Exec(t, db, c.setup...)
 			before := captureState(t, db)
-			cfg := testConfig(t, schema, c.tbl, c.alter, nil)
+			cfg := prepareConfig(t, c.tbl, c.alter, nil)
 			if c.mutate != nil {
 				c.mutate(&cfg)
 			}
