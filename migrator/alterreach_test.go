@@ -68,7 +68,6 @@ var reachCases = []reachCase{
 // (count and checksum) and nothing new is left; a clause that goes through migrates the table
 // with every row.
 func TestAlterReachesNoOtherTable(t *testing.T) {
-	t.Parallel() // a database of its own
 	for _, c := range reachCases {
 		for _, execute := range []bool{false, true} {
 			mode := "dry run"
@@ -76,10 +75,10 @@ func TestAlterReachesNoOtherTable(t *testing.T) {
 				mode = "execute"
 			}
 			t.Run(fmt.Sprintf("%s %s %s", c.tbl, c.alter, mode), func(t *testing.T) {
-				db, schema := testenv.OwnDatabase(t, prepareDB)
+				db := testenv.Database(t, prepareDB)
 				testenv.Exec(t, db, reachSchema...)
 				before := captureState(t, db)
-				cfg := testConfig(t, schema, c.tbl, c.alter, nil)
+				cfg := testConfig(t, prepareDB, c.tbl, c.alter, nil)
 				if execute {
 					live(&cfg)
 					cfg.OkToDropTable = true

@@ -103,11 +103,10 @@ func TestDryRunReview(t *testing.T) {
 }
 
 func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, prepareDB)
+	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, plainTable, plainRows)
 	testenv.WaitReplica(t)
-	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
+	replica := testenv.Open(t, testenv.ReplicaConfig(), prepareDB)
 	before := captureState(t, db)
 
 	cfg := prepareConfig(t, "t", "ADD COLUMN c INT", nil)
@@ -122,7 +121,7 @@ func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
 	if s.primary == s.inspected {
 		t.Fatal("the primary pool is the replica's")
 	}
-	if names := testenv.TableNames(t, db, schema, "_t_gho"); len(names) != 1 {
+	if names := testenv.TableNames(t, db, prepareDB, "_t_gho"); len(names) != 1 {
 		t.Fatalf("ghost not created on the primary: %v", names)
 	}
 	var server int
@@ -138,7 +137,7 @@ func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
 	}
 	assertUnchanged(t, db, before, "t")
 	testenv.WaitReplica(t)
-	if names := testenv.TableNames(t, replica, schema, "_t_"); len(names) != 0 {
+	if names := testenv.TableNames(t, replica, prepareDB, "_t_"); len(names) != 0 {
 		t.Fatalf("helper tables on the replica: %v", names)
 	}
 }
@@ -174,12 +173,11 @@ func TestRenamedColumns(t *testing.T) {
 }
 
 func TestInitiallyDropHelperTables(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, prepareDB)
+	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, plainTable, plainRows,
 		"CREATE TABLE _t_gho (stale INT PRIMARY KEY)", "CREATE TABLE _t_ghc (stale INT PRIMARY KEY)",
 		"CREATE TABLE _t_del (stale INT PRIMARY KEY)")
-	_, sumBefore := testenv.Checksum(t, db, schema, "t", []string{"id", "a", "b"}, "id")
+	_, sumBefore := testenv.Checksum(t, db, prepareDB, "t", []string{"id", "a", "b"}, "id")
 	cfg := prepareConfig(t, "t", "ADD COLUMN c INT", nil)
 	cfg.InitiallyDropGhostTable, cfg.InitiallyDropOldTable = true, true
 	m := mustNew(t, cfg)
@@ -190,21 +188,20 @@ func TestInitiallyDropHelperTables(t *testing.T) {
 	if _, ok := s.plan.Ghost.Column("c"); !ok {
 		t.Fatal("the new ghost lacks the added column")
 	}
-	if got := testenv.TableNames(t, db, schema, "_t_"); !reflect.DeepEqual(got, []string{"_t_gho"}) {
+	if got := testenv.TableNames(t, db, prepareDB, "_t_"); !reflect.DeepEqual(got, []string{"_t_gho"}) {
 		t.Fatalf("helper tables during the run: %v", got)
 	}
 	endSession(t, m, s)
-	if got := testenv.TableNames(t, db, schema, "_t_"); len(got) != 0 {
+	if got := testenv.TableNames(t, db, prepareDB, "_t_"); len(got) != 0 {
 		t.Fatalf("helper tables after the run: %v", got)
 	}
-	if _, sum := testenv.Checksum(t, db, schema, "t", []string{"id", "a", "b"}, "id"); sum != sumBefore {
+	if _, sum := testenv.Checksum(t, db, prepareDB, "t", []string{"id", "a", "b"}, "id"); sum != sumBefore {
 		t.Fatal("the original changed")
 	}
 }
 
 func TestPreparePlanDetails(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, prepareDB)
+	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db,
 		"CREATE TABLE p (id INT PRIMARY KEY)", "INSERT INTO p VALUES (1)",
 		`CREATE TABLE t (id INT NOT NULL, code VARCHAR(10) NOT NULL, pid INT, g INT AS (id * 2) VIRTUAL,
@@ -231,7 +228,7 @@ func TestPreparePlanDetails(t *testing.T) {
 		t.Errorf("plan: flavor %s ghost %s changelog %s", p.Flavor, p.Ghost.Name, p.ChangelogTable)
 	}
 	var fks int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = '_t_gho'`, schema).Scan(&fks); err != nil || fks != 0 {
+	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = '_t_gho'`, prepareDB).Scan(&fks); err != nil || fks != 0 {
 		t.Errorf("the ghost has %d foreign keys (%v), want none", fks, err)
 	}
 	lines := strings.Join(preflight.PlanLines(s.pre, true), "\n") // as with --exact-rowcount

@@ -28,7 +28,6 @@ func fkChildTable(actions string) string {
 // --skip-foreign-key-checks) with one line naming the key and its action, nothing left on the
 // server; --allow-cascading-foreign-keys-data-loss lets it run.
 func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
-	t.Parallel() // a database of its own
 	cases := []struct {
 		name, actions, named string
 		skip                 bool
@@ -39,16 +38,16 @@ func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db, schema := testenv.OwnDatabase(t, prepareDB)
+			db := testenv.Database(t, prepareDB)
 			testenv.Exec(t, db, fkParent, fkRows, fkChildTable(c.actions), fkChild)
 			before := captureState(t, db)
-			cfg := testConfig(t, schema, "t", "ADD COLUMN x INT NULL", nil)
+			cfg := testConfig(t, prepareDB, "t", "ADD COLUMN x INT NULL", nil)
 			live(&cfg)
 			cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !c.skip, c.skip
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			err := mustNew(t, cfg).Run(ctx)
-			want := schema + ".t has foreign keys with actions the server runs inside InnoDB, outside the row binlog (" + c.named + "): rows they delete and references they change during the migration would come back unchanged after the cut-over"
+			want := "gl_prepare.t has foreign keys with actions the server runs inside InnoDB, outside the row binlog (" + c.named + "): rows they delete and references they change during the migration would come back unchanged after the cut-over"
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--allow-cascading-foreign-keys-data-loss") {
 				t.Fatalf("got %v, want a refusal saying %q and naming the flag", err, want)
 			}

@@ -269,8 +269,7 @@ func compareWithServerALTER(t *testing.T, db *sql.DB, schema, alter string) {
 // collation equates or tells apart: the reverted table has the original's definition and the
 // rows the server's own reverse ALTER makes of the table it replaced, keys byte for byte.
 func TestRevertKeyCollation(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, revertDB)
+	db := testenv.Database(t, revertDB)
 	testenv.Exec(t, db, "CREATE TABLE t (k VARCHAR(20) NOT NULL PRIMARY KEY, v INT NOT NULL) DEFAULT CHARSET=utf8mb3",
 		"INSERT INTO t VALUES ('a', 1), ('ss', 2), ('oe', 3), ('b', 4), ('x', 5)")
 	testenv.Exec(t, db, "INSERT INTO t SELECT CONCAT('f', seq), seq FROM seq_1_to_30")
@@ -289,8 +288,8 @@ func TestRevertKeyCollation(t *testing.T) {
 	testenv.Exec(t, db, "CREATE TABLE oracle LIKE _t_rev_del", "INSERT INTO oracle SELECT * FROM _t_rev_del",
 		"ALTER TABLE oracle CONVERT TO CHARACTER SET utf8mb3, ALGORITHM=COPY")
 	cols := []string{"k", "v"}
-	gr, gs := testenv.Checksum(t, db, schema, "t", cols, "CAST(k AS BINARY)")
-	wr, ws := testenv.Checksum(t, db, schema, "oracle", cols, "CAST(k AS BINARY)")
+	gr, gs := testenv.Checksum(t, db, revertDB, "t", cols, "CAST(k AS BINARY)")
+	wr, ws := testenv.Checksum(t, db, revertDB, "oracle", cols, "CAST(k AS BINARY)")
 	if gr != wr || gs != ws {
 		t.Errorf("rows differ: reverted %d/%s, server %d/%s", gr, gs, wr, ws)
 	}

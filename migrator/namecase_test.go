@@ -15,7 +15,6 @@ import (
 // case-insensitively. A migration of caseu beside CASEU, and of casev beside a user's _CASEV_gho,
 // must complete (it swapped, then failed reading the wrong table's id) and leave the twin alone.
 func TestNamesCompareExactly(t *testing.T) {
-	t.Parallel() // a database of its own
 	cases := []struct {
 		name, tbl string
 		setup     []string
@@ -32,7 +31,7 @@ func TestNamesCompareExactly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db, schema := testenv.OwnDatabase(t, prepareDB)
+			db := testenv.Database(t, prepareDB)
 			var lctn int
 			if err := db.QueryRow("SELECT @@lower_case_table_names").Scan(&lctn); err != nil {
 				t.Fatal(err)
@@ -42,7 +41,7 @@ func TestNamesCompareExactly(t *testing.T) {
 			}
 			testenv.Exec(t, db, c.setup...)
 			twinBefore := othersState(t, db, c.tbl)[c.twin]
-			cfg := testConfig(t, schema, c.tbl, "ADD COLUMN c INT NULL", nil)
+			cfg := testConfig(t, prepareDB, c.tbl, "ADD COLUMN c INT NULL", nil)
 			live(&cfg)
 			cfg.OkToDropTable = true
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -130,8 +130,7 @@ func TestPrepareRefusals(t *testing.T) {
 // TestPrepareRefusesWhileLockHeld holds the table's lock from another session, as a running
 // migration would, and checks the holder is named and nothing is created.
 func TestPrepareRefusesWhileLockHeld(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, prepareDB)
+	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, plainTable, plainRows)
 	before := captureState(t, db)
 	ctx := context.Background()
@@ -141,21 +140,21 @@ func TestPrepareRefusesWhileLockHeld(t *testing.T) {
 	}
 	defer holder.Close()
 	var got, id int64
-	if err := holder.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0), CONNECTION_ID()", tablelock.Name(schema, "t")).Scan(&got, &id); err != nil || got != 1 {
+	if err := holder.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0), CONNECTION_ID()", tablelock.Name(prepareDB, "t")).Scan(&got, &id); err != nil || got != 1 {
 		t.Fatalf("take the lock in the test: %v %d", err, got)
 	}
 
 	m := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
 	err = m.Run(ctx)
-	want := fmt.Sprintf("another process is already migrating `gl_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", tablelock.Name(schema, "t"), id)
+	want := fmt.Sprintf("another process is already migrating `gl_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", tablelock.Name(prepareDB, "t"), id)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
-	if names := testenv.TableNames(t, db, schema, "_t_"); len(names) != 0 {
+	if names := testenv.TableNames(t, db, prepareDB, "_t_"); len(names) != 0 {
 		t.Fatalf("helper tables created while the lock was held: %v", names)
 	}
 
-	if _, err := holder.ExecContext(ctx, "DO RELEASE_LOCK(?)", tablelock.Name(schema, "t")); err != nil {
+	if _, err := holder.ExecContext(ctx, "DO RELEASE_LOCK(?)", tablelock.Name(prepareDB, "t")); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Run(ctx); err != nil {
@@ -167,8 +166,7 @@ func TestPrepareRefusesWhileLockHeld(t *testing.T) {
 // TestSecondPrepareWaitsForFirst: two migrations of one table, the second refused until the
 // first session closes; then it proceeds.
 func TestSecondPrepareWaitsForFirst(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, prepareDB)
+	db := testenv.Database(t, prepareDB)
 	testenv.Exec(t, db, plainTable, plainRows)
 	m1 := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
 	s1 := prepareOK(t, m1)
@@ -178,7 +176,7 @@ func TestSecondPrepareWaitsForFirst(t *testing.T) {
 		t.Fatalf("second prepare: %v", err)
 	}
 	// The refused second run must not have dropped the first run's ghost.
-	if names := testenv.TableNames(t, db, schema, "_t_gho"); len(names) != 1 {
+	if names := testenv.TableNames(t, db, prepareDB, "_t_gho"); len(names) != 1 {
 		t.Fatalf("the first run's ghost is gone: %v", names)
 	}
 	if err := s1.checkMutex(context.Background()); err != nil {
@@ -192,7 +190,7 @@ func TestSecondPrepareWaitsForFirst(t *testing.T) {
 	}
 	endSession(t, m2, s2)
 	assertLockFree(t, db, "t")
-	if names := testenv.TableNames(t, db, schema, "_t_"); len(names) != 0 {
+	if names := testenv.TableNames(t, db, prepareDB, "_t_"); len(names) != 0 {
 		t.Fatalf("helper tables left: %v", names)
 	}
 }

@@ -15,15 +15,14 @@ import (
 // the one line of its error, with the GRANT that fixes it. The privileges are granted directly:
 // no role is active (MySQL's CURRENT_ROLE() says NONE then), so they are checked.
 func TestRestrictedUser(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, privilegesDB)
+	db := testenv.Database(t, privilegesDB)
 	f := testenv.Flavor(t)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
 	restricted := func(grants ...string) config.Config {
 		t.Helper()
 		testenv.Exec(t, db, "DROP USER IF EXISTS gl_restricted@'%'", "CREATE USER gl_restricted@'%' IDENTIFIED BY 'restricted'")
 		testenv.Exec(t, db, grants...)
-		cfg := testConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
+		cfg := testConfig(t, privilegesDB, "t", "ADD COLUMN c INT NULL", nil)
 		cfg.Conn.User, cfg.Conn.Password = "gl_restricted", "restricted"
 		return cfg
 	}
@@ -55,7 +54,7 @@ func TestRestrictedUser(t *testing.T) {
 	if strings.Contains(msg, "\n") || strings.Contains(msg, "REPLICATION SLAVE (") || strings.Contains(msg, "SELECT (the copy") {
 		t.Errorf("error is not one line of the missing privileges only:\n%s", msg)
 	}
-	if tables := testenv.TableNames(t, db, schema, ""); len(tables) != 1 {
+	if tables := testenv.TableNames(t, db, privilegesDB, ""); len(tables) != 1 {
 		t.Errorf("tables after the refusal: %v", tables)
 	}
 
@@ -67,7 +66,7 @@ func TestRestrictedUser(t *testing.T) {
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("migration with the documented grants: %v", err)
 	}
-	if cols := testenv.Columns(t, db, schema, "t"); !hasString(cols, "c") {
+	if cols := testenv.Columns(t, db, privilegesDB, "t"); !hasString(cols, "c") {
 		t.Fatalf("columns after the migration: %v", cols)
 	}
 }

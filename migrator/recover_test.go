@@ -65,14 +65,13 @@ func listTables(t *testing.T, db *sql.DB, tbl string) string {
 }
 
 func TestRecoverRefusalAndRollBack(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, recoverDB)
+	db := testenv.Database(t, recoverDB)
 	makeTables(t, db, "_t1_del", "_t1_gho", "_t1_ghc")
 
 	// A normal run recognises the state and changes nothing.
 	m := mustNew(t, recoverConfig(t, "t1", false))
 	err := m.Run(context.Background())
-	want := schema + ".t1 is missing but _t1_del and _t1_gho exist: a previous run died during its cut-over; run again with --recover-cut-over to restore t1 (nothing was changed)"
+	want := recoverDB + ".t1 is missing but _t1_del and _t1_gho exist: a previous run died during its cut-over; run again with --recover-cut-over to restore t1 (nothing was changed)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("run on a died cut-over: got %v, want %q", err, want)
 	}

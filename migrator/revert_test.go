@@ -127,8 +127,7 @@ func showCreate(t *testing.T, db *sql.DB, tbl string) string {
 // reverted table holds every acknowledged write (the journal says what, increments and deletes
 // commute), has the original's definition, and the migrated table is kept as _t_rev_del.
 func TestRevertUnderLoad(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, revertDB)
+	db := testenv.Database(t, revertDB)
 	testenv.Exec(t, db, revertSeed...)
 	original := showCreate(t, db, "t")
 	load := revertLoad(db)
@@ -149,14 +148,14 @@ func TestRevertUnderLoad(t *testing.T) {
 		`"message":"checkpoint success after cutover at coords=`,
 		`"message":"Lock & rename duration: `, ". During mgtr time, queries on `t` were blocked\"",
 		`"message":"Am not dropping old table because I want this operation to be as live as possible.`,
-		`"message":"-- drop table `+"`"+schema+"`.`_t_del`"+`"`,
-		`"message":"Done migrating `+schema+`.t; to revert it`); missing != "" {
+		`"message":"-- drop table `+"`"+revertDB+"`.`_t_del`"+`"`,
+		`"message":"Done migrating `+revertDB+`.t; to revert it`); missing != "" {
 		t.Errorf("the migration's log lacks %s at its moment", missing)
 	}
 	if !logs.Contains(`"message":"Writing changelog state: `) {
 		t.Error("the migration's log lacks gh-ost's Writing changelog state line")
 	}
-	rec, err := checkpoint.Last(context.Background(), db, schema, "_t_ghk")
+	rec, err := checkpoint.Last(context.Background(), db, revertDB, "_t_ghk")
 	if err != nil || !rec.CutOver {
 		t.Fatalf("after the cut-over _t_ghk holds %+v (%v), want a cut-over checkpoint", rec, err)
 	}
@@ -168,12 +167,12 @@ func TestRevertUnderLoad(t *testing.T) {
 	if err := runPostponed(t, db, load, revertConfig(t, true, &logs)); err != nil {
 		t.Fatalf("revert: %v", err)
 	}
-	if n := strings.Count(logs.String(), `"message":"Migrating `+"`"+schema+"`.`t`"+`"`); n != 1 {
+	if n := strings.Count(logs.String(), `"message":"Migrating `+"`"+revertDB+"`.`t`"+`"`); n != 1 {
 		t.Errorf("the migration and its revert logged gh-ost's start line %d times, want once (the migration's)", n)
 	}
 	t.Logf("revert took %v (300 writes while postponed)", time.Since(start))
-	if missing := logs.InOrder("\"message\":\"Reverting `"+schema+"`.`t` from `"+schema+"`.`_t_del`\"",
-		`"message":"Done reverting `+schema+`.t: `); missing != "" {
+	if missing := logs.InOrder("\"message\":\"Reverting `"+revertDB+"`.`t` from `"+revertDB+"`.`_t_del`\"",
+		`"message":"Done reverting `+revertDB+`.t: `); missing != "" {
 		t.Errorf("the revert's log lacks %s at its moment", missing)
 	}
 	if !load.WaitAcked(load.Acked()+100, 30*time.Second) {
@@ -188,11 +187,11 @@ func TestRevertUnderLoad(t *testing.T) {
 	if got := showCreate(t, db, "t"); got != original {
 		t.Errorf("the reverted table's definition:\n%s\nwant the original's:\n%s", got, original)
 	}
-	if got := testenv.TableNames(t, db, schema, ""); !sameNames(got, "_t_rev_del", "t") {
+	if got := testenv.TableNames(t, db, revertDB, ""); !sameNames(got, "_t_rev_del", "t") {
 		t.Errorf("tables after the revert: %v, want [_t_rev_del t]", got)
 	}
 	want := expectedRows(load.Writes())
-	got := testenv.Int64s(t, db, schema, "t", "id", "a")
+	got := testenv.Int64s(t, db, revertDB, "t", "id", "a")
 	if len(got) != len(want) {
 		t.Errorf("t has %d rows, the journal says %d", len(got), len(want))
 	}
@@ -224,8 +223,7 @@ func revertState(t *testing.T, db *sql.DB) map[string]string {
 // cannot hold fails the revert before the swap, leaving the old table and the checkpoint for a
 // retry, which succeeds once the change is gone.
 func TestRevertRefusals(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, revertDB)
+	db := testenv.Database(t, revertDB)
 	testenv.Exec(t, db, revertSeed...)
 	original := showCreate(t, db, "t")
 	intType, bigType := "`a` int(11)", "`a` bigint(20)"
@@ -241,13 +239,13 @@ func TestRevertRefusals(t *testing.T) {
 		t.Fatalf("migration: %v", err)
 	}
 	ctx := context.Background()
-	rec, err := checkpoint.Last(ctx, db, schema, "_t_ghk")
+	rec, err := checkpoint.Last(ctx, db, revertDB, "_t_ghk")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bogus := func(r checkpoint.Record) func() {
 		return func() {
-			if err := checkpoint.Write(ctx, db, schema, "_t_ghk", r); err != nil {
+			if err := checkpoint.Write(ctx, db, revertDB, "_t_ghk", r); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -300,10 +298,10 @@ func TestRevertRefusals(t *testing.T) {
 	if got, want := showCreate(t, db, "t"), strings.Replace(original, intType, bigType, 1); got != want {
 		t.Errorf("the reverted table's definition:\n%s\nwant:\n%s", got, want)
 	}
-	if n := testenv.CountRows(t, db, schema, "t"); n != 2000 {
+	if n := testenv.CountRows(t, db, revertDB, "t"); n != 2000 {
 		t.Errorf("the reverted table has %d rows, want 2000 (the row inserted then deleted is gone)", n)
 	}
-	if got := testenv.TableNames(t, db, schema, ""); !sameNames(got, "_t_rev_del", "t") {
+	if got := testenv.TableNames(t, db, revertDB, ""); !sameNames(got, "_t_rev_del", "t") {
 		t.Errorf("tables after the revert: %v, want [_t_rev_del t]", got)
 	}
 }
@@ -359,15 +357,14 @@ func revertWriting(t *testing.T, db *sql.DB, cfg config.Config, during ...string
 // (with --checkpoint) is reverted in turn, with writes to the old names, and maps them forward
 // again. Before that, the refusals: a revert that cannot map the columns safely changes nothing.
 func TestRevertMapsRenamedColumns(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, revertDB)
+	db := testenv.Database(t, revertDB)
 	testenv.Exec(t, db, renameSeed...)
 	original := showCreate(t, db, "t")
 	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, "")), 60*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	migrated := showCreate(t, db, "t")
-	rec, err := checkpoint.Last(context.Background(), db, schema, "_t_ghk")
+	rec, err := checkpoint.Last(context.Background(), db, revertDB, "_t_ghk")
 	if err != nil || rec.Swap == nil || !reflect.DeepEqual(*rec.Swap, checkpoint.Swap{Ghost: "_t_gho", Old: "_t_del", Renames: map[string]string{"b": "label", "n": "qty"}}) {
 		t.Fatalf("the cut-over checkpoint's swap: %+v (%v), want _t_gho in place of t, kept as _t_del, b -> label, n -> qty", rec.Swap, err)
 	}
@@ -463,21 +460,20 @@ func checkRenameRefusals(t *testing.T, db *sql.DB) {
 // _t_rev_del back, keeping the old table and the checkpoint: the revert then runs again, from the
 // cut-over checkpoint it wrote under its lock, and every write survives.
 func TestRecoverRevertCutOver(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, revertDB)
+	db := testenv.Database(t, revertDB)
 	testenv.Exec(t, db, renameSeed...)
 	if err := testenv.WaitResult(t, runMigration(t, renameConfig(t, "")), 60*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	testenv.Exec(t, db, "UPDATE t SET label = 'before-crash', qty = -7 WHERE id = 3")
 	dieBetweenRenames(t, db, renameConfig(t, "_t_del"))
-	if got := testenv.TableNames(t, db, schema, ""); !sameNames(got, "_t_rev_del", "_t_del", "_t_ghc", "_t_ghk") {
+	if got := testenv.TableNames(t, db, revertDB, ""); !sameNames(got, "_t_rev_del", "_t_del", "_t_ghc", "_t_ghk") {
 		t.Fatalf("tables after the revert died: %v, want _t_rev_del, _t_del, _t_ghc and _t_ghk", got)
 	}
 
 	before := revertState(t, db)
 	err := waitFailed(t, runMigration(t, renameConfig(t, "_t_del")), "with t missing")
-	want := schema + ".t is missing but _t_rev_del and _t_del exist: a previous --revert died during its cut-over; run again with --recover-cut-over to restore t (nothing was changed)"
+	want := revertDB + ".t is missing but _t_rev_del and _t_del exist: a previous --revert died during its cut-over; run again with --recover-cut-over to restore t (nothing was changed)"
 	if err.Error() != want {
 		t.Errorf("revert on a died revert: %v, want %q", err, want)
 	}
@@ -497,10 +493,10 @@ func TestRecoverRevertCutOver(t *testing.T) {
 	if err := mustNew(t, recoverCfg("")).Run(context.Background()); err != nil {
 		t.Fatalf("--recover-cut-over: %v", err)
 	}
-	if got := testenv.TableNames(t, db, schema, ""); !sameNames(got, "t", "_t_del", "_t_ghk") {
+	if got := testenv.TableNames(t, db, revertDB, ""); !sameNames(got, "t", "_t_del", "_t_ghk") {
 		t.Fatalf("tables after the recovery: %v, want t, _t_del and _t_ghk (the changelog dropped)", got)
 	}
-	if !testenv.HasColumn(t, db, schema, "t", "label") {
+	if !testenv.HasColumn(t, db, revertDB, "t", "label") {
 		t.Fatal("t is not the live (migrated) table after the recovery")
 	}
 	if err := mustNew(t, recoverCfg("")).Run(context.Background()); err != nil {

@@ -36,7 +36,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	}
 	var summary struct{ Copy, CutOver, Total string }
 	for _, line := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(line, `"message":"Done migrating gl_controls.r"`) {
+		if strings.Contains(line, `"message":"Done migrating `+schema+`.r"`) {
 			var raw map[string]any
 			if err := json.Unmarshal([]byte(line), &raw); err != nil {
 				t.Fatal(err)

@@ -168,8 +168,7 @@ func assertTriggers(t *testing.T, db *sql.DB, tbl, names string) {
 // Without --include-triggers a table with triggers is refused with gh-ost's phrase; with it, a
 // new name already taken is refused ("Please use a different suffix or drop them"); nothing is changed either way.
 func TestTriggerRefusals(t *testing.T) {
-	t.Parallel() // a database of its own
-	db, schema := testenv.OwnDatabase(t, triggersDB)
+	db := testenv.Database(t, triggersDB)
 	testenv.Exec(t, db, triggerDDL[0], triggerDDL[1], triggerDDL[2],
 		"CREATE TABLE other (id INT PRIMARY KEY)", "CREATE TRIGGER t_bi_gl BEFORE INSERT ON other FOR EACH ROW SET NEW.id = NEW.id")
 	for _, c := range []struct {
@@ -180,7 +179,7 @@ func TestTriggerRefusals(t *testing.T) {
 		{true, "found gh-ost triggers (t_bi_gl). Please use a different suffix or drop them. Bailing out"},
 	} {
 		before := captureState(t, db)
-		cfg := testConfig(t, schema, "t", "ADD COLUMN extra INT NULL", nil)
+		cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)
 		live(&cfg)
 		if c.include {
 			cfg.IncludeTriggers, cfg.TriggerSuffix = true, "_gl"
@@ -199,7 +198,7 @@ func TestTriggerRefusals(t *testing.T) {
 		{func(c *config.Config) { c.IncludeTriggers, c.TriggerSuffix = true, "a-b" }, "--trigger-suffix must contain only alpha numeric characters and underscore"},
 		{func(c *config.Config) { c.TriggerSuffix = "_gl" }, "only apply with --include-triggers"},
 	} {
-		cfg := testConfig(t, schema, "t", "ADD COLUMN extra INT NULL", nil)
+		cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)
 		c.cfg(&cfg)
 		if _, err := New(cfg); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New: %v; want a usage error containing %q", err, c.want)
@@ -208,7 +207,7 @@ func TestTriggerRefusals(t *testing.T) {
 
 	// A trigger dropped from the original during the migration is not recreated: the cut-over stops.
 	testenv.Exec(t, db, "DROP TRIGGER t_bi_gl")
-	cfg := testConfig(t, schema, "t", "ADD COLUMN extra INT NULL", nil)
+	cfg := testConfig(t, triggersDB, "t", "ADD COLUMN extra INT NULL", nil)
 	live(&cfg)
 	cfg.IncludeTriggers, cfg.TriggerSuffix = true, "_gl"
 	flag := postpone(t, &cfg)
