@@ -32,7 +32,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 		want        string
 	}{
 		{false, false, "chosen key uk_id (id) has nullable columns. Bailing out. To force this operation to continue, supply --allow-nullable-unique-key flag"},
-		{true, true, "chosen key uk_id (id) has nullable columns, and 1 rows of gl_mig_nullable.t hold NULL in them"},
+		{true, true, "chosen key uk_id (id) has nullable columns, and 1 rows of " + schema + ".t hold NULL in them"},
 	}
 	for _, c := range refusals {
 		setup(c.null)

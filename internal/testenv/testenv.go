@@ -224,17 +224,18 @@ func Checksum(t testing.TB, db *sql.DB, schema, tbl string, columns []string, or
 	return rows, sum
 }
 
-// WaitReplica waits (at most 30 s) until the sandbox replica has applied everything the primary
-// has logged so far.
+// WaitReplica waits (at most 2 minutes: the replica applies the writes of every test package,
+// and they run at once) until the sandbox replica has applied everything the primary has logged
+// so far.
 func WaitReplica(t testing.TB) {
 	t.Helper()
 	primary := Open(t, PrimaryConfig(), "")
 	defer primary.Close()
 	replica := Open(t, ReplicaConfig(), "")
 	defer replica.Close()
-	posSQL, waitSQL := "SELECT @@gtid_binlog_pos", "SELECT MASTER_GTID_WAIT(?, 30)"
+	posSQL, waitSQL := "SELECT @@gtid_binlog_pos", "SELECT MASTER_GTID_WAIT(?, 120)"
 	if !Flavor(t).MariaDB {
-		posSQL, waitSQL = "SELECT @@gtid_executed", "SELECT WAIT_FOR_EXECUTED_GTID_SET(?, 30)"
+		posSQL, waitSQL = "SELECT @@gtid_executed", "SELECT WAIT_FOR_EXECUTED_GTID_SET(?, 120)"
 	}
 	var pos string
 	if err := primary.QueryRow(posSQL).Scan(&pos); err != nil {
@@ -245,7 +246,7 @@ func WaitReplica(t testing.TB) {
 		t.Fatal(err)
 	}
 	if !res.Valid || res.Int64 != 0 {
-		t.Fatalf("the sandbox replica did not reach %s within 30 s", pos)
+		t.Fatalf("the sandbox replica did not reach %s within 2 minutes", pos)
 	}
 }
 
