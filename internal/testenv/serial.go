@@ -12,14 +12,14 @@ import (
 
 // Sharing one sandbox between tests that run at once. Test packages run in parallel (go test's
 // default -p) and tests of a package may call t.Parallel, all against the same sandbox servers.
-// Each test works in a database of its own (NewDatabase), so tables never collide; what does
+// Each test works in a database of its own (OwnDatabase), so tables never collide; what does
 // collide is server-wide state: a global variable a test sets (SetGlobal), a prepared XA
-// transaction (every migration's start refuses while one exists), a server restart, a user with
-// server-wide grants. A test that changes such state calls Serial first: it then runs alone on
-// the sandbox, while no other test of any process touches it.
+// transaction (every migration's start refuses while one exists), a server restart, replication
+// stopped, an instrument turned off. A test that changes such state calls Serial first: it then
+// runs alone on the sandbox, while no other test of any process touches it.
 //
 // The lock is a reader-writer lock between processes: flock(2) on a file named after the sandbox
-// primary's port (so private sandboxes on other ports do not wait for each other). Every test that
+// primary's port (so sandboxes on other ports do not wait for each other). Every test that
 // connects to the sandbox (Open) holds it shared until it ends; Serial holds it exclusively. A
 // second file is a turnstile that gives a waiting Serial precedence: a new test passes through it
 // before it takes its shared hold, and Serial holds it while it waits, so tests that start later
@@ -32,17 +32,24 @@ import (
 
 // serialState is the process's side of the lock.
 type serialState struct {
+	path      string // the lock file; path+".gate" is the turnstile
 	mu        sync.Mutex
 	main      *os.File       // the lock file, held shared while holders is not empty
 	holders   map[string]int // running tests holding the lock shared, by name
 	exclusive string         // the test that holds the lock exclusively, "" when none
 }
 
-var serial serialState
+var (
+	serialOnce sync.Once
+	serial     *serialState
+)
 
-// lockFile is the path of the lock (suffix "" ) or turnstile (suffix "gate") file of the sandbox.
-func lockFile(suffix string) string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("ghostlite-test-%d%s.lock", PrimaryConfig().Port, suffix))
+// sandboxSerial is the process's side of the sandbox's lock.
+func sandboxSerial() *serialState {
+	serialOnce.Do(func() {
+		serial = &serialState{path: filepath.Join(os.TempDir(), fmt.Sprintf("ghostlite-test-%d.lock", PrimaryConfig().Port))}
+	})
+	return serial
 }
 
 func flock(f *os.File, how int) error {
@@ -55,9 +62,9 @@ func flock(f *os.File, how int) error {
 }
 
 // passTurnstile waits until no Serial test waits for or holds the lock.
-func passTurnstile(t testing.TB) {
+func (s *serialState) passTurnstile(t testing.TB) {
 	t.Helper()
-	gate, err := os.OpenFile(lockFile("gate"), os.O_CREATE|os.O_RDWR, 0o666)
+	gate, err := os.OpenFile(s.path+".gate", os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,15 +92,14 @@ func (s *serialState) holding(test string) bool {
 	return false
 }
 
-// holdShared takes the test's shared hold on the sandbox lock until the test ends.
-func holdShared(t testing.TB) {
+// holdShared takes the test's shared hold on the lock until the test ends.
+func (s *serialState) holdShared(t testing.TB) {
 	t.Helper()
-	s := &serial
 	s.mu.Lock()
 	nested := s.holding(t.Name())
 	s.mu.Unlock()
 	if !nested {
-		passTurnstile(t) // without s.mu: tests of this process may end meanwhile
+		s.passTurnstile(t) // without s.mu: tests of this process may end meanwhile
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -116,7 +122,7 @@ func (s *serialState) openMain() error {
 	if s.main != nil {
 		return nil
 	}
-	f, err := os.OpenFile(lockFile(""), os.O_CREATE|os.O_RDWR, 0o666)
+	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_RDWR, 0o666)
 	s.main = f
 	return err
 }
@@ -148,7 +154,12 @@ func Serial(t testing.TB) {
 	if os.Getenv("GHOSTLITE_TEST_SERIAL") == "skip" {
 		deferSerial(t)
 	}
-	s := &serial
+	sandboxSerial().holdExclusive(t)
+}
+
+// holdExclusive takes the test's exclusive hold on the lock until the test ends.
+func (s *serialState) holdExclusive(t testing.TB) {
+	t.Helper()
 	s.mu.Lock()
 	if s.exclusive != "" && sameTest(t.Name(), s.exclusive) {
 		s.mu.Unlock()
@@ -169,7 +180,7 @@ func Serial(t testing.TB) {
 	if err := flock(s.main, syscall.LOCK_UN); err != nil {
 		t.Fatal(err)
 	}
-	gate, err := os.OpenFile(lockFile("gate"), os.O_CREATE|os.O_RDWR, 0o666)
+	gate, err := os.OpenFile(s.path+".gate", os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func Unavailable(t testing.TB, why string) {
 // Open connects to the server described by c, in schema, or skips/fails the test.
 func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
 	t.Helper()
-	holdShared(t) // until the test ends, no Serial test runs (serial.go); it may wait for one
+	sandboxSerial().holdShared(t) // until the test ends, no Serial test runs (serial.go); it may wait for one
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// Only an unreachable server counts as "no sandbox"; any other failure is a real one.
