@@ -169,7 +169,7 @@ func TestReadFromReplica(t *testing.T) {
 	if err := changelog.Of(testSchema, f.orig).Heartbeat(context.Background(), f.db, hb, func(err error) { t.Fatal(err) }); err != nil {
 		t.Fatal(err)
 	}
-	f.sentinel(30 * time.Second)
+	f.sentinel(2 * time.Minute) // the replica applies every package's writes (they run at once)
 	f.compare([]string{"id", "v", "n"}, []string{"id", "v", "n"}, "id", "id")
 	s := f.app.Stats()
 	if !s.LastHeartbeat.Equal(hb) {

@@ -41,10 +41,12 @@ func TestMySQLTimeoutBoundsTheBinlogHandshake(t *testing.T) {
 // timeout stays on one connection while idle, and applies a change made after the bound passed.
 func TestMySQLTimeoutEndsWithTheHandshake(t *testing.T) {
 	src := testenv.PrimaryConfig()
-	src.Timeout = 300 * time.Millisecond
+	// 1 s: a handshake takes milliseconds, but a busy machine (the suite runs packages in
+	// parallel) has been seen to need more than 300 ms for the first connection
+	src.Timeout = time.Second
 	f := newFixture(t, "t_dial", "CREATE TABLE %s (id INT PRIMARY KEY, v INT)", fixtureOpts{source: &src, noStart: true})
 	f.start()
-	time.Sleep(1500 * time.Millisecond) // five times the timeout without an event of the table
+	time.Sleep(2500 * time.Millisecond) // well beyond the timeout without an event of the table
 	f.exec("INSERT INTO t_dial VALUES (1, 10)")
 	f.sentinel(10 * time.Second)
 	if st := f.app.Stats(); st.Reconnects != 0 || st.EventsApplied != 1 {

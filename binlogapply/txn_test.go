@@ -150,6 +150,7 @@ func TestLoggedRollbackNotApplied(t *testing.T) {
 // others) even across a reconnection, a prepared one rolled back is not, and XA COMMIT ONE PHASE
 // is an ordinary commit.
 func TestXATransactions(t *testing.T) {
+	testenv.Serial(t) // a prepared XA transaction refuses every migration's start
 	f := newTxnFixture(t, "xa", 10, fixtureOpts{useGTID: true, noStart: true})
 	var dropped atomic.Int32
 	f.afterEvent = func(ev *replication.BinlogEvent) error {
@@ -211,6 +212,7 @@ func TestReconnectAfterSavepoint(t *testing.T) {
 // instead of being applied early: a MyISAM table is touched on MariaDB, an XA transaction is
 // prepared on MySQL (which refuses MyISAM in a transaction under GTIDs, error 1785).
 func TestLargeTransaction(t *testing.T) {
+	testenv.Serial(t) // a prepared XA transaction refuses every migration's start
 	f := newTxnFixture(t, "large_txn", 2000, fixtureOpts{noStart: true})
 	f.cfg.MaxTxnBytes = 20000
 	var rowsEvents atomic.Int32

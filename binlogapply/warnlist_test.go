@@ -3,7 +3,7 @@ package binlogapply
 import (
 	"context"
 	"database/sql"
-	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,16 +16,7 @@ import (
 func setGlobalMaxErrorCount(t *testing.T, n int) {
 	t.Helper()
 	db := testenv.Database(t, testSchema)
-	var old int
-	if err := db.QueryRow("SELECT @@global.max_error_count").Scan(&old); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Exec(t, db, fmt.Sprintf("SET GLOBAL max_error_count = %d", n))
-	t.Cleanup(func() {
-		if _, err := db.Exec(fmt.Sprintf("SET GLOBAL max_error_count = %d", old)); err != nil {
-			t.Errorf("restore max_error_count: %v", err)
-		}
-	})
+	testenv.SetGlobal(t, db, "max_error_count", strconv.Itoa(n))
 }
 
 // On a server whose max_error_count is 0, SHOW WARNINGS lists nothing: a value truncated in the

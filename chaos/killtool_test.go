@@ -21,6 +21,7 @@ import (
 // acknowledged write is lost. The binary pauses at the step through the test seam
 // GHOSTLITE_TEST_PAUSE_AT_CUT_OVER_STEP (an environment variable of the binary).
 func TestKillTool(t *testing.T) {
+	t.Parallel() // its own databases: the three chaos tests run side by side
 	testenv.Open(t, testenv.PrimaryConfig(), "")
 	bin := ktBuild(t)
 	var report []string

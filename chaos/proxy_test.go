@@ -162,6 +162,7 @@ func killedByID(logs string, id int64) bool {
 // killed its queued renames by id from a fresh connection, the table under its name (swapped by a
 // retry), and no acknowledged write lost.
 func TestProxy(t *testing.T) {
+	t.Parallel() // its own database (proxyDB) and proxy: the three chaos tests run side by side
 	admin := testenv.Database(t, proxyDB)
 	// Where to cut, per algorithm, and how many renames (Rename1, then Rename2) were issued by
 	// then: those the tool must kill by id.

@@ -53,6 +53,7 @@ type trialResult struct {
 // second run when the first one legitimately gave up) and every acknowledged write in it.
 // GHOSTLITE_CHAOS_PARALLEL (default 4) trials run at once; GHOSTLITE_CHAOS_SEED replays a run.
 func TestTrials(t *testing.T) {
+	t.Parallel() // its own database (trialsDB): the three chaos tests run side by side
 	algos := availableAlgorithms(testenv.Flavor(t))
 	if len(algos) == 0 {
 		t.Fatal("the migrator accepts no cut-over algorithm")

@@ -273,12 +273,7 @@ func TestParallelRetriesALockWaitWhileTheOthersGoOn(t *testing.T) {
 	cfg := copyTestConfig(t, 100, &catchUps)
 	testenv.Exec(t, cfg.DB, "CREATE TABLE _t_gho LIKE t")
 	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
-	var was int
-	if err := admin.QueryRow("SELECT @@GLOBAL.innodb_lock_wait_timeout").Scan(&was); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Exec(t, admin, "SET GLOBAL innodb_lock_wait_timeout = 1") // the copy sessions' own, when they connect
-	t.Cleanup(func() { testenv.Exec(t, admin, fmt.Sprintf("SET GLOBAL innodb_lock_wait_timeout = %d", was)) })
+	testenv.SetGlobal(t, admin, "innodb_lock_wait_timeout", "1") // the copy sessions' own, when they connect
 	var logs testenv.LogBuffer
 	cfg.Logger = testenv.Logger(t, &logs)
 	cfg.Threads, cfg.Retries = 3, 10

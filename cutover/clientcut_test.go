@@ -122,11 +122,11 @@ func (f *fixture) holdMDL(ctx context.Context, name string) (release func(), err
 	}, nil
 }
 
-// renameWaitingExcept reports whether a RENAME other than the connections in except waits on a
-// metadata lock.
+// renameWaitingExcept reports whether a RENAME of this package's tables other than the connections
+// in except waits on a metadata lock (other packages' tests run on the sandbox at the same time).
 func (f *fixture) renameWaitingExcept(ctx context.Context, except ...int64) (bool, error) {
 	rows, err := f.admin.QueryContext(ctx, `SELECT ID FROM information_schema.PROCESSLIST
-		WHERE STATE = ? AND INFO LIKE 'RENAME%'`, mdlWaitState)
+		WHERE STATE = ? AND INFO LIKE 'RENAME%' AND INFO LIKE ?`, mdlWaitState, "%`"+testDB+"`%")
 	if err != nil {
 		return false, err
 	}

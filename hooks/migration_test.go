@@ -253,6 +253,7 @@ func abortOnReplica(t *testing.T, skipStop bool, failing string, want []string) 
 // attempt is made, on-failure runs, replication runs on, the original is untouched and the helper
 // tables are dropped.
 func TestFailingBeforeCutOverOnReplica(t *testing.T) {
+	testenv.Serial(t) // --test-on-replica stops replication
 	abortOnReplica(t, false, OnBeforeCutOver,
 		[]string{OnStartup, OnValidated, OnBeforeRowCopy, OnRowCopyComplete, OnBeforeCutOver, OnFailure})
 }
@@ -262,6 +263,7 @@ func TestFailingBeforeCutOverOnReplica(t *testing.T) {
 // on-start-replication runs, replication runs on, the replica's original is untouched. The same
 // with --test-on-replica-skip-replica-stop, where the hook is what would stop replication.
 func TestFailingStopReplicationOnReplica(t *testing.T) {
+	testenv.Serial(t) // --test-on-replica stops replication
 	for _, skipStop := range []bool{false, true} {
 		t.Run(fmt.Sprintf("skip-replica-stop=%v", skipStop), func(t *testing.T) {
 			abortOnReplica(t, skipStop, OnStopReplication,

@@ -6,7 +6,8 @@
 // original as of the cut-over (_gl_test_del) is ALTERed by the server with the server's global
 // settings, and the migrated table (gl_test) must have its definition and its rows. A case may set
 // server globals (time_zone, sql_mode) for its run. pending/ holds cases waiting for a fix of the
-// tool (not run). See README.md. Cases run one after another: they share the sandbox and its globals.
+// tool (not run). See README.md. Each case has its own database: the cases that set globals run
+// first, one at a time, then the others in parallel (go test's -parallel of them at once).
 //
 // GHOSTLITE_LOCALTESTS_MODE changes what a successful case does:
 //   - full (default): the real migration, with --execute, under load, as described above;
@@ -94,11 +95,19 @@ func TestLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, g := range baseGlobals(t) {
+		testenv.SetGlobal(t, admin, g.Name, g.Value) // for every case (so TestLocal runs alone: testenv.Serial)
+	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			c, err := loadCase(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(c.Globals) == 0 {
+				// Its own database, the sandbox's globals: beside the others. The cases that set
+				// globals run first, one at a time (go test runs parallel subtests after them).
+				t.Parallel()
 			}
 			r := &runner{t: t, c: c, admin: admin, schema: "glt_" + name}
 			r.run()

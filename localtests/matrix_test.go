@@ -151,22 +151,11 @@ func selected(env, name string) bool {
 	return false
 }
 
-// mxSetGlobals sets the variant's server globals until the variant's test ends.
+// mxSetGlobals sets the variant's server globals until the variant's test ends (which then runs
+// alone on the sandbox: testenv.SetGlobal).
 func mxSetGlobals(t *testing.T, admin *sql.DB, globals []global) {
 	for _, g := range globals {
-		var old string
-		if err := admin.QueryRow("SELECT @@GLOBAL." + g.Name).Scan(&old); err != nil {
-			t.Fatal(err)
-		}
-		name := g.Name
-		t.Cleanup(func() {
-			if _, err := admin.Exec("SET GLOBAL "+name+" = ?", old); err != nil {
-				t.Errorf("restore %s: %v", name, err)
-			}
-		})
-		if _, err := admin.Exec("SET GLOBAL "+g.Name+" = ?", g.Value); err != nil {
-			t.Fatal(err)
-		}
+		testenv.SetGlobal(t, admin, g.Name, g.Value)
 	}
 }
 

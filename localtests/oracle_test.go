@@ -13,8 +13,8 @@ import (
 	"database/sql"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
+	"testing"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -22,44 +22,28 @@ import (
 )
 
 // setGlobals applies the case's globals file (SET GLOBAL name = value) and restores the previous
-// values when the case ends. Connections opened before keep their session values: the case's pool
-// and the binary are opened after this.
+// values when the case ends; the case then runs alone on the sandbox (testenv.SetGlobal).
+// Connections opened before keep their session values: the case's pool and the binary are opened
+// after this.
 func (r *runner) setGlobals() {
-	t := r.t
-	for _, g := range r.globals() {
-		var old string
-		if err := r.admin.QueryRow("SELECT @@GLOBAL." + g.Name).Scan(&old); err != nil {
-			t.Fatalf("globals: read @@GLOBAL.%s: %v", g.Name, err)
-		}
-		name := g.Name
-		t.Cleanup(func() {
-			if _, err := r.admin.Exec("SET GLOBAL "+name+" = ?", old); err != nil {
-				t.Errorf("globals: restore %s = %q: %v", name, old, err)
-			}
-		})
-		if _, err := r.admin.Exec("SET GLOBAL "+g.Name+" = ?", g.Value); err != nil {
-			t.Fatalf("globals: SET GLOBAL %s = %q: %v", g.Name, g.Value, err)
-		}
-		t.Logf("server global %s = %q for this case (was %q)", g.Name, g.Value, old)
+	for _, g := range r.c.Globals {
+		testenv.SetGlobal(r.t, r.admin, g.Name, g.Value)
+		r.t.Logf("server global %s = %q for this case", g.Name, g.Value)
 	}
 }
 
 // mariaDBSQLMode is MariaDB's default sql_mode, the one the cases are written for.
 const mariaDBSQLMode = "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
 
-// globals are the case's globals; on MySQL, whose default sql_mode adds NO_ZERO_DATE,
-// NO_ZERO_IN_DATE and ONLY_FULL_GROUP_BY, a case that sets no sql_mode gets MariaDB's default,
-// so it means the same on every flavor (the strict cases name their sql_mode).
-func (r *runner) globals() []global {
-	for _, g := range r.c.Globals {
-		if g.Name == "sql_mode" {
-			return r.c.Globals
-		}
+// baseGlobals are the globals every case runs with unless it sets its own: on MySQL, whose
+// default sql_mode adds NO_ZERO_DATE, NO_ZERO_IN_DATE and ONLY_FULL_GROUP_BY, MariaDB's default
+// sql_mode, so that a case that sets none means the same on every flavor (the strict cases name
+// their sql_mode). They are set once for every case (setGlobals restores them after a case).
+func baseGlobals(t testing.TB) []global {
+	if testenv.Flavor(t).MariaDB {
+		return nil
 	}
-	if testenv.Flavor(r.t).MariaDB {
-		return r.c.Globals
-	}
-	return append(slices.Clone(r.c.Globals), global{"sql_mode", mariaDBSQLMode})
+	return []global{{"sql_mode", mariaDBSQLMode}}
 }
 
 // appSession opens a pool on the case's database that sets nothing but a utf8mb4 client character

@@ -16,6 +16,7 @@ import (
 // refuses are refused before anything is created (TestAtomicCutOverRefusedOnMySQL and cutover's
 // Refused tests).
 func TestEveryCutOverAlgorithmGivesTheServersResult(t *testing.T) {
+	t.Parallel() // a database of its own
 	for _, algo := range cutover.Algorithms() {
 		t.Run(algo, func(t *testing.T) {
 			if err := cutover.RefuseOn(algo, testenv.Flavor(t)); err != nil {

@@ -10,6 +10,7 @@ import (
 // an application reads them: a JSON path (MySQL refuses a JSON value from a binary string) and a
 // non-ASCII default of a latin1 column (read as bytes, it would become two latin1 characters).
 func TestAlterLiteralsAreText(t *testing.T) {
+	t.Parallel() // a database of its own
 	alter := "ADD COLUMN jv INT AS (JSON_VALUE(j, '$.n')) VIRTUAL, ADD COLUMN d VARCHAR(10) CHARACTER SET latin1 NOT NULL DEFAULT 'é'"
 	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, j JSON)", alter,
 		`INSERT INTO t SELECT seq, JSON_OBJECT(_utf8mb4'n', seq) FROM seq_1_to_200`)
@@ -27,6 +28,7 @@ func TestAlterLiteralsAreText(t *testing.T) {
 // (MySQL: a small DOUBLE in fixed notation instead of an exponent; MariaDB: a FLOAT through DOUBLE,
 // 0.10000000149011612 instead of 0.1).
 func TestFloatToTextAsServerAlter(t *testing.T) {
+	t.Parallel() // a database of its own
 	alter := "MODIFY f VARCHAR(40) NULL, MODIFY d VARCHAR(40) NULL"
 	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, f FLOAT NULL, d DOUBLE NULL)", alter,
 		"INSERT INTO t SELECT seq, seq / 10, -seq * 1.5e-10 FROM seq_1_to_300",

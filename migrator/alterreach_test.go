@@ -78,7 +78,7 @@ func TestAlterReachesNoOtherTable(t *testing.T) {
 				db := testenv.Database(t, prepareDB)
 				testenv.Exec(t, db, reachSchema...)
 				before := captureState(t, db)
-				cfg := prepareConfig(t, c.tbl, c.alter, nil)
+				cfg := testConfig(t, prepareDB, c.tbl, c.alter, nil)
 				if execute {
 					live(&cfg)
 					cfg.OkToDropTable = true

@@ -12,6 +12,7 @@ import (
 // does: ids of rows deleted at the top (before the copy, and during the migration through the
 // applied binlog) are never handed out again.
 func TestAutoIncrementCounterCarriedAtCutOver(t *testing.T) {
+	t.Parallel() // a database of its own
 	alter := "ADD COLUMN extra INT NOT NULL DEFAULT 0"
 	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)", alter,
 		"INSERT INTO t (v) SELECT seq FROM seq_1_to_500", "DELETE FROM t WHERE id > 400")
@@ -44,6 +45,7 @@ func TestAutoIncrementCounterCarriedAtCutOver(t *testing.T) {
 // the original untouched, no helper table left); a column made AUTO_INCREMENT that keeps every
 // value migrates to what the server's own ALTER gives.
 func TestNewAutoIncrementColumn(t *testing.T) {
+	t.Parallel() // a database of its own
 	create := "CREATE TABLE t (id INT PRIMARY KEY, c INT NOT NULL, v INT)"
 	fill := "INSERT INTO t SELECT seq, seq * 2, seq FROM seq_1_to_300"
 	refused := map[string]struct{ alter, setup, want string }{
@@ -57,15 +59,15 @@ func TestNewAutoIncrementColumn(t *testing.T) {
 				inserts = append(inserts, tc.setup)
 			}
 			db, cfg, _ := sameResultSetup(t, create, tc.alter, inserts...)
-			before := testenv.RowsText(t, db, sameResultDB, "t", "1")
+			before := testenv.RowsText(t, db, cfg.Database, "t", "1")
 			err := testenv.WaitResult(t, runMigration(t, cfg), 60*time.Second)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("migration: %v, want one line with %q", err, tc.want)
 			}
-			if left := testenv.TableNames(t, db, sameResultDB, "_t_"); len(left) != 0 {
+			if left := testenv.TableNames(t, db, cfg.Database, "_t_"); len(left) != 0 {
 				t.Errorf("helper tables left: %v", left)
 			}
-			if after := testenv.RowsText(t, db, sameResultDB, "t", "1"); strings.Join(after, "\n") != strings.Join(before, "\n") {
+			if after := testenv.RowsText(t, db, cfg.Database, "t", "1"); strings.Join(after, "\n") != strings.Join(before, "\n") {
 				t.Error("the original table changed")
 			}
 		})

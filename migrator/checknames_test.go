@@ -39,14 +39,14 @@ func TestCheckConstraintNamesAsServerAlter(t *testing.T) {
 				db, cfg, postpone := sameResultSetup(t, c.create, alter,
 					"INSERT INTO t (id, v, w) SELECT seq, seq, seq % 90 + 10 FROM seq_1_to_300")
 				cfg.CutOver = algo
-				oracleElsewhere(t, db)
+				oracle := oracleElsewhere(t, db, cfg.Database)
 				done := runToPostponed(t, db, cfg)
-				for _, tdb := range []string{sameResultDB, oracleSchema} {
+				for _, tdb := range []string{cfg.Database, oracle} {
 					testenv.Exec(t, db, "INSERT INTO "+tdb+".t (id, v, w) VALUES (1001, 5, 50)",
 						"UPDATE "+tdb+".t SET v = v + 1 WHERE id <= 20", "DELETE FROM "+tdb+".t WHERE id BETWEEN 30 AND 40")
 				}
 				finishRun(t, postpone, done)
-				assertSameAsServerAlterElsewhere(t, db, alter)
+				assertSameAsServerAlterElsewhere(t, db, cfg.Database, oracle, alter)
 			})
 		}
 	}
@@ -64,7 +64,7 @@ func TestCheckConstraintUserNameRefusedOnMySQL(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the CHECK constraint name v_pos of t cannot be kept") {
 		t.Fatalf("migration: %v, want the refusal of v_pos", err)
 	}
-	if names := testenv.TableNames(t, db, sameResultDB, ""); strings.Join(names, ",") != "t" {
+	if names := testenv.TableNames(t, db, cfg.Database, ""); strings.Join(names, ",") != "t" {
 		t.Errorf("tables after the refusal: %v, want t alone", names)
 	}
 }

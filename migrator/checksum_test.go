@@ -19,11 +19,11 @@ import (
 // over at once, logging into logs, with chunks of 500 rows.
 func checksumSetup(t *testing.T, alter string, logs *testenv.LogBuffer) (*sql.DB, config.Config) {
 	t.Helper()
-	db := testenv.Table(t, sameResultDB,
+	db, schema := testenv.OwnTable(t, sameResultDB,
 		"CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20) NULL, n INT NOT NULL)",
 		`INSERT INTO t SELECT seq, CASE WHEN seq % 7 = 0 THEN '' WHEN seq % 11 = 0 THEN NULL ELSE CONCAT('n', seq) END, seq * 3
 		 FROM seq_1_to_3000`)
-	cfg := liveConfig(t, sameResultDB, "t", alter, logs)
+	cfg := liveConfig(t, schema, "t", alter, logs)
 	cfg.OkToDropTable = true
 	cfg.ChunkSize = 500
 	return db, cfg
@@ -33,6 +33,7 @@ func checksumSetup(t *testing.T, alter string, logs *testenv.LogBuffer) (*sql.DB
 // repaired: the migrated table is what the server's own ALTER makes of the rows, NULL and empty
 // strings told apart.
 func TestChecksumRepairsCorruptedGhost(t *testing.T) {
+	t.Parallel() // a database of its own
 	logs := &testenv.LogBuffer{}
 	alter := "MODIFY name VARCHAR(40) CHARACTER SET utf8mb4 NULL, MODIFY n BIGINT NOT NULL, ADD COLUMN c INT NULL"
 	db, cfg := checksumSetup(t, alter, logs)
@@ -77,8 +78,9 @@ func TestChecksumRepairsCorruptedGhost(t *testing.T) {
 // A ghost row corrupted again after each repair fails the migration with the keys of its range;
 // the original is untouched.
 func TestChecksumPersistentMismatchAborts(t *testing.T) {
+	t.Parallel() // a database of its own
 	db, cfg := checksumSetup(t, "ADD COLUMN c INT NULL", nil)
-	_, before := testenv.Checksum(t, db, sameResultDB, "t", []string{"id", "name", "n"}, "id")
+	_, before := testenv.Checksum(t, db, cfg.Database, "t", []string{"id", "name", "n"}, "id")
 	beforeSnapshot := func(ctx context.Context, _ int) error {
 		_, err := db.ExecContext(ctx, "UPDATE _t_gho SET n = n + 1 WHERE id = 1234")
 		return err
@@ -87,10 +89,10 @@ func TestChecksumPersistentMismatchAborts(t *testing.T) {
 	if !errors.Is(err, checksum.ErrMismatch) || !strings.Contains(err.Error(), "key ranges ((1000) .. (1500)]") {
 		t.Errorf("the error does not name the mismatching key range: %v", err)
 	}
-	if !testenv.Existing(t, db, sameResultDB, "t")["t"] {
+	if !testenv.Existing(t, db, cfg.Database, "t")["t"] {
 		t.Fatal("the original is not in place")
 	}
-	if _, after := testenv.Checksum(t, db, sameResultDB, "t", []string{"id", "name", "n"}, "id"); after != before {
+	if _, after := testenv.Checksum(t, db, cfg.Database, "t", []string{"id", "name", "n"}, "id"); after != before {
 		t.Error("the original table changed")
 	}
 }
@@ -171,8 +173,8 @@ func checksumUnderLoad(t *testing.T, logs *testenv.LogBuffer, corrupt func(conte
 		t.Fatalf("migration: %v", err)
 	}
 	cols := []string{"id", "name", "n"}
-	n, got := testenv.Checksum(t, db, sameResultDB, "t", cols, "id")
-	_, want := testenv.Checksum(t, db, sameResultDB, "_t_del", cols, "id")
+	n, got := testenv.Checksum(t, db, cfg.Database, "t", cols, "id")
+	_, want := testenv.Checksum(t, db, cfg.Database, "_t_del", cols, "id")
 	if got != want {
 		t.Errorf("the migrated table (%d rows) differs from the original as of the cut-over", n)
 	}
@@ -181,6 +183,7 @@ func checksumUnderLoad(t *testing.T, logs *testenv.LogBuffer, corrupt func(conte
 
 // --checksum=false goes from the copy to the cut-over without the checksum phase.
 func TestChecksumDisabledSkipsPhase(t *testing.T) {
+	t.Parallel() // a database of its own
 	logs := &testenv.LogBuffer{}
 	db, cfg := checksumSetup(t, "ADD COLUMN c INT NULL", logs)
 	cfg.Checksum = false
@@ -193,7 +196,7 @@ func TestChecksumDisabledSkipsPhase(t *testing.T) {
 	if got := strings.Join(phases, ","); got != "prepare,copy,cut-over,done" {
 		t.Errorf("phases %s, want prepare,copy,cut-over,done", got)
 	}
-	if logs.Contains("phase: checksum") || testenv.CountRows(t, db, sameResultDB, "t") != 3000 {
+	if logs.Contains("phase: checksum") || testenv.CountRows(t, db, cfg.Database, "t") != 3000 {
 		t.Error("the checksum phase was entered, or rows were lost")
 	}
 }
@@ -208,7 +211,7 @@ func TestChecksumSummaryNamesColumnsNotCompared(t *testing.T) {
 	if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
-	want := "Done migrating " + sameResultDB + ".t; NOT compared by the checksum: n (doc/checksum.md)"
+	want := "Done migrating " + cfg.Database + ".t; NOT compared by the checksum: n (doc/checksum.md)"
 	// The type reads int(11) on MariaDB, int on MySQL (no display width).
 	if !logs.Contains(want) || !logs.Contains(`"not_checksummed":["n: type changes from int`) || !logs.Contains(` to double(20,2) (no conversion`) {
 		t.Errorf("the summary line does not name the column left out (%q):\n%s", want, logs.String())
@@ -221,11 +224,11 @@ func TestChecksumSummaryNamesColumnsNotCompared(t *testing.T) {
 // (0 repaired, exit 0); the checksum now repairs the chunk and the table is the server's ALTER.
 func TestChecksumRepairsCompensatingChanges(t *testing.T) {
 	logs := &testenv.LogBuffer{}
-	db := testenv.Table(t, sameResultDB, "CREATE TABLE t (id INT PRIMARY KEY, status TINYINT NOT NULL, v VARCHAR(20) NOT NULL)",
+	db, schema := testenv.OwnTable(t, sameResultDB, "CREATE TABLE t (id INT PRIMARY KEY, status TINYINT NOT NULL, v VARCHAR(20) NOT NULL)",
 		"INSERT INTO t SELECT seq, 1, CONCAT('row', seq % 7) FROM seq_1_to_1000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	alter := "ADD COLUMN c INT NULL"
-	cfg := liveConfig(t, sameResultDB, "t", alter, logs)
+	cfg := liveConfig(t, schema, "t", alter, logs)
 	cfg.OkToDropTable = true
 	cfg.ChunkSize = 10
 	beforeSnapshot := func(ctx context.Context, round int) error {

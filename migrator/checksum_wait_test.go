@@ -18,6 +18,7 @@ import (
 // shorter than the hold the run fails (the original intact), with a longer one it waits for the
 // blocker to commit and migrates.
 func TestChecksumWaitsForABlockingSession(t *testing.T) {
+	t.Parallel() // a database of its own
 	for _, c := range []struct {
 		name    string
 		retries int
@@ -57,7 +58,7 @@ func TestChecksumWaitsForABlockingSession(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "--default-retries") {
 				t.Fatalf("want a failure naming --default-retries, got %v", err)
 			}
-			if !testenv.Existing(t, db, sameResultDB, "t")["t"] {
+			if !testenv.Existing(t, db, cfg.Database, "t")["t"] {
 				t.Fatal("the original is not in place")
 			}
 		})

@@ -68,10 +68,11 @@ func assertKnobSets(t *testing.T, m *Migrator, sets []knobSet) {
 // chunk size is the size of the next chunks; a postponed cut-over waits until unpostponed; Status
 // follows; every row arrives.
 func TestControlsSteerARun(t *testing.T) {
-	db := testenv.Database(t, controlsDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, controlsDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_20000")
-	cfg := liveConfig(t, controlsDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ChunkSize = 1000
 	var chunks atomic.Int64
 	m := newWithSeams(t, cfg, seams{beforeChunk: func(context.Context, int64) error { chunks.Add(1); return nil }})
@@ -112,7 +113,7 @@ func TestControlsSteerARun(t *testing.T) {
 	if st := m.Status(); st.Phase != status.PhaseDone {
 		t.Errorf("phase after the run: %s", st.Phase)
 	}
-	if n := testenv.CountRows(t, db, controlsDB, "t"); n != 20000 {
+	if n := testenv.CountRows(t, db, schema, "t"); n != 20000 {
 		t.Errorf("%d rows after the migration, want 20000", n)
 	}
 }
@@ -120,10 +121,11 @@ func TestControlsSteerARun(t *testing.T) {
 // TestControlsPanic: Panic aborts a running migration with ErrPanicked; the original keeps its
 // rows and its definition, and the helper tables are gone.
 func TestControlsPanic(t *testing.T) {
-	db := testenv.Database(t, controlsDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, controlsDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS p", "CREATE TABLE p (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO p SELECT seq, seq FROM seq_1_to_500")
-	cfg := liveConfig(t, controlsDB, "p", "ADD COLUMN c INT NULL", nil)
+	cfg := liveConfig(t, schema, "p", "ADD COLUMN c INT NULL", nil)
 	m := mustNew(t, cfg)
 	if err := m.Postpone(true); err != nil {
 		t.Fatal(err)
@@ -138,10 +140,10 @@ func TestControlsPanic(t *testing.T) {
 	if !errors.Is(err, ErrPanicked) {
 		t.Fatalf("run ended with %v, want ErrPanicked", err)
 	}
-	if got := testenv.Columns(t, db, controlsDB, "p"); !slices.Equal(got, []string{"id", "v"}) {
+	if got := testenv.Columns(t, db, schema, "p"); !slices.Equal(got, []string{"id", "v"}) {
 		t.Errorf("original's columns after panic: %q", got)
 	}
-	if n := testenv.CountRows(t, db, controlsDB, "p"); n != 500 {
+	if n := testenv.CountRows(t, db, schema, "p"); n != 500 {
 		t.Errorf("%d rows in the original after panic, want 500", n)
 	}
 	if st := m.Status(); st.Phase != status.PhaseFailed {

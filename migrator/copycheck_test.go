@@ -146,7 +146,8 @@ func touchChunk(ctx context.Context, db *sql.DB) error {
 // short that chunks are split again and again, a clean table still migrates whole: the checks
 // neither lose a row nor refuse a good one.
 func TestCopyChunkInPartsUnderLoad(t *testing.T) {
-	db := testenv.Database(t, copyCheckDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, copyCheckDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, u VARCHAR(10), n INT)",
 		"INSERT INTO t SELECT seq, CONCAT('v', seq), seq FROM seq_1_to_3000")
 	postpone := filepath.Join(t.TempDir(), "postpone")
@@ -156,7 +157,7 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 	logs := &testenv.LogBuffer{}
 	cfg := config.Default()
 	cfg.Conn = testenv.PrimaryConfig()
-	cfg.Database, cfg.Table, cfg.Alter = copyCheckDB, "t", "ADD UNIQUE KEY uu (u), ADD COLUMN c INT"
+	cfg.Database, cfg.Table, cfg.Alter = schema, "t", "ADD UNIQUE KEY uu (u), ADD COLUMN c INT"
 	cfg.AllowOnMaster, cfg.Execute = true, true
 	cfg.ReplicaServerID, cfg.DefaultRetries, cfg.ChunkSize = testenv.NextServerID(), 5, 100
 	cfg.PostponeCutOverFlagFile, cfg.FlagFileInterval = postpone, 10*time.Millisecond
@@ -207,8 +208,8 @@ func TestCopyChunkInPartsUnderLoad(t *testing.T) {
 	if !strings.Contains(logs.String(), "copying the chunk again in parts") {
 		t.Error("no chunk was copied in parts: the test does not exercise the short list")
 	}
-	n, got := testenv.Checksum(t, db, copyCheckDB, "t", []string{"id", "u", "n"}, "id")
-	_, want := testenv.Checksum(t, db, copyCheckDB, "_t_del", []string{"id", "u", "n"}, "id")
+	n, got := testenv.Checksum(t, db, schema, "t", []string{"id", "u", "n"}, "id")
+	_, want := testenv.Checksum(t, db, schema, "_t_del", []string{"id", "u", "n"}, "id")
 	if got != want {
 		t.Errorf("the migrated table (%d rows) differs from the original as of the cut-over", n)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
-// displacedDB is the database of the displaced-rows tests.
+// displacedDB names the databases of the displaced-rows tests (one per test).
 const displacedDB = "gl_displaced"
 
 // A genuine duplicate on the unique key the ALTER adds, written after the copy: the applier keeps
@@ -52,6 +52,7 @@ func TestDisplacedRowFailsBeforeCutOver(t *testing.T) {
 // The same duplicate written just before the cut-over locks the original: the check under the
 // lock refuses the swap as unsafe, in one attempt (no retries).
 func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
+	t.Parallel() // a database of its own
 	db, cfg := displacedSetup(t)
 	var attempts atomic.Int32
 	cutOver := cutover.TestSeams{BeforeStep: func(_ context.Context, step cutover.Step, _ cutover.StepInfo) error {
@@ -72,9 +73,9 @@ func TestDisplacedRowFailsCutOverOnce(t *testing.T) {
 // (5001, 5) the test writes. The configuration adds UNIQUE KEY u (u).
 func displacedSetup(t *testing.T) (*sql.DB, config.Config) {
 	t.Helper()
-	db := testenv.Table(t, displacedDB, "CREATE TABLE t (id INT PRIMARY KEY, u INT)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000",
+	db, schema := testenv.OwnTable(t, displacedDB, "CREATE TABLE t (id INT PRIMARY KEY, u INT)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t", "INSERT INTO want VALUES (5001, 5)")
-	cfg := liveConfig(t, displacedDB, "t", "ADD UNIQUE KEY u (u)", nil)
+	cfg := liveConfig(t, schema, "t", "ADD UNIQUE KEY u (u)", nil)
 	cfg.DefaultRetries = 5
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	return db, cfg
@@ -96,12 +97,13 @@ func assertDisplacedFailure(t *testing.T, db *sql.DB, err error) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	_, got := testenv.Checksum(t, db, displacedDB, "t", []string{"id", "u"}, "id")
-	_, want := testenv.Checksum(t, db, displacedDB, "want", []string{"id", "u"}, "id")
+	schema := testenv.DatabaseOf(t, db)
+	_, got := testenv.Checksum(t, db, schema, "t", []string{"id", "u"}, "id")
+	_, want := testenv.Checksum(t, db, schema, "want", []string{"id", "u"}, "id")
 	if got != want {
 		t.Error("the original table does not hold its data")
 	}
-	if left := testenv.TableNames(t, db, displacedDB, "_t_"); len(left) != 0 {
+	if left := testenv.TableNames(t, db, schema, "_t_"); len(left) != 0 {
 		t.Errorf("helper tables left: %v", left)
 	}
 }

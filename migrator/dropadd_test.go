@@ -9,6 +9,7 @@ import (
 // DROP COLUMN c, ADD COLUMN c ... in one ALTER makes a new column that gets its default, in the
 // rows copied and in the rows applied from the binlog: the old values are not carried over by name.
 func TestDropAndAddColumnGetsDefault(t *testing.T) {
+	t.Parallel() // a database of its own
 	alter := "DROP COLUMN c, ADD COLUMN c INT NOT NULL DEFAULT 7"
 	db, cfg, postpone := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, c INT, v INT)", alter,
 		"INSERT INTO t SELECT seq, seq * 10, seq FROM seq_1_to_500")

@@ -22,14 +22,15 @@ const fill100k = `INSERT INTO t (id, a, b)
 	(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) d4`
 
 func TestDryRunLeavesNoTrace(t *testing.T) {
-	db := testenv.Database(t, prepareDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, prepareDB)
 	testenv.Exec(t, db, plainTable, fill100k, "ANALYZE TABLE t")
 	before := captureState(t, db)
 	if before.sums["t"][:7] != "100000/" {
 		t.Fatalf("setup: %v", before.sums)
 	}
 	logs := &testenv.LogBuffer{}
-	cfg := prepareConfig(t, "t", "ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 0, DROP COLUMN b, ADD KEY (a)", logs)
+	cfg := testConfig(t, schema, "t", "ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 0, DROP COLUMN b, ADD KEY (a)", logs)
 	m := mustNew(t, cfg)
 	start := time.Now()
 	if err := m.Run(context.Background()); err != nil {
@@ -41,7 +42,7 @@ func TestDryRunLeavesNoTrace(t *testing.T) {
 	assertUnchanged(t, db, before, "t")
 	out := logs.String()
 	for _, want := range []string{
-		`"message":"plan: migrate gl_prepare.t on ` + testenv.Flavor(t).String(),
+		`"message":"plan: migrate ` + schema + `.t on ` + testenv.Flavor(t).String(),
 		"topology: binlog read and tables written on 127.0.0.1:",
 		"shared key: PRIMARY (id)",
 		"columns copied (2): id, a",
@@ -64,14 +65,15 @@ func TestDryRunLeavesNoTrace(t *testing.T) {
 // TIMESTAMP columns, a visible index dropped, the table's size; and an ALTER the server does
 // instantly is called so.
 func TestDryRunReview(t *testing.T) {
-	db := testenv.Database(t, prepareDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, prepareDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL, s VARCHAR(30), big BIGINT, KEY vk (v))",
 		"INSERT INTO t SELECT seq, seq % 100, REPEAT('x', seq % 30), seq * 1000 FROM seq_1_to_3000")
 	before := captureState(t, db)
 	review := func(alter string) string {
 		t.Helper()
 		logs := &testenv.LogBuffer{}
-		if err := mustNew(t, prepareConfig(t, "t", alter, logs)).Run(context.Background()); err != nil {
+		if err := mustNew(t, testConfig(t, schema, "t", alter, logs)).Run(context.Background()); err != nil {
 			t.Fatalf("dry run of %s: %v", alter, err)
 		}
 		assertUnchanged(t, db, before, "t")
@@ -141,12 +143,13 @@ func TestPrepareFromReplicaWritesToPrimary(t *testing.T) {
 }
 
 func TestRenamedColumns(t *testing.T) {
+	t.Parallel() // a database of its own
 	const alter = "CHANGE COLUMN a a_renamed INT COMMENT 'was a, RENAME TO nothing'"
 	for _, approve := range []bool{true, false} {
 		t.Run(fmt.Sprintf("approve=%v", approve), func(t *testing.T) {
-			db := testenv.Database(t, prepareDB)
+			db, schema := testenv.OwnDatabase(t, prepareDB)
 			testenv.Exec(t, db, plainTable, plainRows)
-			cfg := prepareConfig(t, "t", alter, nil)
+			cfg := testConfig(t, schema, "t", alter, nil)
 			cfg.ApproveRenamedColumns, cfg.SkipRenamedColumns = approve, !approve
 			m := mustNew(t, cfg)
 			s := prepareOK(t, m)

@@ -41,7 +41,7 @@ func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
 			db := testenv.Database(t, prepareDB)
 			testenv.Exec(t, db, fkParent, fkRows, fkChildTable(c.actions), fkChild)
 			before := captureState(t, db)
-			cfg := prepareConfig(t, "t", "ADD COLUMN x INT NULL", nil)
+			cfg := testConfig(t, prepareDB, "t", "ADD COLUMN x INT NULL", nil)
 			live(&cfg)
 			cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !c.skip, c.skip
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

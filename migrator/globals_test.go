@@ -127,7 +127,7 @@ func testGlobal(t *testing.T, c globalCase) {
 		if !strings.Contains(err.Error(), c.refuse) {
 			t.Errorf("the refusal does not name %s: %v", c.refuse, err)
 		}
-		if names := testenv.TableNames(t, db, sameResultDB, "_t_"); len(names) > 0 {
+		if names := testenv.TableNames(t, db, cfg.Database, "_t_"); len(names) > 0 {
 			t.Errorf("refused after creating %v", names)
 		}
 		return
@@ -194,6 +194,7 @@ func globalsLoad(db *sql.DB) *loadgen.Load {
 // the distinct columns its images lack (issue 34.5: it counted a missing value per row image,
 // "lacks 6536 columns" for a 1,000-row update of a 5-column table).
 func TestMinimalRowImageNamesTheMissingColumns(t *testing.T) {
+	t.Parallel() // a database of its own
 	db, cfg, _ := sameResultSetup(t, "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, c INT, d INT)", "ADD COLUMN e INT",
 		"INSERT INTO t SELECT seq, seq, seq, seq, seq FROM seq_1_to_1000")
 	done := runMigration(t, cfg)

@@ -16,7 +16,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
-// keyCollationDB is the database of the shared key collation tests.
+// keyCollationDB names the databases of the shared key collation cases (one per case).
 const keyCollationDB = "gl_keycoll"
 
 // keyCollationPair is a character primary key k (its CHARACTER SET ... COLLATE ... clause) and an
@@ -78,7 +78,6 @@ var keyCollationCandidates = []string{"ß", "A", "a ", "Ü", "U", "Å", "æ", "s
 // key: the tool must fail before the swap, in one line naming the duplicate, with the original in
 // place and no helper table left. Otherwise it must migrate, byte for byte what the server gives.
 func TestSharedKeyCollationChange(t *testing.T) {
-	db := testenv.Database(t, keyCollationDB)
 	saved := displacedPatience
 	displacedPatience = time.Second
 	t.Cleanup(func() { displacedPatience = saved })
@@ -86,7 +85,9 @@ func TestSharedKeyCollationChange(t *testing.T) {
 		for _, key := range []string{"k", "g, k"} {
 			for _, scenario := range []string{"transient", "seed", "written"} {
 				t.Run(fmt.Sprintf("%s/%s/(%s)/%s", pair.src, pair.alter, key, scenario), func(t *testing.T) {
-					keyCollationCase(t, db, pair, key, scenario)
+					t.Parallel() // each case in a database of its own; displacedPatience is set for all
+					db, schema := testenv.OwnDatabase(t, keyCollationDB)
+					keyCollationCase(t, db, schema, pair, key, scenario)
 				})
 			}
 		}
@@ -95,7 +96,7 @@ func TestSharedKeyCollationChange(t *testing.T) {
 
 // keyCollationCase runs one case with the primary key over key: k alone, or a composite (g, k)
 // where g is 1 in every row.
-func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, key, scenario string) {
+func keyCollationCase(t *testing.T, db *sql.DB, schema string, pair keyCollationPair, key, scenario string) {
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS _t_del", "DROP TABLE IF EXISTS t_oracle",
 		"CREATE TABLE t (k VARCHAR(20) CHARACTER SET "+pair.src+" NOT NULL, v INT NOT NULL, g INT NOT NULL DEFAULT 1, PRIMARY KEY ("+key+")) ENGINE=InnoDB")
 	conn := serverSession(t, db)
@@ -104,10 +105,10 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, key, scen
 	if scenario == "seed" {
 		insertKeys(t, conn, keyCollationCandidates, 100)
 	}
-	orig, ghost := keyCollationColumns(t, db, pair.alter)
+	orig, ghost := keyCollationColumns(t, db, schema, pair.alter)
 	before := showCreate(t, db, "t")
 	t.Logf("key k: %s into %s: compared by bytes: %v", orig.Collation, ghost.Collation, plan.ComparedByBytes(orig, ghost))
-	cfg := testConfig(t, keyCollationDB, "t", pair.alter, nil)
+	cfg := testConfig(t, schema, "t", pair.alter, nil)
 	live(&cfg)
 	cfg.ChunkSize = 10 // several chunks, so that rows change between them
 	flag := postpone(t, &cfg)
@@ -126,7 +127,7 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, key, scen
 	}}
 	done := runWithSeams(t, cfg, chunkWrites)
 	if postponed, runErr := waitPostponedOrEnd(t, db, done); !postponed {
-		keyCollationJudge(t, db, conn, pair, before, runErr)
+		keyCollationJudge(t, db, schema, conn, pair, before, runErr)
 		return
 	}
 	switch scenario {
@@ -146,16 +147,16 @@ func keyCollationCase(t *testing.T, db *sql.DB, pair keyCollationPair, key, scen
 	if err := os.Remove(flag); err != nil {
 		t.Fatal(err)
 	}
-	keyCollationJudge(t, db, conn, pair, before, testenv.WaitResult(t, done, 90*time.Second))
+	keyCollationJudge(t, db, schema, conn, pair, before, testenv.WaitResult(t, done, 90*time.Second))
 }
 
 // keyCollationJudge compares the tool's result runErr (before is the original's definition) with the server's own ALTER of the original
 // as of the end: both migrate, to the same table, or both fail on a duplicate key, the tool before
 // the swap, in one line, leaving the original in place and alone.
-func keyCollationJudge(t *testing.T, db *sql.DB, conn *sql.Conn, pair keyCollationPair, before string, runErr error) {
+func keyCollationJudge(t *testing.T, db *sql.DB, schema string, conn *sql.Conn, pair keyCollationPair, before string, runErr error) {
 	t.Helper()
 	if runErr == nil {
-		compareWithServerALTER(t, db, keyCollationDB, pair.alter)
+		compareWithServerALTER(t, db, schema, pair.alter)
 		return
 	}
 	t.Logf("the migration failed: %v", runErr)
@@ -171,7 +172,7 @@ func keyCollationJudge(t *testing.T, db *sql.DB, conn *sql.Conn, pair keyCollati
 	if strings.Contains(msg, "\n") || !strings.Contains(strings.ToLower(msg), "duplicate entry") || !strings.Contains(msg, "untouched") {
 		t.Errorf("the failure is not one line naming the duplicate and the untouched original: %q", msg)
 	}
-	if left := testenv.TableNames(t, db, keyCollationDB, "_t_"); len(left) != 0 {
+	if left := testenv.TableNames(t, db, schema, "_t_"); len(left) != 0 {
 		t.Errorf("helper tables left: %v", left)
 	}
 	if got := showCreate(t, db, "t"); table.WithoutAutoIncrement(got) != table.WithoutAutoIncrement(before) {
@@ -228,12 +229,12 @@ func keyCollationWrites(ctx context.Context, conn *sql.Conn, stmts ...string) er
 
 // keyCollationColumns is column k as the original has it and as the ALTER makes it (read from
 // scratch tables the test drops).
-func keyCollationColumns(t *testing.T, db *sql.DB, alter string) (*table.Column, *table.Column) {
+func keyCollationColumns(t *testing.T, db *sql.DB, schema, alter string) (*table.Column, *table.Column) {
 	t.Helper()
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS t_scratch", "CREATE TABLE t_scratch LIKE t", "ALTER TABLE t_scratch "+alter)
 	defer testenv.Exec(t, db, "DROP TABLE t_scratch")
 	read := func(tbl string) *table.Column {
-		tb, err := table.Inspect(context.Background(), db, keyCollationDB, tbl)
+		tb, err := table.Inspect(context.Background(), db, schema, tbl)
 		if err != nil {
 			t.Fatal(err)
 		}

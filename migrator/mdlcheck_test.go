@@ -13,7 +13,8 @@ import (
 
 const mdlDB = "gl_mdlcheck"
 
-// setMDLInstrument turns the metadata lock instrument on the sandbox primary on or off.
+// setMDLInstrument turns the metadata lock instrument on the sandbox primary on or off: every
+// session sees it, so a test that calls it runs alone on the sandbox (testenv.Serial).
 func setMDLInstrument(t *testing.T, on bool) {
 	t.Helper()
 	v := "NO"
@@ -35,6 +36,7 @@ func mdlVisible(t *testing.T) bool {
 // named, and nothing changes; --skip-metadata-lock-check goes on (not with atomic); a dry run with
 // --allow-setup-metadata-lock-instruments changes nothing, a real run turns the instrument on.
 func TestMetadataLockPreflight(t *testing.T) {
+	testenv.Serial(t) // it turns the metadata lock instrument off for every session
 	db := testenv.Database(t, mdlDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_100")
 	t.Cleanup(func() { setMDLInstrument(t, true) })

@@ -19,8 +19,7 @@ func TestMySQLInvisibleColumnsUnderRequiredPrimaryKey(t *testing.T) {
 	db, cfg, postpone := sameResultSetup(t,
 		"CREATE TABLE t (id INT PRIMARY KEY, h INT INVISIBLE DEFAULT 5, v INT, KEY kf ((v + 1)))", alter,
 		"INSERT INTO t (id, h, v) SELECT seq, seq * 2, seq FROM seq_1_to_500")
-	testenv.Exec(t, db, "SET GLOBAL sql_require_primary_key = ON")
-	t.Cleanup(func() { testenv.Exec(t, db, "SET GLOBAL sql_require_primary_key = OFF") })
+	testenv.SetGlobal(t, db, "sql_require_primary_key", "ON")
 	testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want (id, h, v) SELECT id, h, v FROM t")
 	done := runToPostponed(t, db, cfg)
 	for _, tbl := range []string{"t", "want"} {

@@ -41,7 +41,7 @@ func TestNamesCompareExactly(t *testing.T) {
 			}
 			testenv.Exec(t, db, c.setup...)
 			twinBefore := othersState(t, db, c.tbl)[c.twin]
-			cfg := prepareConfig(t, c.tbl, "ADD COLUMN c INT NULL", nil)
+			cfg := testConfig(t, prepareDB, c.tbl, "ADD COLUMN c INT NULL", nil)
 			live(&cfg)
 			cfg.OkToDropTable = true
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -18,7 +18,8 @@ const nullableDB = "gl_mig_nullable"
 // key's columns hold a NULL (nothing changed), migrated when they hold none, and stopped at the
 // cut-over when a NULL was written during the migration.
 func TestAllowNullableUniqueKey(t *testing.T) {
-	db := testenv.Database(t, nullableDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, nullableDB)
 	setup := func(null bool) {
 		testenv.Exec(t, db, "DROP TABLE IF EXISTS t, _t_del", "CREATE TABLE t (id INT NULL, v INT NOT NULL, UNIQUE KEY uk_id (id))",
 			"INSERT INTO t (id, v) SELECT seq, seq FROM seq_1_to_2000")
@@ -31,12 +32,12 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 		want        string
 	}{
 		{false, false, "chosen key uk_id (id) has nullable columns. Bailing out. To force this operation to continue, supply --allow-nullable-unique-key flag"},
-		{true, true, "chosen key uk_id (id) has nullable columns, and 1 rows of gl_mig_nullable.t hold NULL in them"},
+		{true, true, "chosen key uk_id (id) has nullable columns, and 1 rows of " + schema + ".t hold NULL in them"},
 	}
 	for _, c := range refusals {
 		setup(c.null)
 		before := captureState(t, db)
-		cfg := liveConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
+		cfg := liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 		cfg.AllowNullableUniqueKey = c.allow
 		err := mustNew(t, cfg).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -47,7 +48,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 
 	// No NULL: migrated, with writes during the copy.
 	setup(false)
-	cfg := liveConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.AllowNullableUniqueKey = true
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)
@@ -59,15 +60,15 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 	if err := testenv.WaitResult(t, done, 60*time.Second); err != nil {
 		t.Fatalf("migration with a nullable key and no NULL: %v", err)
 	}
-	n1, s1 := testenv.Checksum(t, db, nullableDB, "t", []string{"id", "v"}, "id")
-	n2, s2 := testenv.Checksum(t, db, nullableDB, "_t_del", []string{"id", "v"}, "id")
+	n1, s1 := testenv.Checksum(t, db, schema, "t", []string{"id", "v"}, "id")
+	n2, s2 := testenv.Checksum(t, db, schema, "_t_del", []string{"id", "v"}, "id")
 	if n1 != n2 || s1 != s2 || n1 != 1991 {
 		t.Fatalf("new table %d rows (%s), original %d rows (%s); want equal, 1991 rows", n1, s1, n2, s2)
 	}
 
 	// A NULL written during the migration: the cut-over refuses it, once, and the original stays.
 	setup(false)
-	cfg = liveConfig(t, nullableDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg = liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.AllowNullableUniqueKey = true
 	flag = postpone(t, &cfg)
 	done = runMigration(t, cfg)
@@ -80,7 +81,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 	if !errors.Is(err, cutover.ErrUnsafe) || !strings.Contains(err.Error(), "rows written during the migration") || !strings.Contains(err.Error(), "_t_gho hold NULL") {
 		t.Fatalf("NULL written during the migration: %v", err)
 	}
-	if got := testenv.CountRows(t, db, nullableDB, "t"); got != 2001 {
+	if got := testenv.CountRows(t, db, schema, "t"); got != 2001 {
 		t.Fatalf("the original has %d rows, want 2001", got)
 	}
 }

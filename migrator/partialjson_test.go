@@ -31,7 +31,7 @@ func TestPartialJSONGlobalMigratesAsServerAlter(t *testing.T) {
 	if err := db.QueryRow("SHOW BINARY LOG STATUS").Scan(&file, &pos, new(any), new(any), new(any)); err != nil {
 		t.Fatal(err)
 	}
-	loadDB := testenv.Open(t, testenv.PrimaryConfig(), sameResultDB) // sessions opened with the new global
+	loadDB := testenv.Open(t, testenv.PrimaryConfig(), cfg.Database) // sessions opened with the new global
 	dec := func(r *rand.Rand) string { return fmt.Sprintf("%d.%03d", r.Intn(2000)-1000, r.Intn(1000)) }
 	id := func(r *rand.Rand) int { return 1 + r.Intn(1500) }
 	load := loadgen.Start(t.Context(), loadgen.Config{DB: loadDB, Rate: 300, Workers: 2, Ops: []loadgen.Op{

@@ -14,7 +14,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
-// prepareDB is the database of the preparation tests (other packages use their own).
+// prepareDB names the databases of the preparation tests (one per test: testenv.OwnDatabase).
 const prepareDB = "gl_prepare"
 
 // prepareConfig is a dry-run configuration of prepareDB.tbl (see testConfig).
@@ -32,10 +32,11 @@ type serverState struct {
 
 func captureState(t *testing.T, db *sql.DB) serverState {
 	t.Helper()
-	st := serverState{tables: testenv.TableNames(t, db, prepareDB, ""), sums: map[string]string{}}
+	schema := testenv.DatabaseOf(t, db)
+	st := serverState{tables: testenv.TableNames(t, db, schema, ""), sums: map[string]string{}}
 	for _, name := range st.tables {
 		cols := tableColumnNames(t, db, name)
-		rows, sum := testenv.Checksum(t, db, prepareDB, name, cols, "`"+cols[0]+"`")
+		rows, sum := testenv.Checksum(t, db, schema, name, cols, "`"+cols[0]+"`")
 		st.sums[name] = fmt.Sprintf("%d/%s", rows, sum)
 	}
 	return st
@@ -43,7 +44,7 @@ func captureState(t *testing.T, db *sql.DB) serverState {
 
 func tableColumnNames(t *testing.T, db *sql.DB, tbl string) []string {
 	t.Helper()
-	cols := testenv.Columns(t, db, prepareDB, tbl)
+	cols := testenv.Columns(t, db, testenv.DatabaseOf(t, db), tbl)
 	if len(cols) == 0 {
 		t.Fatalf("table %s has no columns", tbl)
 	}

@@ -12,6 +12,7 @@ import (
 // phrase; a dry run with it changes nothing; a run with it switches the replica to ROW, restarts
 // its replication and migrates. --tungsten waives log_slave_updates (checked by checkBinlog).
 func TestSwitchToRBR(t *testing.T) {
+	testenv.Serial(t) // it sets the replica's global binlog_format
 	const schema = "gl_mig_rbr"
 	primary := replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), "")

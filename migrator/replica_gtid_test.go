@@ -23,6 +23,7 @@ const replicaOwnDomain = 9
 // with its own domain it runs end to end under a write load on the primary: its writes take GTIDs
 // in the replica's domain only, and replication resumes afterwards without an out-of-order error.
 func TestTestOnReplicaStrictModeOwnDomain(t *testing.T) {
+	testenv.Serial(t) // it sets the replica's GTID globals and stops replication
 	testenv.OnlyMariaDB(t, "gtid_strict_mode and GTID domains are MariaDB's")
 	const schema = "gl_replica_tor_domain"
 	primary := replicaFixture(t, schema)
@@ -66,6 +67,7 @@ func TestTestOnReplicaStrictModeOwnDomain(t *testing.T) {
 // TestReplicaModesRefuseStrictReplicatedDomain: with gtid_strict_mode=ON and the primary's domain
 // the migration's writes would stop replication: refused in one line, nothing created.
 func TestReplicaModesRefuseStrictReplicatedDomain(t *testing.T) {
+	testenv.Serial(t) // it sets the replica's GTID globals
 	testenv.OnlyMariaDB(t, "gtid_strict_mode and GTID domains are MariaDB's")
 	const schema = "gl_replica_strict_refuse"
 	primary := replicaFixture(t, schema)

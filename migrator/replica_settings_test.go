@@ -17,6 +17,7 @@ import (
 // MariaDB slave_parallel_threads=4, optimistic), --migrate-on-replica and --test-on-replica run
 // under the primary's writes and give the primary's rows.
 func TestParallelReplicationOnTheReplica(t *testing.T) {
+	testenv.Serial(t) // it stops replication and changes the replica's globals
 	replica := testenv.Open(t, testenv.ReplicaConfig(), "")
 	f := testenv.Flavor(t)
 	settings := [][2]string{{"replica_parallel_workers", "4"}, {"replica_preserve_commit_order", "ON"}}
@@ -42,6 +43,7 @@ func TestParallelReplicationOnTheReplica(t *testing.T) {
 // its binary log is refused at once, naming the setting and the fix, nothing created on either
 // server. The replica restarts twice (off, then back as the sandbox has it).
 func TestReplicaWithoutLoggedUpdatesIsRefused(t *testing.T) {
+	testenv.Serial(t) // it restarts the replica
 	if !testenv.CanRestartServers() {
 		testenv.Unavailable(t, "GHOSTLITE_TEST_SANDBOX is not set: the test restarts the sandbox replica")
 	}

@@ -121,7 +121,10 @@ func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
 // TestTestOnReplicaEndToEnd: replication is stopped at cut-over, the tables are swapped back, the
 // migrated copy _t_gho equals the original t on the shared columns, and replication stays stopped
 // until the test restarts it.
-func TestTestOnReplicaEndToEnd(t *testing.T) { testOnReplicaEndToEnd(t, "gl_replica_tor") }
+func TestTestOnReplicaEndToEnd(t *testing.T) {
+	testenv.Serial(t) // --test-on-replica stops replication
+	testOnReplicaEndToEnd(t, "gl_replica_tor")
+}
 
 func testOnReplicaEndToEnd(t *testing.T, schema string) {
 	primary := replicaFixture(t, schema)
@@ -171,6 +174,7 @@ func assertSwappedBackSummary(t *testing.T, logs *testenv.LogBuffer) {
 // TestTestOnReplicaSkipReplicaStopEndToEnd: with --test-on-replica-skip-replica-stop replication
 // keeps running (nothing writes to the table, as the flag requires); the swap back happens all the same.
 func TestTestOnReplicaSkipReplicaStopEndToEnd(t *testing.T) {
+	testenv.Serial(t) // it stops replication
 	const schema = "gl_replica_tor_skip"
 	replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)

@@ -59,9 +59,10 @@ func stopLoadAndSnapshot(t *testing.T, db *sql.DB, load *loadgen.Load) {
 // runs while the rows are copied and the load writes: its snapshot and its metadata locks are
 // ridden out, and the dump completes too.
 func TestDumpDuringTheCopy(t *testing.T) {
+	t.Parallel() // a database of its own
 	db, cfg, postponeFile := sameResultSetup(t, routineCreate, routineAlter, routineFill)
 	cfg.ChunkSize = 300
-	dump := testenv.DumpCommand(t, "--single-transaction", "--skip-lock-tables", sameResultDB)
+	dump := testenv.DumpCommand(t, "--single-transaction", "--skip-lock-tables", cfg.Database)
 	var out, stderr bytes.Buffer
 	dump.Stdout, dump.Stderr = &out, &stderr
 	dumped := make(chan error, 1)
@@ -139,6 +140,7 @@ func TestEventSchedulerJobDuringTheRun(t *testing.T) {
 // connection, the original in place under its name with every acknowledged write; with
 // --checkpoint, --resume then completes the migration with the server's ALTER's result.
 func TestServerRestartDuringTheCutOver(t *testing.T) {
+	testenv.Serial(t) // it restarts the primary
 	if !testenv.CanRestartServers() {
 		testenv.Unavailable(t, "GHOSTLITE_TEST_SANDBOX is not set: the test restarts the sandbox primary")
 	}
@@ -169,7 +171,7 @@ func TestServerRestartDuringTheCutOver(t *testing.T) {
 	if err != nil {
 		t.Logf("the run stopped: %v", err)
 		assertNamesLostConnection(t, err)
-		if testenv.HasColumn(t, db, sameResultDB, "t", "c") {
+		if testenv.HasColumn(t, db, cfg.Database, "t", "c") {
 			t.Fatal("the run failed, yet t is migrated")
 		}
 		assertSameRows(t, db, "t", "want")
@@ -181,7 +183,7 @@ func TestServerRestartDuringTheCutOver(t *testing.T) {
 		}
 	}
 	assertSameAsServerAlter(t, db, "want", routineAlter)
-	if left := testenv.TableNames(t, db, sameResultDB, "_t_"); len(left) > 0 {
+	if left := testenv.TableNames(t, db, cfg.Database, "_t_"); len(left) > 0 {
 		t.Errorf("helper tables left: %v", left)
 	}
 }

@@ -16,16 +16,16 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
-// sameResultDB is the database of the tests that compare a migrated table with the server's own
-// ALTER TABLE ... ALGORITHM=COPY of the same rows.
+// sameResultDB names the databases of the tests that compare a migrated table with the server's
+// own ALTER TABLE ... ALGORITHM=COPY of the same rows (one per test: cfg.Database).
 const sameResultDB = "gl_sameresult"
 
 // sameResultSetup creates t from create, fills it with the inserts, and returns the pool and an
 // executing configuration with a postpone flag file (the caller removes it to cut over).
 func sameResultSetup(t *testing.T, create, alter string, inserts ...string) (*sql.DB, config.Config, string) {
 	t.Helper()
-	db := testenv.Table(t, sameResultDB, create, inserts...)
-	cfg := testConfig(t, sameResultDB, "t", alter, nil)
+	db, schema := testenv.OwnTable(t, sameResultDB, create, inserts...)
+	cfg := testConfig(t, schema, "t", alter, nil)
 	live(&cfg)
 	cfg.OkToDropTable = true
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
@@ -85,42 +85,44 @@ func assertSameAsServerAlter(t *testing.T, db *sql.DB, oracle, alter string) {
 	assertSameRows(t, db, "t", oracle)
 }
 
-// oracleSchema holds the oracles named like the migrated table (oracleElsewhere).
+// oracleSchema names the databases that hold the oracles named like the migrated table
+// (oracleElsewhere).
 const oracleSchema = "gl_sameresult_oracle"
 
-// oracleElsewhere makes oracleSchema.t an exact copy of t's definition (from its SHOW CREATE
+// oracleElsewhere makes t in a database of its own (returned) an exact copy of schema.t's definition (from its SHOW CREATE
 // TABLE, so MySQL keeps its CHECK constraint names, which CREATE ... LIKE renames: they are unique
 // per schema and generated from the table's name) and rows. Apply to it the writes made to t
 // during the run, then call assertSameAsServerAlterElsewhere.
-func oracleElsewhere(t *testing.T, db *sql.DB) {
+func oracleElsewhere(t *testing.T, db *sql.DB, schema string) string {
 	t.Helper()
 	var n, create string
 	if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&n, &create); err != nil {
 		t.Fatal(err)
 	}
-	oracle := testenv.Database(t, oracleSchema)
-	testenv.Exec(t, oracle, create, "INSERT INTO t SELECT * FROM "+table.Qualify(sameResultDB, "t"))
+	oracle, name := testenv.OwnDatabase(t, oracleSchema)
+	testenv.Exec(t, oracle, create, "INSERT INTO t SELECT * FROM "+table.Qualify(schema, "t"))
+	return name
 }
 
-// assertSameAsServerAlterElsewhere runs the server's own ALTER of oracleSchema.t in a session
-// with the server's globals and checks the migrated t has its definition and its rows.
-func assertSameAsServerAlterElsewhere(t *testing.T, db *sql.DB, alter string) {
+// assertSameAsServerAlterElsewhere runs the server's own ALTER of oracle.t in a session with the
+// server's globals and checks the migrated schema.t has its definition and its rows.
+func assertSameAsServerAlterElsewhere(t *testing.T, db *sql.DB, schema, oracle, alter string) {
 	t.Helper()
 	conn := serverSession(t, db)
-	if _, err := conn.ExecContext(t.Context(), "ALTER TABLE "+table.Qualify(oracleSchema, "t")+" "+alter+", ALGORITHM=COPY"); err != nil {
+	if _, err := conn.ExecContext(t.Context(), "ALTER TABLE "+table.Qualify(oracle, "t")+" "+alter+", ALGORITHM=COPY"); err != nil {
 		t.Fatalf("the server's own ALTER: %v", err)
 	}
-	show := func(schema string) string {
+	show := func(in string) string {
 		var n, def string
-		if err := db.QueryRow("SHOW CREATE TABLE "+table.Qualify(schema, "t")).Scan(&n, &def); err != nil {
+		if err := db.QueryRow("SHOW CREATE TABLE "+table.Qualify(in, "t")).Scan(&n, &def); err != nil {
 			t.Fatal(err)
 		}
 		return def
 	}
-	if got, want := show(sameResultDB), show(oracleSchema); got != want {
+	if got, want := show(schema), show(oracle); got != want {
 		t.Errorf("definitions differ:\n%s\nthe server's ALTER:\n%s", got, want)
 	}
-	got, want := testenv.RowsText(t, db, sameResultDB, "t", "1"), testenv.RowsText(t, db, oracleSchema, "t", "1")
+	got, want := testenv.RowsText(t, db, schema, "t", "1"), testenv.RowsText(t, db, oracle, "t", "1")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows differ: %d rows, the server's ALTER %d:\n%v\n%v", len(got), len(want), got, want)
 	}
@@ -130,7 +132,7 @@ func assertSameAsServerAlterElsewhere(t *testing.T, db *sql.DB, alter string) {
 // TIMESTAMP compares by its instant) and names the first rows that differ.
 func assertSameRows(t *testing.T, db *sql.DB, a, b string) {
 	t.Helper()
-	ra, rb := testenv.RowsText(t, db, sameResultDB, a, "1"), testenv.RowsText(t, db, sameResultDB, b, "1")
+	ra, rb := testenv.RowsText(t, db, testenv.DatabaseOf(t, db), a, "1"), testenv.RowsText(t, db, testenv.DatabaseOf(t, db), b, "1")
 	if strings.Join(ra, "\n") == strings.Join(rb, "\n") {
 		return
 	}

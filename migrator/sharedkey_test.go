@@ -10,6 +10,7 @@ import (
 // would be addressed by their bytes (its collation changes) gives way to an unchanged unique key,
 // and serves when no other does.
 func TestSharedKeyWideningAccepted(t *testing.T) {
+	t.Parallel() // a database of its own
 	cases := []struct {
 		create, alter, key string
 	}{
@@ -23,9 +24,9 @@ func TestSharedKeyWideningAccepted(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.alter, func(t *testing.T) {
-			db := testenv.Database(t, prepareDB)
+			db, schema := testenv.OwnDatabase(t, prepareDB)
 			testenv.Exec(t, db, c.create)
-			s := prepareOK(t, mustNew(t, prepareConfig(t, "w", c.alter, nil)))
+			s := prepareOK(t, mustNew(t, testConfig(t, schema, "w", c.alter, nil)))
 			if s.plan.OriginalKey.Name != c.key {
 				t.Errorf("shared key %s, want %s", s.plan.OriginalKey.Name, c.key)
 			}

@@ -16,13 +16,14 @@ import (
 // Cyrillic table name (118 bytes) has helper names of 64 characters: the dry run used to refuse
 // it; the server accepts the ghost and the migration goes through. 60 characters are refused.
 func TestCharacterLongNames(t *testing.T) {
+	t.Parallel() // a database of its own
 	name := strings.Repeat("ж", 59)
 	if table.TooLong(table.GhostName(name)) || !table.TooLong(table.GhostName(name+"ж")) {
 		t.Fatalf("TooLong counts bytes: %d characters", len([]rune(table.GhostName(name))))
 	}
-	db := testenv.Database(t, prepareDB)
+	db, schema := testenv.OwnDatabase(t, prepareDB)
 	testenv.Exec(t, db, "CREATE TABLE `"+name+"` (id INT PRIMARY KEY, v INT)", "INSERT INTO `"+name+"` SELECT seq, seq FROM seq_1_to_100")
-	cfg := prepareConfig(t, name, "ADD COLUMN c INT NULL", nil)
+	cfg := testConfig(t, schema, name, "ADD COLUMN c INT NULL", nil)
 	live(&cfg)
 	cfg.OkToDropTable = true
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -117,6 +117,7 @@ func prepareXA(t *testing.T, db *sql.DB, gtrid string) {
 // refuses to start, naming how many there are and the fix, and leaves nothing behind: as a
 // pre-flight check, and again right after the start position when one was prepared in between.
 func TestPreparedXARefusesMigration(t *testing.T) {
+	testenv.Serial(t) // a prepared XA transaction refuses every migration's start
 	for _, c := range []struct {
 		name   string
 		before bool // prepared before the run, else between preparation and the stream start

@@ -15,11 +15,12 @@ import (
 // --exact-rowcount with --concurrent-rowcount: the count runs beside the copy and becomes the
 // estimate; the summary line's durations carry their units.
 func TestConcurrentRowcount(t *testing.T) {
-	db := testenv.Database(t, controlsDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, controlsDB)
 	testenv.Exec(t, db, "CREATE TABLE r (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO r SELECT seq, seq FROM seq_1_to_7777")
 	var logs testenv.LogBuffer
-	cfg := liveConfig(t, controlsDB, "r", "ADD COLUMN c INT NULL", &logs)
+	cfg := liveConfig(t, schema, "r", "ADD COLUMN c INT NULL", &logs)
 	cfg.ExactRowcount = true
 	m := mustNew(t, cfg)
 	m.Throttle(true) // the copy waits: the count has the time to finish
@@ -35,7 +36,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	}
 	var summary struct{ Copy, CutOver, Total string }
 	for _, line := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(line, `"message":"Done migrating gl_controls.r"`) {
+		if strings.Contains(line, `"message":"Done migrating `+schema+`.r"`) {
 			var raw map[string]any
 			if err := json.Unmarshal([]byte(line), &raw); err != nil {
 				t.Fatal(err)

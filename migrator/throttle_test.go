@@ -162,6 +162,7 @@ func TestThrottleSignalsOnARun(t *testing.T) {
 // reason, and it resumes when the SQL thread starts again. Once as a control replica, once as the
 // inspected server (gh-ost's default when no control replica is given).
 func TestThrottleOnReplicaLag(t *testing.T) {
+	testenv.Serial(t) // it stops the replica's SQL thread
 	replicaAddr := testenv.ReplicaConfig().Addr()
 	for _, c := range []struct {
 		name      string
@@ -257,11 +258,12 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 // TestCopyDoesNotWaitForTheFirstHeartbeat: a heartbeat is written before the lag is first read,
 // so a migration's copy never starts throttled by "no heartbeat yet" (it cost every run a second).
 func TestCopyDoesNotWaitForTheFirstHeartbeat(t *testing.T) {
-	db := testenv.Database(t, throttleDB)
+	t.Parallel() // a database of its own
+	db, schema := testenv.OwnDatabase(t, throttleDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS hb", "CREATE TABLE hb (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO hb SELECT seq, seq FROM seq_1_to_100")
 	var logs testenv.LogBuffer
-	cfg := liveConfig(t, throttleDB, "hb", "ADD COLUMN c INT NULL", &logs)
+	cfg := liveConfig(t, schema, "hb", "ADD COLUMN c INT NULL", &logs)
 	cfg.ThrottleAdditionalFlagFile = filepath.Join(t.TempDir(), "none")
 	if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)

@@ -97,7 +97,7 @@ func assertGapRefused(t *testing.T, db *sql.DB, err error) {
 	if !strings.Contains(err.Error(), table.ZoneRefusal) {
 		t.Errorf("error does not name the time zone problem: %v", err)
 	}
-	if got := testenv.TableNames(t, db, sameResultDB, ""); strings.Join(got, ",") != "t" {
+	if got := testenv.TableNames(t, db, testenv.DatabaseOf(t, db), ""); strings.Join(got, ",") != "t" {
 		t.Errorf("tables after the refusal: %v, want only t", got)
 	}
 }

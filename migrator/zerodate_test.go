@@ -71,24 +71,24 @@ var zeroDateCases = []zeroDateCase{
 // yearCase says the other rows of case c hold NULL rather than a date (c's ALTER makes a YEAR).
 func yearCase(c zeroDateCase) bool { return strings.HasSuffix(c.alter, "YEAR NULL") }
 
-// zeroDateTable makes prepareDB.t with rows 1..200 holding valid dates in c's column, plus row
+// zeroDateTable makes schema.t with rows 1..200 holding valid dates in c's column, plus row
 // 201 holding c.value when withZero (written under an empty sql_mode).
-func zeroDateTable(t *testing.T, db *sql.DB, c zeroDateCase, withZero bool) {
+func zeroDateTable(t *testing.T, db *sql.DB, schema string, c zeroDateCase, withZero bool) {
 	t.Helper()
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS t_oracle", "DROP TABLE IF EXISTS _t_del",
 		"CREATE TABLE t (id INT PRIMARY KEY, "+c.column+", v INT NOT NULL DEFAULT 0)",
 		"INSERT INTO t (id, dt) SELECT seq, "+map[bool]string{false: "'2021-03-04'", true: "NULL"}[yearCase(c)]+" FROM seq_1_to_200")
 	if withZero {
-		testenv.ExecWithSQLMode(t, prepareDB, "", "INSERT INTO t (id, dt) VALUES (201, '"+c.value+"')")
+		testenv.ExecWithSQLMode(t, schema, "", "INSERT INTO t (id, dt) VALUES (201, '"+c.value+"')")
 	}
 }
 
 // serverRefuses runs c's ALTER on a copy of t in a session with the server's global settings and
 // says whether the server refused it.
-func serverRefuses(t *testing.T, db *sql.DB, c zeroDateCase) bool {
+func serverRefuses(t *testing.T, db *sql.DB, schema string, c zeroDateCase) bool {
 	t.Helper()
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS t_oracle", "CREATE TABLE t_oracle LIKE t")
-	testenv.ExecWithSQLMode(t, prepareDB, "", "INSERT INTO t_oracle SELECT * FROM t")
+	testenv.ExecWithSQLMode(t, schema, "", "INSERT INTO t_oracle SELECT * FROM t")
 	_, err := serverSession(t, db).ExecContext(context.Background(), "ALTER TABLE t_oracle "+c.alter+", ALGORITHM=COPY")
 	testenv.Exec(t, db, "DROP TABLE t_oracle")
 	return err != nil
@@ -102,24 +102,28 @@ func serverRefuses(t *testing.T, db *sql.DB, c zeroDateCase) bool {
 // the tool migrates and gives what the server gives. Under a strict sql_mode without those checks
 // (MariaDB's default) the server's verdict on each case decides alike.
 func TestZeroDatesJudgedLikeServerALTER(t *testing.T) {
-	db := testenv.Database(t, prepareDB)
+	admin := testenv.Open(t, testenv.PrimaryConfig(), "")
 	modes := []string{strictZeroDateMode, "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"}
 	for m, mode := range modes {
-		for _, c := range zeroDateCases {
-			for _, applied := range []bool{false, true} {
-				name := fmt.Sprintf("mode %d copied %s", m, c.name)
-				if applied {
-					name = fmt.Sprintf("mode %d applied %s", m, c.name)
-				}
-				t.Run(name, func(t *testing.T) {
-					testenv.SetGlobal(t, db, "sql_mode", mode)
-					refused := judgeZeroDateCase(t, db, c, applied)
-					if want := c.refusedOn(testenv.Flavor(t)); mode == strictZeroDateMode && refused != want {
-						t.Errorf("the server's ALTER refused: %v, the case says %v", refused, want)
+		t.Run(fmt.Sprintf("mode %d", m), func(t *testing.T) {
+			testenv.SetGlobal(t, admin, "sql_mode", mode) // for every case of the mode, which run alone on the sandbox
+			for _, c := range zeroDateCases {
+				for _, applied := range []bool{false, true} {
+					name := "copied " + c.name
+					if applied {
+						name = "applied " + c.name
 					}
-				})
+					t.Run(name, func(t *testing.T) {
+						t.Parallel() // each case in a database of its own
+						db, schema := testenv.OwnDatabase(t, prepareDB)
+						refused := judgeZeroDateCase(t, db, schema, c, applied)
+						if want := c.refusedOn(testenv.Flavor(t)); mode == strictZeroDateMode && refused != want {
+							t.Errorf("the server's ALTER refused: %v, the case says %v", refused, want)
+						}
+					})
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -127,10 +131,10 @@ func TestZeroDatesJudgedLikeServerALTER(t *testing.T) {
 // postponed when applied) and checks the tool against the server's own ALTER of the same rows:
 // both refuse (the original untouched, no helper table left) or both give the same table. It
 // returns whether the server refused.
-func judgeZeroDateCase(t *testing.T, db *sql.DB, c zeroDateCase, applied bool) bool {
+func judgeZeroDateCase(t *testing.T, db *sql.DB, schema string, c zeroDateCase, applied bool) bool {
 	t.Helper()
-	zeroDateTable(t, db, c, !applied)
-	cfg := testConfig(t, prepareDB, "t", c.alter, nil)
+	zeroDateTable(t, db, schema, c, !applied)
+	cfg := testConfig(t, schema, "t", c.alter, nil)
 	live(&cfg)
 	var flag string
 	if applied {
@@ -139,9 +143,9 @@ func judgeZeroDateCase(t *testing.T, db *sql.DB, c zeroDateCase, applied bool) b
 	done := runMigration(t, cfg)
 	if applied {
 		waitPostponed(t, db, done)
-		testenv.ExecWithSQLMode(t, prepareDB, "", "INSERT INTO t (id, dt) VALUES (201, '"+c.value+"')")
+		testenv.ExecWithSQLMode(t, schema, "", "INSERT INTO t (id, dt) VALUES (201, '"+c.value+"')")
 	}
-	refused := serverRefuses(t, db, c)
+	refused := serverRefuses(t, db, schema, c)
 	if applied {
 		if err := os.Remove(flag); err != nil {
 			t.Fatal(err)
@@ -156,7 +160,7 @@ func judgeZeroDateCase(t *testing.T, db *sql.DB, c zeroDateCase, applied bool) b
 	case refused:
 		t.Logf("refusal: %v", err)
 		for _, helper := range []string{"_t_gho", "_t_ghc", "_t_del"} {
-			if names := testenv.TableNames(t, db, prepareDB, helper); len(names) > 0 {
+			if names := testenv.TableNames(t, db, schema, helper); len(names) > 0 {
 				t.Errorf("helper table %s left behind", helper)
 			}
 		}
@@ -165,7 +169,7 @@ func judgeZeroDateCase(t *testing.T, db *sql.DB, c zeroDateCase, applied bool) b
 			t.Errorf("the original has %d rows (%v), want 201", n, err)
 		}
 	default:
-		compareWithServerALTER(t, db, prepareDB, c.alter)
+		compareWithServerALTER(t, db, schema, c.alter)
 	}
 	return refused
 }

@@ -19,6 +19,16 @@ func Table(t testing.TB, database, ddl string, fill ...string) *sql.DB {
 	return db
 }
 
+// OwnTable is Table in a database of the test's own (OwnDatabase): it returns the pool and the
+// database's name.
+func OwnTable(t testing.TB, prefix, ddl string, fill ...string) (*sql.DB, string) {
+	t.Helper()
+	db, name := OwnDatabase(t, prefix)
+	Exec(t, db, ddl)
+	Exec(t, db, fill...)
+	return db, name
+}
+
 // ReadColumns lists the columns of schema.tbl in table order (none when it does not exist).
 func ReadColumns(ctx context.Context, db *sql.DB, schema, tbl string) ([]string, error) {
 	rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME FROM information_schema.COLUMNS

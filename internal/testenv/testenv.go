@@ -8,8 +8,11 @@
 // Invariants: settings come from the GHOSTLITE_TEST_* variables printed by `script/sandbox env`
 // (defaults: the sandbox's own ports and user). When the sandbox does not answer, a test is
 // skipped when run by hand, and fails under CI=true: CI never passes on skipped integration tests.
-// Each test package works in its own database. Packages still run one at a time (script/test
-// passes -p 1): some tests change server-wide state (globals, prepared XA transactions).
+// Each test works in a database of its own (OwnDatabase; Database for a package's shared one),
+// so packages run at once (script/test's -p) and tests of a package may call t.Parallel. Every
+// test that connects holds the sandbox's serial lock shared; a test that changes server-wide
+// state (SetGlobal, a prepared XA transaction, a restart, replication stopped) calls Serial and
+// runs alone on the sandbox, across processes (serial.go).
 // Every replica server id a test uses comes from NextServerID, never picked by hand: two streams
 // with one id on one server cut each other off. testenv imports no package of the tool but
 // internal leaves, so any package's own tests (package migrator included) may use it; the
@@ -20,6 +23,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/crc32"
 	"net"
 	"os"
 	"strconv"
@@ -76,6 +80,7 @@ func Unavailable(t testing.TB, why string) {
 // Open connects to the server described by c, in schema, or skips/fails the test.
 func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
 	t.Helper()
+	sandboxSerial().holdShared(t) // until the test ends, no Serial test runs (serial.go); it may wait for one
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// Only an unreachable server counts as "no sandbox"; any other failure is a real one.
@@ -110,6 +115,31 @@ func Database(t testing.TB, name string) *sql.DB {
 	return Open(t, PrimaryConfig(), name)
 }
 
+// OwnDatabase creates a database for this test alone, named prefix_<8 hex digits of a hash of the
+// test's name>, and returns a pool on it and its name: tests of one package that each take their
+// own may run in parallel (t.Parallel). The database is dropped when the test passes.
+func OwnDatabase(t testing.TB, prefix string) (*sql.DB, string) {
+	t.Helper()
+	name := fmt.Sprintf("%s_%08x", prefix, crc32.ChecksumIEEE([]byte(t.Name())))
+	db := Database(t, name)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			_, _ = db.Exec("DROP DATABASE IF EXISTS " + quote(name)) // best effort: the next run recreates it
+		}
+	})
+	return db, name
+}
+
+// DatabaseOf is the database db's sessions work in (the schema given to Open or Database).
+func DatabaseOf(t testing.TB, db *sql.DB) string {
+	t.Helper()
+	var name sql.NullString
+	if err := db.QueryRow("SELECT DATABASE()").Scan(&name); err != nil || !name.Valid {
+		t.Fatalf("the pool's database: %v (%v)", name.String, err)
+	}
+	return name.String
+}
+
 // Exec runs statements and fails the test on the first error.
 func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 	t.Helper()
@@ -120,10 +150,12 @@ func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 	}
 }
 
-// SetGlobal sets a global server variable for the test and restores it afterwards. value is
+// SetGlobal sets a global server variable for the test and restores it afterwards; the test runs
+// alone on the sandbox (Serial). value is
 // written as a number when it is one, else as a string literal ('OFF', 'READ-UNCOMMITTED').
 func SetGlobal(t testing.TB, db *sql.DB, name, value string) {
 	t.Helper()
+	Serial(t) // every session of the sandbox sees it
 	var old sql.NullString
 	if err := db.QueryRow("SELECT @@global." + name).Scan(&old); err != nil {
 		t.Fatal(err)
@@ -192,17 +224,18 @@ func Checksum(t testing.TB, db *sql.DB, schema, tbl string, columns []string, or
 	return rows, sum
 }
 
-// WaitReplica waits (at most 30 s) until the sandbox replica has applied everything the primary
-// has logged so far.
+// WaitReplica waits (at most 2 minutes: the replica applies the writes of every test package,
+// and they run at once) until the sandbox replica has applied everything the primary has logged
+// so far.
 func WaitReplica(t testing.TB) {
 	t.Helper()
 	primary := Open(t, PrimaryConfig(), "")
 	defer primary.Close()
 	replica := Open(t, ReplicaConfig(), "")
 	defer replica.Close()
-	posSQL, waitSQL := "SELECT @@gtid_binlog_pos", "SELECT MASTER_GTID_WAIT(?, 30)"
+	posSQL, waitSQL := "SELECT @@gtid_binlog_pos", "SELECT MASTER_GTID_WAIT(?, 120)"
 	if !Flavor(t).MariaDB {
-		posSQL, waitSQL = "SELECT @@gtid_executed", "SELECT WAIT_FOR_EXECUTED_GTID_SET(?, 30)"
+		posSQL, waitSQL = "SELECT @@gtid_executed", "SELECT WAIT_FOR_EXECUTED_GTID_SET(?, 120)"
 	}
 	var pos string
 	if err := primary.QueryRow(posSQL).Scan(&pos); err != nil {
@@ -213,7 +246,7 @@ func WaitReplica(t testing.TB) {
 		t.Fatal(err)
 	}
 	if !res.Valid || res.Int64 != 0 {
-		t.Fatalf("the sandbox replica did not reach %s within 30 s", pos)
+		t.Fatalf("the sandbox replica did not reach %s within 2 minutes", pos)
 	}
 }
 
