@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -186,7 +187,7 @@ func ktVerify(t *testing.T, db *sql.DB, schema string, w *ledger) {
 // ktRenames counts sessions running a RENAME TABLE in schema (the dead run's, queued).
 func ktRenames(ctx context.Context, db *sql.DB, schema string) (int, error) {
 	var n int
-	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.PROCESSLIST
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+dbconn.ProcesslistTable(ctx, db)+`
 		WHERE INFO LIKE 'RENAME TABLE%' AND INFO LIKE ?`, "%`"+schema+"`%").Scan(&n)
 	return n, err
 }

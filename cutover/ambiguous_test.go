@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // The ambiguous renames: the tool sees a rename session fail while the server still completes
@@ -47,7 +49,7 @@ func (f *fixture) cutWhenWaiting(cc *clientCut, id int64, release func(), done <
 		defer cancel()
 		err := f.waitFor(ctx, "rename waiting on a metadata lock", func() (bool, error) {
 			var n int
-			err := f.admin.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND STATE = ?`, id, mdlWaitState).Scan(&n)
+			err := f.admin.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+dbconn.ProcesslistTable(ctx, f.admin)+` WHERE ID = ? AND STATE = ?`, id, mdlWaitState).Scan(&n)
 			return n == 1, err
 		})
 		if err == nil {

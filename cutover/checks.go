@@ -26,6 +26,8 @@ type capabilities struct {
 	mdl      bool   // performance_schema.metadata_locks is usable
 	mdlWhy   string // why not, when mdl is false
 	idSource string // where table ids are read (dbconn.TableIDSources), "" when none is readable
+	// processlist is where the sessions' STATE and INFO are read (dbconn.ProcesslistTable)
+	processlist string
 }
 
 // probe refuses a server where the renames could be overtaken, and finds which checks it allows.
@@ -45,9 +47,10 @@ func probe(ctx context.Context, db *sql.DB, log zerolog.Logger) (capabilities, e
 	}
 	c.mdl, c.mdlWhy = dbconn.MetadataLocksVisible(ctx, db)
 	c.idSource = dbconn.ReadableTableIDSource(ctx, db)
+	c.processlist = dbconn.ProcesslistTable(ctx, db)
 	ev := log.Info().Bool("processlist_check", true).Bool("liveness_token", true).
 		Uint64("max_write_lock_count", mwlc).Bool("metadata_locks_check", c.mdl).
-		Str("table_identity_source", c.idSource)
+		Str("table_identity_source", c.idSource).Str("processlist", c.processlist)
 	if !c.mdl {
 		ev = ev.Str("metadata_locks_unavailable", c.mdlWhy)
 	}
@@ -185,14 +188,14 @@ func (a *attempt) lockAlive(ctx context.Context) error {
 	return nil
 }
 
-// processState reads STATE and INFO of the given connections; a missing connection is absent
-// from the map.
-func processState(ctx context.Context, q dbconn.Querier, conns ...int64) (map[int64][2]string, error) {
+// processState reads STATE and INFO of the given connections from the processlist table
+// (dbconn.ProcesslistTable); a missing connection is absent from the map.
+func processState(ctx context.Context, q dbconn.Querier, processlist string, conns ...int64) (map[int64][2]string, error) {
 	args := make([]any, len(conns))
 	for i, c := range conns {
 		args[i] = c
 	}
-	rows, err := q.QueryContext(ctx, `SELECT ID, COALESCE(STATE, ''), COALESCE(INFO, '') FROM information_schema.PROCESSLIST
+	rows, err := q.QueryContext(ctx, `SELECT ID, COALESCE(STATE, ''), COALESCE(INFO, '') FROM `+processlist+`
 		WHERE ID IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(conns)), ", ")+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read processlist: %w", err)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-sql-driver/mysql"
 )
@@ -125,7 +126,7 @@ func (f *fixture) holdMDL(ctx context.Context, name string) (release func(), err
 // renameWaitingExcept reports whether a RENAME of this package's tables other than the connections
 // in except waits on a metadata lock (other packages' tests run on the sandbox at the same time).
 func (f *fixture) renameWaitingExcept(ctx context.Context, except ...int64) (bool, error) {
-	rows, err := f.admin.QueryContext(ctx, `SELECT ID FROM information_schema.PROCESSLIST
+	rows, err := f.admin.QueryContext(ctx, `SELECT ID FROM `+dbconn.ProcesslistTable(ctx, f.admin)+`
 		WHERE STATE = ? AND INFO LIKE 'RENAME%' AND INFO LIKE ?`, mdlWaitState, "%`"+testDB+"`%")
 	if err != nil {
 		return false, err

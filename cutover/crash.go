@@ -232,8 +232,9 @@ func restoreCrashed(ctx context.Context, c CrashConfig, lo leftovers, log zerolo
 // remain. It kills nothing: those sessions are not ours.
 func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *changelog.RevertNames, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
+	processlist := dbconn.ProcesslistTable(ctx, q)
 	for {
-		found, err := queuedRenames(ctx, q, schema, tbl, rev)
+		found, err := queuedRenames(ctx, q, processlist, schema, tbl, rev)
 		if err != nil {
 			return err
 		}
@@ -251,9 +252,9 @@ func waitQueuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string
 }
 
 // queuedRenames lists "connection <id>: <statement>" for sessions running a RENAME TABLE
-// naming one of our tables.
-func queuedRenames(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *changelog.RevertNames) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT ID, INFO FROM information_schema.PROCESSLIST
+// naming one of our tables, read from the processlist table (dbconn.ProcesslistTable).
+func queuedRenames(ctx context.Context, q dbconn.Querier, processlist, schema, tbl string, rev *changelog.RevertNames) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT ID, INFO FROM `+processlist+`
 		WHERE ID <> CONNECTION_ID() AND INFO LIKE 'RENAME%'`)
 	if err != nil {
 		return nil, fmt.Errorf("read the processlist for queued renames: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -115,7 +116,7 @@ func TestRecoverCrashedWaitsForQueuedRename(t *testing.T) {
 		renameDone <- err
 	}()
 	seen := func() bool {
-		found, err := queuedRenames(ctx, db, testDB, "t9", nil)
+		found, err := queuedRenames(ctx, db, dbconn.ProcesslistTable(ctx, db), testDB, "t9", nil)
 		return err == nil && len(found) == 1
 	}
 	for deadline := time.Now().Add(10 * time.Second); !seen(); time.Sleep(10 * time.Millisecond) {

@@ -237,7 +237,7 @@ func (a *attempt) kill(ctx context.Context, killer, s *session) error {
 	wctx, cancel := context.WithTimeout(ctx, a.cfg.LockTimeout+5*time.Second)
 	defer cancel()
 	for {
-		ps, err := processState(wctx, killer.conn, s.id)
+		ps, err := processState(wctx, killer.conn, a.caps.processlist, s.id)
 		if err != nil {
 			return fmt.Errorf("confirm %s (connection %d) is gone: %w", s.name, s.id, err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // recover's decision for every combination of the three names, reached by hand with DDL after
@@ -141,7 +143,7 @@ func TestCancelledContextRestoresOriginal(t *testing.T) {
 	// Discarded sessions leave the processlist as soon as the server reads their COM_QUIT.
 	gone := f.waitFor(context.Background(), "our sessions gone", func() (bool, error) {
 		var n int
-		err := f.admin.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID IN (?, ?, ?)",
+		err := f.admin.QueryRow("SELECT COUNT(*) FROM "+dbconn.ProcesslistTable(context.Background(), f.admin)+" WHERE ID IN (?, ?, ?)",
 			ids.Lock, ids.Rename1, ids.Rename2).Scan(&n)
 		return n == 0, err
 	})

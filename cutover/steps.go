@@ -156,7 +156,7 @@ func (a *attempt) observe(ctx context.Context, rs ...*renamer) error {
 
 // observeOnce returns "" when the renames are in place, or what is still missing.
 func (a *attempt) observeOnce(ctx context.Context, ids []int64, rs []*renamer) (string, error) {
-	ps, err := processState(ctx, a.obs.conn, ids...)
+	ps, err := processState(ctx, a.obs.conn, a.caps.processlist, ids...)
 	if err != nil {
 		return "", err
 	}

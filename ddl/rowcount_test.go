@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -49,7 +50,7 @@ func TestCountRowsBeside(t *testing.T) {
 	defer locker.ExecContext(ctx, "UNLOCK TABLES") //nolint:errcheck // the connection closes next
 	waiting := func() (bool, error) {
 		var n int
-		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT COUNT(*) FROM `"+rowCountDB+"`.`t`%'").Scan(&n)
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+dbconn.ProcesslistTable(ctx, db)+" WHERE INFO LIKE 'SELECT COUNT(*) FROM `"+rowCountDB+"`.`t`%'").Scan(&n)
 		return n > 0, err
 	}
 	kills := func() int64 {

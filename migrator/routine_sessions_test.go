@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -126,7 +127,7 @@ func TestEventSchedulerJobDuringTheRun(t *testing.T) {
 	testenv.Exec(t, db, "DROP EVENT gl_routine_job")
 	testenv.WaitFor(t, 10*time.Second, 20*time.Millisecond, "the job's last run to end", func() (bool, error) {
 		var n int
-		err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%10001 + COUNT%'
+		err := db.QueryRow(`SELECT COUNT(*) FROM ` + dbconn.ProcesslistTable(context.Background(), db) + ` WHERE INFO LIKE '%10001 + COUNT%'
 			AND ID <> CONNECTION_ID()`).Scan(&n)
 		return n == 0, err
 	})
