@@ -1,6 +1,7 @@
 package copier
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -33,11 +34,13 @@ import (
 //     max_error_count raised for the copy session) and every one of them is a Note or a
 //     duplicate on the shared key: proven by its warnings (below); or
 //  3. the list is complete, holds only Notes and duplicates on unique keys, some on a key other
-//     than the shared key, and every row of the range has its shared key in the ghost (counted
-//     after the INSERT, and again after the applier caught up when some are missing): the rows
-//     that clashed on the other key were written by the applier in an older state, and the
-//     applier has since moved them out of the way. A row still missing then is a duplicate the
-//     ALTER would drop, and fails the copy.
+//     than the shared key, and every row of the range has its shared key in the ghost (the keys
+//     of the rows missing after the INSERT are listed, and looked up again once the applier has
+//     applied every change written before the list was read; rows written meanwhile are the
+//     applier's and are not looked at): the rows that clashed on the other key were written by
+//     the applier in an older state, and the applier has since moved them out of the way. A row
+//     still missing then is copied again; one missing in verifyRounds rounds in a row is a
+//     duplicate the ALTER would drop, and fails the copy.
 //
 // The consistent read and the applier. The INSERT writes the rows of its snapshot S (taken when
 // the statement starts). A change of one of them committed after S is not in S; when the applier
@@ -79,8 +82,8 @@ import (
 // other (Config.GhostKeyBytes): there a duplicate on the shared key is judged like one on another
 // key (case 3), with the rows counted in the ghost by their exact key bytes.
 
-// verifyRounds is how many times a chunk with rows missing from the ghost is copied and counted
-// again (after the applier caught up) before the migration fails.
+// verifyRounds is in how many consecutive rounds (each copying the chunk again after the applier
+// caught up) a row must be missing from the ghost before the migration fails.
 const verifyRounds = 3
 
 // errorCount reads how many warnings SHOW WARNINGS lists on the copy session s: what its pool set
@@ -157,7 +160,7 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 	conn := s.conn
 	q, args := c.key.copySQL(ch.lower, ch.inclusive, ch.upper)
 	var lastErr error
-	lost, rounds := "", 0
+	lost, streaks := "", missingStreaks{}
 	for attempt := 1; attempt <= c.cfg.Retries; attempt++ {
 		settle := c.track(ch)
 		inserted, warnings, w, err := copyOnce(ctx, conn, q, args, c.proofKey())
@@ -191,21 +194,22 @@ func (c *Copier) copyChunk(ctx context.Context, s *session, ch chunk, mayDefer b
 			return nil
 		}
 		c.recounts.Add(1)
-		missing, err := c.missingRows(ctx, conn, ch, mayDefer)
+		missing, unchecked, err := c.missingRows(ctx, conn, ch, mayDefer)
 		if err != nil {
 			return fmt.Errorf("copy chunk %d: %w", ch.n, err)
 		}
-		if missing == 0 {
+		if len(missing) == 0 && !unchecked {
 			return nil
 		}
-		lost = lostMessage(w, missing)
-		if c.proofKey() == "" {
-			lost = c.clashMessage(ctx, conn, ch, w, lost)
+		key, rounds := streaks.add(missing)
+		lost = lostMessage(w, int64(len(missing)))
+		if key != nil && c.proofKey() == "" {
+			lost = c.clashMessage(key, w)
 		}
-		if rounds++; rounds >= verifyRounds {
+		if rounds >= verifyRounds {
 			return chunkFailure(ch.n, lost)
 		}
-		c.log.Debug().Int64("chunk", ch.n).Int64("missing", missing).Msg("rows missing from the ghost; copying the chunk again after the applier caught up")
+		c.log.Debug().Int64("chunk", ch.n).Int("missing", len(missing)).Bool("more", unchecked).Msg("rows missing from the ghost; copying the chunk again after the applier caught up")
 	}
 	if lastErr == nil && lost != "" {
 		return chunkFailure(ch.n, lost)
@@ -334,18 +338,12 @@ func lostMessage(w copyWarnings, missing int64) string {
 	return fmt.Sprintf("%d rows of the original are missing from the ghost table after the copy", missing)
 }
 
-// clashMessage names a row of chunk ch missing from the ghost when rows are addressed by their
-// key bytes (Config.GhostKeyBytes): the row another row of the original equals under the new
-// collation, the one the server's own ALTER names in its duplicate-key error, given here in the
-// server's words with the key as the server named it in w's duplicate. The warnings of a chunk
-// copied again list rows already in the ghost too, so they cannot name it. Without a row to name
-// (it went meanwhile), lost is kept.
-func (c *Copier) clashMessage(ctx context.Context, conn *sql.Conn, ch chunk, w copyWarnings, lost string) string {
-	q, args := c.key.missingKeySQL(ch.lower, ch.inclusive, ch.upper)
-	key, err := c.key.readKey(ctx, conn, q, args...)
-	if err != nil || key == nil {
-		return lost
-	}
+// clashMessage names key, a row of a chunk missing from the ghost round after round when rows are
+// addressed by their key bytes (Config.GhostKeyBytes): a row another row of the original equals
+// under the new collation, the one the server's own ALTER names in its duplicate-key error, given
+// here in the server's words with the key as the server named it in w's duplicate. (The warnings
+// of a chunk copied again list rows already in the ghost too, so they cannot name it.)
+func (c *Copier) clashMessage(key []sql.RawBytes, w copyWarnings) string {
 	parts := make([]string, len(key))
 	for i, v := range key {
 		parts[i] = string(v)
@@ -365,30 +363,76 @@ func chunkFailure(n int64, msg string) error {
 	return fmt.Errorf("copy chunk %d: %s; the original table is untouched", n, msg)
 }
 
-// missingRows counts the chunk's rows of the original that have no row with the same shared key
-// in the ghost. Rows the applier has yet to write look missing, so a count that is not zero is
-// taken again once the applier has applied everything written so far; with mayDefer it returns
-// errCatchUpFirst instead.
-func (c *Copier) missingRows(ctx context.Context, conn *sql.Conn, ch chunk, mayDefer bool) (int64, error) {
-	q, args := c.key.missingSQL(ch.lower, ch.inclusive, ch.upper)
-	count := func() (int64, error) {
-		var n int64
-		if err := conn.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-			return 0, fmt.Errorf("count rows missing from the ghost: %w", err)
-		}
-		return n, nil
-	}
-	n, err := count()
-	if err != nil || n == 0 {
-		return n, err
+// missingKeysListed bounds how many keys of a chunk's rows missing from the ghost are listed
+// and looked up again once the applier has caught up.
+const missingKeysListed = 100
+
+// missingRows returns the keys of the chunk's rows of the original that have no row with the same
+// shared key in the ghost (by its bytes where Config.GhostKeyBytes says so) and still have none
+// once the applier has applied every change written before they were listed: rows the ALTER
+// would drop, or rows the copy must insert again (a row its INSERT skipped for a ghost row the
+// applier has since moved away). Rows written while the copy waits for the applier are the
+// applier's to write and are not counted: the keys are listed first and only the listed ones are
+// looked up again (counting the chunk again would count every row the application inserted
+// meanwhile, and a chunk under steady inserts would fail as if its rows clashed). unchecked is
+// true when more rows than missingKeysListed were missing. With mayDefer, a chunk with rows
+// missing returns errCatchUpFirst at once.
+func (c *Copier) missingRows(ctx context.Context, conn *sql.Conn, ch chunk, mayDefer bool) (missing [][]sql.RawBytes, unchecked bool, err error) {
+	q, args := c.key.missingKeysSQL(ch.lower, ch.inclusive, ch.upper, missingKeysListed+1)
+	listed, err := c.key.readKeys(ctx, conn, q, args...)
+	if err != nil || len(listed) == 0 {
+		return nil, false, wrapIf(err, "list rows missing from the ghost")
 	}
 	if mayDefer {
-		return n, errCatchUpFirst
+		return nil, false, errCatchUpFirst
+	}
+	if len(listed) > missingKeysListed {
+		listed, unchecked = listed[:missingKeysListed], true
 	}
 	if err := c.awaitCatchUp(ctx); err != nil {
-		return 0, fmt.Errorf("wait for the applier before counting missing rows: %w", err)
+		return nil, false, fmt.Errorf("wait for the applier before looking rows up in the ghost again: %w", err)
 	}
-	return count()
+	q, args = c.key.stillMissingSQL(listed)
+	missing, err = c.key.readKeys(ctx, conn, q, args...)
+	return missing, unchecked, wrapIf(err, "look rows missing from the ghost up again")
+}
+
+// wrapIf is nil for a nil err, else err wrapped with what.
+func wrapIf(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// missingStreaks counts, for each key missing from the ghost, in how many consecutive rounds of a
+// chunk's proof it was missing. A row the ALTER would drop is missing in every round; a row the
+// application keeps deleting and inserting again may be missing in one round, rarely in several
+// in a row.
+type missingStreaks map[string]int
+
+// add records a round in which the rows of keys were missing and forgets the keys that were not;
+// it returns the key missing in the most consecutive rounds, and how many (nil, 0 for none).
+func (s missingStreaks) add(keys [][]sql.RawBytes) (longest []sql.RawBytes, rounds int) {
+	seen := map[string]bool{}
+	for _, key := range keys {
+		parts := make([][]byte, len(key))
+		for i, v := range key {
+			parts[i] = v
+		}
+		id := string(bytes.Join(parts, []byte{0}))
+		seen[id] = true
+		s[id]++
+		if s[id] > rounds {
+			longest, rounds = key, s[id]
+		}
+	}
+	for id := range s {
+		if !seen[id] {
+			delete(s, id)
+		}
+	}
+	return longest, rounds
 }
 
 // catchUpPatience bounds the wait for the applier before rows missing from the ghost are counted

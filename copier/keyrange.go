@@ -121,6 +121,38 @@ func (k *keyRange) countSQL(lower []sql.RawBytes, inclusive bool, upper []sql.Ra
 func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
 	lo, loArgs := k.compare(lower, inclusive, true)
 	hi, hiArgs := k.compare(upper, true, false)
+	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s) AND %s", k.from, lo, hi, k.notInGhost())
+	return q, append(loArgs, hiArgs...)
+}
+
+// missingKeysSQL reads the keys of the first limit of the chunk's rows counted by missingSQL.
+func (k *keyRange) missingKeysSQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes, limit int) (string, []any) {
+	q, args := k.missingSQL(lower, inclusive, upper)
+	q = strings.Replace(q, "SELECT COUNT(*) FROM", "SELECT "+k.read+" FROM", 1)
+	return fmt.Sprintf("%s ORDER BY %s LIMIT %d", q, k.orderBy, limit), args
+}
+
+// stillMissingSQL reads which of keys (as readKeys gave them) the original holds while the ghost
+// has no row for them, as missingSQL counts them.
+func (k *keyRange) stillMissingSQL(keys [][]sql.RawBytes) (string, []any) {
+	var args []any
+	terms := make([]string, len(keys))
+	for n, key := range keys {
+		parts := make([]string, len(k.cols))
+		for i := range k.cols {
+			expr, a := k.term(i, "=", key[i])
+			parts[i] = expr
+			args = append(args, a...)
+		}
+		terms[n] = "(" + strings.Join(parts, " AND ") + ")"
+	}
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE (%s) AND %s ORDER BY %s",
+		k.read, k.from, strings.Join(terms, " OR "), k.notInGhost(), k.orderBy)
+	return q, args
+}
+
+// notInGhost is the condition that the ghost has no row for the original's row (missingSQL).
+func (k *keyRange) notInGhost() string {
 	match := make([]string, len(k.cfg.GhostKey.Columns))
 	for i, g := range k.cfg.GhostKey.Columns {
 		match[i] = fmt.Sprintf("g.%s = %s", table.QuoteIdent(g), k.cfg.GhostKeyExprs[i])
@@ -128,16 +160,7 @@ func (k *keyRange) missingSQL(lower []sql.RawBytes, inclusive bool, upper []sql.
 			match[i] += " AND " + k.cfg.GhostKeyBytes[i]
 		}
 	}
-	q := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE (%s) AND (%s) AND NOT EXISTS (SELECT 1 FROM %s AS g WHERE %s)",
-		k.from, lo, hi, k.ghost, strings.Join(match, " AND "))
-	return q, append(loArgs, hiArgs...)
-}
-
-// missingKeySQL reads the key of the first of the chunk's rows counted by missingSQL.
-func (k *keyRange) missingKeySQL(lower []sql.RawBytes, inclusive bool, upper []sql.RawBytes) (string, []any) {
-	q, args := k.missingSQL(lower, inclusive, upper)
-	q = strings.Replace(q, "SELECT COUNT(*) FROM", "SELECT "+k.read+" FROM", 1)
-	return q + " ORDER BY " + k.orderBy + " LIMIT 1", args
+	return fmt.Sprintf("NOT EXISTS (SELECT 1 FROM %s AS g WHERE %s)", k.ghost, strings.Join(match, " AND "))
 }
 
 func (k *keyRange) equal(a, b []sql.RawBytes) bool {
@@ -149,28 +172,40 @@ func (k *keyRange) equal(a, b []sql.RawBytes) bool {
 	return true
 }
 
+// readKey reads the first key q selects (k.read's columns), nil when it selects none.
 func (k *keyRange) readKey(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]sql.RawBytes, error) {
+	keys, err := k.readKeys(ctx, conn, q, args...)
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
+	return keys[0], nil
+}
+
+// readKeys reads every key q selects (k.read's columns). A one-row query (LIMIT 1) reads no
+// further.
+func (k *keyRange) readKeys(ctx context.Context, conn *sql.Conn, q string, args ...any) ([][]sql.RawBytes, error) {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
 	raw := make([]sql.RawBytes, len(k.cols))
 	dest := make([]any, len(raw))
 	for i := range raw {
 		dest[i] = &raw[i]
 	}
-	if err := rows.Scan(dest...); err != nil {
-		return nil, err
+	var keys [][]sql.RawBytes
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		out := make([]sql.RawBytes, len(raw)) // RawBytes are only valid until the next Next: copy
+		for i, r := range raw {
+			out[i] = append(sql.RawBytes(nil), r...)
+		}
+		keys = append(keys, out)
 	}
-	out := make([]sql.RawBytes, len(raw)) // RawBytes are only valid until the next Next: copy
-	for i, r := range raw {
-		out[i] = append(sql.RawBytes(nil), r...)
-	}
-	return out, rows.Err()
+	return keys, rows.Err()
 }
 
 // compare builds the lexicographic comparison of the key with vals: key > vals (or >= when
