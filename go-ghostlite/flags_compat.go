@@ -69,7 +69,7 @@ func (e *checkFlagError) Unwrap() error { return e.err }
 func warnIgnoredFlags(fs *pflag.FlagSet, logger zerolog.Logger) {
 	var given []*flagSpec
 	eachFlag(func(s *flagSpec) {
-		if s.ghost == ghostIgnored && s.to == "" && fs.Changed(s.name) {
+		if s.ghost == ghostIgnored && s.to == nil && fs.Changed(s.name) {
 			given = append(given, s)
 		}
 	})

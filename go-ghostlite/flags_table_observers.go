@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/hooks"
 )
 
@@ -18,11 +19,11 @@ var controlTopic = flagTopic{"Control (interactive commands, panic)", []flagSpec
 		ghost: ghostDiffers, note: "listens on 127.0.0.1 only",
 		help: "also serve interactive commands on this TCP port of 127.0.0.1 (0: not at all)",
 	},
-	{name: "initially-drop-socket-file", to: "InitiallyDropSocketFile",
+	{name: "initially-drop-socket-file", to: func(c *config.Config) any { return &c.InitiallyDropSocketFile },
 		ghost: ghostSame,
 		help:  "remove a socket file left by an earlier run before starting",
 	},
-	{name: "panic-flag-file", to: "PanicFlagFile",
+	{name: "panic-flag-file", to: func(c *config.Config) any { return &c.PanicFlagFile },
 		ghost: ghostSame,
 		help:  "when this file appears, abort the migration at once, leaving the original table untouched",
 	},

@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"reflect"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -22,7 +20,7 @@ import (
 // A new flag is one entry here, a row in doc/flags.md, and the code that uses its value.
 //
 // Invariants:
-//   - a flag's value goes to one place: a config.Config field named by its path (to), whose
+//   - a flag's value goes to one place: a config.Config field (to, a typed accessor), whose
 //     default is config.Default's unless def says otherwise, or a field of flagValues
 //     (own), whose default is def (the zero value when def is empty);
 //   - a duration is read by one Value, durationFlag: a whole number of milliseconds or seconds
@@ -56,8 +54,8 @@ type flagSpec struct {
 	// flag's help and its warning say the same).
 	note string
 
-	to  string                  // path of the config.Config field the value goes to ("Conn.Host")
-	own func(v *flagValues) any // else: a pointer to where the value goes
+	to  func(c *config.Config) any // a pointer to the config.Config field the value goes to
+	own func(v *flagValues) any    // else: a pointer to where the value goes
 	// def is the default, as given on the command line, of an own value, or of a Config field
 	// whose command-line default differs from config.Default's (--chunk-time).
 	def   string
@@ -112,9 +110,9 @@ func newFlagSet(cfg *config.Config, v *flagValues) *pflag.FlagSet {
 // register adds s to fs, its value in t and its default from defaults (or def).
 func (s *flagSpec) register(fs *pflag.FlagSet, t flagTargets, defaults *config.Config) {
 	var p any
-	if s.to != "" {
-		p = configField(t.cfg, s.to)
-		reflect.ValueOf(p).Elem().Set(reflect.ValueOf(configField(defaults, s.to)).Elem())
+	if s.to != nil {
+		p = s.to(t.cfg)
+		setDefault(s.name, p, s.to(defaults))
 	} else {
 		p = s.own(t.v)
 	}
@@ -150,16 +148,26 @@ func (s *flagSpec) register(fs *pflag.FlagSet, t flagTargets, defaults *config.C
 	f.Hidden = s.hidden
 }
 
-// configField returns a pointer to the field of cfg at path ("Conn.Host").
-func configField(cfg *config.Config, path string) any {
-	v := reflect.ValueOf(cfg).Elem()
-	for _, name := range strings.Split(path, ".") {
-		v = v.FieldByName(name)
-		if !v.IsValid() || !v.CanSet() {
-			panic(fmt.Sprintf("flag table: config.Config has no settable field %s", path))
-		}
+// setDefault sets the field p points to from def, a pointer to the same field of the defaults.
+func setDefault(name string, p, def any) {
+	switch p := p.(type) {
+	case *bool:
+		*p = *def.(*bool)
+	case *int:
+		*p = *def.(*int)
+	case *uint32:
+		*p = *def.(*uint32)
+	case *float64:
+		*p = *def.(*float64)
+	case *string:
+		*p = *def.(*string)
+	case *[]string:
+		*p = append([]string(nil), *def.(*[]string)...)
+	case *time.Duration:
+		*p = *def.(*time.Duration)
+	default:
+		panic(fmt.Sprintf("flag table: --%s goes to a %T, which has no kind of flag", name, p))
 	}
-	return v.Addr().Interface()
 }
 
 // discardString and discardBool are the values of flags accepted and ignored.
