@@ -54,7 +54,7 @@ type fixtureOpts struct {
 func newFixture(t *testing.T, name, origDDL string, o fixtureOpts) *fixture {
 	t.Helper()
 	db := testenv.Database(t, testSchema)
-	f := &fixture{t: t, db: db, orig: name, ghost: table.GhostName(name), changelog: changelog.Name(name), opts: o}
+	f := &fixture{t: t, db: db, orig: name, ghost: table.GhostName(name), changelog: table.ChangelogName(name), opts: o}
 	ctx := context.Background()
 	var err error
 	if f.flavor, err = dbconn.DetectFlavor(ctx, db); err != nil {

@@ -49,9 +49,6 @@ const (
 	valueColumn = 4
 )
 
-// Name is the changelog table's name for the table tbl: _<tbl>_ghc.
-func Name(tbl string) string { return "_" + tbl + "_ghc" }
-
 // Execer is what writing rows needs: *sql.DB, *sql.Conn and *sql.Tx all satisfy it.
 type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -63,7 +60,7 @@ type Table struct {
 }
 
 // Of is the changelog table of schema.tbl.
-func Of(schema, tbl string) Table { return Table{Schema: schema, Name: Name(tbl)} }
+func Of(schema, tbl string) Table { return Table{Schema: schema, Name: table.ChangelogName(tbl)} }
 
 // Create creates the table; it fails when a table has the name already.
 func (t Table) Create(ctx context.Context, db Execer) error {

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
 const testSchema = "gl_changelog"
 
 func TestName(t *testing.T) {
-	if Name("t") != "_t_ghc" {
+	if table.ChangelogName("t") != "_t_ghc" {
 		t.Fatal("helper table names differ from gh-ost's")
 	}
 	if got := Of("s", "t"); got != (Table{Schema: "s", Name: "_t_ghc"}) {

@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
@@ -171,12 +172,12 @@ func TestProxy(t *testing.T) {
 		renames int
 	}
 	cases := map[string][]cut{
-		cutover.AlgorithmThreeStep:  {{cutover.StepSentinel, 0}, {cutover.StepObserve1, 1}, {cutover.StepObserve2, 2}, {cutover.StepUnlock, 2}},
-		cutover.AlgorithmAtomic:     {{cutover.StepSentinel, 0}, {cutover.StepAtomicObserve, 1}, {cutover.StepDropSentry, 1}, {cutover.StepSentryDropped, 1}},
-		cutover.AlgorithmTwoStep:    {{cutover.StepSentinel, 0}, {cutover.StepRenameAway, 0}, {cutover.StepRenameIn, 0}},
-		cutover.AlgorithmLockRename: {{cutover.StepSentinel, 0}, {cutover.StepLockRename, 0}, {cutover.StepLockRenameUnlock, 0}},
+		config.CutOverThreeStep:  {{cutover.StepSentinel, 0}, {cutover.StepObserve1, 1}, {cutover.StepObserve2, 2}, {cutover.StepUnlock, 2}},
+		config.CutOverAtomic:     {{cutover.StepSentinel, 0}, {cutover.StepAtomicObserve, 1}, {cutover.StepDropSentry, 1}, {cutover.StepSentryDropped, 1}},
+		config.CutOverTwoStep:    {{cutover.StepSentinel, 0}, {cutover.StepRenameAway, 0}, {cutover.StepRenameIn, 0}},
+		config.CutOverLockRename: {{cutover.StepSentinel, 0}, {cutover.StepLockRename, 0}, {cutover.StepLockRenameUnlock, 0}},
 	}
-	algos := cutover.Algorithms()
+	algos := config.CutOverAlgorithms()
 	for _, algo := range algos {
 		for i, c := range cases[algo] {
 			t.Run(fmt.Sprintf("%s/cut before %s", algo, c.step), func(t *testing.T) {

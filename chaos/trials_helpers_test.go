@@ -45,7 +45,7 @@ func envInt(name string, def int) int {
 // refusing it (and the cut-over does not refuse it on that flavor).
 func availableAlgorithms(f dbconn.Flavor) []string {
 	var out []string
-	for _, a := range cutover.Algorithms() {
+	for _, a := range config.CutOverAlgorithms() {
 		cfg := config.Default()
 		cfg.Database, cfg.Table, cfg.Alter, cfg.CutOver = "gl_chaos_probe", "t", "ENGINE=InnoDB", a
 		if cfg.Validate() == nil && cutover.RefuseOn(a, f) == nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
@@ -140,12 +139,12 @@ func pickAlgorithm(algos []string, rng *rand.Rand, i int, inTurn bool) string {
 
 // algorithmSteps are the steps each algorithm calls its hook before (cutover.Step constants).
 var algorithmSteps = map[string][]cutover.Step{
-	cutover.AlgorithmThreeStep: {cutover.StepLock, cutover.StepSentinel, cutover.StepRename1, cutover.StepObserve1,
+	config.CutOverThreeStep: {cutover.StepLock, cutover.StepSentinel, cutover.StepRename1, cutover.StepObserve1,
 		cutover.StepRename2, cutover.StepObserve2, cutover.StepUnlock},
-	cutover.AlgorithmAtomic: {cutover.StepSentry, cutover.StepLock, cutover.StepSentinel, cutover.StepAtomicRename,
+	config.CutOverAtomic: {cutover.StepSentry, cutover.StepLock, cutover.StepSentinel, cutover.StepAtomicRename,
 		cutover.StepAtomicObserve, cutover.StepDropSentry, cutover.StepSentryDropped},
-	cutover.AlgorithmTwoStep:    {cutover.StepLock, cutover.StepSentinel, cutover.StepRenameAway, cutover.StepRenameIn},
-	cutover.AlgorithmLockRename: {cutover.StepLock, cutover.StepSentinel, cutover.StepLockRename, cutover.StepLockRenameUnlock},
+	config.CutOverTwoStep:    {cutover.StepLock, cutover.StepSentinel, cutover.StepRenameAway, cutover.StepRenameIn},
+	config.CutOverLockRename: {cutover.StepLock, cutover.StepSentinel, cutover.StepLockRename, cutover.StepLockRenameUnlock},
 }
 
 func keys(m map[int]bool) []int {
@@ -211,7 +210,7 @@ func runTrial(t testing.TB, admin *sql.DB, tr trial, logs *testenv.LogBuffer) (r
 	old, ghost := table.OldName(tbl, ""), table.GhostName(tbl)
 	q := table.Qualify(trialsDB, tbl)
 	for _, stmt := range []string{
-		"DROP TABLE IF EXISTS " + q + ", " + table.Qualify(trialsDB, old) + ", " + table.Qualify(trialsDB, ghost) + ", " + table.Qualify(trialsDB, changelog.Name(tbl)),
+		"DROP TABLE IF EXISTS " + q + ", " + table.Qualify(trialsDB, old) + ", " + table.Qualify(trialsDB, ghost) + ", " + table.Qualify(trialsDB, table.ChangelogName(tbl)),
 		"CREATE TABLE " + q + " (id BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL, pad VARCHAR(32) NOT NULL DEFAULT 'x') ENGINE=InnoDB",
 		fmt.Sprintf("INSERT INTO %s (id, v) WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < %d) SELECT n, 0 FROM s", q, seedRows),
 	} {

@@ -7,11 +7,10 @@
 //   - has its sizes in range: --chunk-size 10 to 100000, --chunk-time 0 or 10ms to 1m,
 //     --copy-threads 0 to MaxCopyThreads, --dml-batch-size 1 to 100, --default-retries at least 1,
 //     positive --cut-over-lock-timeout-seconds and (when checkpointing) --checkpoint-seconds;
-//   - names a cut-over algorithm of package cutover's registry and the innodb storage engine;
+//   - names a cut-over algorithm (CutOverAlgorithms, which package cutover runs) and the innodb storage engine;
 //   - has no two flags that contradict each other, and every flag another one needs (the replica
 //     modes, --resume, --revert and --old-table, the trigger flags, --master-user);
 //   - has table names that fit in 64 characters for every helper table the run may create;
-//   - has throttle settings throttle.Config accepts.
 //
 // Every refusal of Validate wraps ErrUsage: the command line exits 2 for it.
 package config
@@ -21,7 +20,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
@@ -164,9 +162,9 @@ type CopySettings struct {
 }
 
 // ThrottleSettings are the throttle's (throttle.Monitor, doc/throttle.md), with gh-ost's flags. The
-// copy waits while any signal throttles; the binlog applier keeps applying. They are not
-// throttle.Config itself, whose names drop the flags' "Throttle" and which also holds the run's
-// wiring: ThrottleConfig maps them.
+// copy waits while any signal throttles; the binlog applier keeps applying. throttle.Config
+// embeds them beside the run's wiring, and checks them (throttle.Config.Validate: the migrator's
+// New refuses what it refuses as a usage error).
 type ThrottleSettings struct {
 	MaxLag                     time.Duration // --max-lag-millis: heartbeat lag above this throttles (100ms at least)
 	ThrottleControlReplicas    string        // --throttle-control-replicas: host[:port],... whose lag also counts
@@ -271,7 +269,7 @@ func Default() Config {
 			ThrottleAdditionalFlagFile: "/tmp/gh-ost.throttle",
 		},
 		CutOverSettings: CutOverSettings{
-			CutOver:                       cutover.AlgorithmThreeStep,
+			CutOver:                       CutOverThreeStep,
 			CutOverLockTimeout:            3 * time.Second,
 			ExponentialBackoffMaxInterval: 64 * time.Second,
 		},

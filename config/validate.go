@@ -3,12 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/changelog"
-	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -39,10 +38,10 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 	}
-	if err := c.PreflightOptions().ValidateTriggerFlags(); err != nil {
+	if err := c.validateTriggerFlags(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	for _, validate := range []func() error{c.validateThrottle, c.validateReplicaModes, c.validateChecksum, c.validateRevert, c.validateMaster} {
+	for _, validate := range []func() error{c.validateReplicaModes, c.validateChecksum, c.validateRevert, c.validateMaster} {
 		if err := validate(); err != nil {
 			return err
 		}
@@ -74,9 +73,9 @@ func (c *Config) validateValues() error {
 		return fmt.Errorf("%w: --switch-to-rbr and --assume-rbr contradict each other: give one", ErrUsage)
 	case c.ApproveRenamedColumns && c.SkipRenamedColumns:
 		return fmt.Errorf("%w: --approve-renamed-columns and --skip-renamed-columns contradict each other: give one", ErrUsage)
-	case cutover.Validate(c.CutOver) != nil:
-		return fmt.Errorf("%w: --cut-over=%q is not supported; use %s", ErrUsage, c.CutOver, cutover.Choices())
-	case c.CutOver == cutover.AlgorithmLockRename && (c.IncludeTriggers || c.AllowNullableUniqueKey):
+	case ValidateCutOver(c.CutOver) != nil:
+		return fmt.Errorf("%w: --cut-over=%q is not supported; use %s", ErrUsage, c.CutOver, CutOverChoices())
+	case c.CutOver == CutOverLockRename && (c.IncludeTriggers || c.AllowNullableUniqueKey):
 		// Both work on the ghost from another session under the lock, which lock-rename's own
 		// session holds on the ghost too.
 		return fmt.Errorf("%w: --cut-over=lock-rename cannot be combined with %s yet; use --cut-over=three-step", ErrUsage, c.lockRenameConflict())
@@ -95,14 +94,6 @@ func (c *Config) validateValues() error {
 func CheckStorageEngine(engine string) error {
 	if !strings.EqualFold(engine, "innodb") {
 		return fmt.Errorf("--storage-engine=%s is not supported; only innodb is", engine)
-	}
-	return nil
-}
-
-// validateThrottle checks the throttle's flags.
-func (c *Config) validateThrottle() error {
-	if err := c.ThrottleConfig().Validate(); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	return nil
 }
@@ -153,7 +144,7 @@ func (c *Config) validateRevert() error {
 		return fmt.Errorf("%w: --revert cannot be used with --resume", ErrUsage)
 	case !c.Execute:
 		return fmt.Errorf("%w: --revert swaps tables: it needs --execute", ErrUsage)
-	case slices.ContainsFunc([]string{c.Table, changelog.Name(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
+	case slices.ContainsFunc([]string{c.Table, table.ChangelogName(c.Table), table.CheckpointName(c.Table), table.GhostName(c.Table)},
 		func(n string) bool { return strings.EqualFold(n, c.OldTableName) }):
 		return fmt.Errorf("%w: --old-table=%s names the table itself or one of its helper tables: give the old table the migration left (%s)", ErrUsage, c.OldTableName, table.OldName(c.Table, ""))
 	case table.TooLong(table.RevertedName(c.Table)):
@@ -181,4 +172,19 @@ func (c *Config) lockRenameConflict() string {
 		return "--include-triggers"
 	}
 	return "--allow-nullable-unique-key"
+}
+
+var triggerSuffixPattern = regexp.MustCompile(`^[0-9a-zA-Z_]+$`)
+
+// validateTriggerFlags checks the trigger flags alone (usage errors, gh-ost's wording first).
+func (c *Config) validateTriggerFlags() error {
+	switch {
+	case c.TriggerSuffix != "" && !triggerSuffixPattern.MatchString(c.TriggerSuffix):
+		return fmt.Errorf("--trigger-suffix must contain only alpha numeric characters and underscore (0-9,a-z,A-Z,_) (got %q)", c.TriggerSuffix)
+	case c.IncludeTriggers && c.TriggerSuffix == "":
+		return errors.New("--include-triggers needs --trigger-suffix (the triggers on the new table need names of their own, e.g. --trigger-suffix=_new)")
+	case !c.IncludeTriggers && (c.TriggerSuffix != "" || c.RemoveTriggerSuffix):
+		return errors.New("--trigger-suffix and --remove-trigger-suffix-if-exists only apply with --include-triggers: add it or drop them")
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestValidateRefusesLongAndUnsupported(t *testing.T) {
@@ -104,28 +103,6 @@ func TestLockRenameCombinations(t *testing.T) {
 		set(&cfg)
 		if err := cfg.Validate(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), flag) || !strings.Contains(err.Error(), "three-step") {
 			t.Errorf("lock-rename with %s: %v, want a usage error naming it and three-step", flag, err)
-		}
-	}
-}
-
-func TestThrottleFlagsValidate(t *testing.T) {
-	for _, c := range []struct {
-		set  func(*Config)
-		want string
-	}{
-		{func(c *Config) { c.MaxLoad = "Threads_running" }, `--max-load: load condition "Threads_running" is not Var=N`},
-		{func(c *Config) { c.CriticalLoad = "=5" }, `--critical-load: load condition "=5" has no status variable`},
-		{func(c *Config) { c.ThrottleControlReplicas = "r1:0" }, "--throttle-control-replicas"},
-		{func(c *Config) { c.ThrottleHTTP = "freno/check" }, "throttle-http needs a URL with its scheme"},
-		{func(c *Config) { c.ThrottleHTTPTimeout = 0 }, "must be positive"},
-		{func(c *Config) { c.CriticalLoadHibernate = -time.Second }, "must not be negative"},
-	} {
-		cfg := Default()
-		cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
-		c.set(&cfg)
-		err := cfg.Validate()
-		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Validate = %v, want a usage error containing %q", err, c.want)
 		}
 	}
 }

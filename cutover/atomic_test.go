@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -17,7 +18,7 @@ func TestRunDispatchesByName(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "three-step") || !strings.Contains(err.Error(), "atomic") || !strings.Contains(err.Error(), "two-step") {
 		t.Fatalf("unknown algorithm: got %v, want an error naming the three", err)
 	}
-	for _, algo := range Algorithms() {
+	for _, algo := range config.CutOverAlgorithms() {
 		t.Run(algo, func(t *testing.T) {
 			if err := Run(context.Background(), algo, Config{}, noopSentinel()); err == nil || !strings.Contains(err.Error(), "no database pool") {
 				t.Fatalf("%s: got %v, want the config refused (dispatched)", algo, err)
@@ -63,7 +64,7 @@ func TestAtomicFailureMatrix(t *testing.T) {
 // atomicIsSafeHere limits a test of the atomic algorithm's mechanics to the flavors where it runs.
 func atomicIsSafeHere(t *testing.T) {
 	t.Helper()
-	testenv.FlavorLimit(t, func(f dbconn.Flavor) bool { return RefuseOn(AlgorithmAtomic, f) == nil },
+	testenv.FlavorLimit(t, func(f dbconn.Flavor) bool { return RefuseOn(config.CutOverAtomic, f) == nil },
 		"--cut-over=atomic is refused there (TestAtomicRefusedOnMySQL)")
 }
 
@@ -71,16 +72,16 @@ func atomicIsSafeHere(t *testing.T) {
 // before the rename: in one line naming the safe choice, before anything is touched.
 func TestAtomicRefusedOnMySQL(t *testing.T) {
 	for _, f := range []dbconn.Flavor{{MariaDB: true, Major: 10, Minor: 11}, {MariaDB: true, Major: 11, Minor: 8}} {
-		if err := RefuseOn(AlgorithmAtomic, f); err != nil {
+		if err := RefuseOn(config.CutOverAtomic, f); err != nil {
 			t.Errorf("%s: %v, want atomic allowed", f, err)
 		}
 	}
 	for _, f := range []dbconn.Flavor{{Major: 8, Minor: 0, Patch: 36}, {Major: 9, Minor: 7, Patch: 4}} {
-		err := RefuseOn(AlgorithmAtomic, f)
+		err := RefuseOn(config.CutOverAtomic, f)
 		if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "--cut-over=three-step") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: got %v, want one ErrUnsafe line naming three-step", f, err)
 		}
-		for _, other := range []string{AlgorithmThreeStep, AlgorithmTwoStep} {
+		for _, other := range []string{config.CutOverThreeStep, config.CutOverTwoStep} {
 			if err := RefuseOn(other, f); err != nil {
 				t.Errorf("%s on %s: %v, want allowed", other, f, err)
 			}
@@ -137,7 +138,7 @@ func TestAtomicForeignOldTableRefused(t *testing.T) {
 // on the original before the unlock: it refuses before touching anything.
 func TestAtomicRefusedWithoutMetadataLocks(t *testing.T) {
 	f := newFixture(t, "a_nops")
-	a := &attempt{cfg: f.config(1, nil).withDefaults(), n: 1, algo: algorithmNamed(t, AlgorithmAtomic),
+	a := &attempt{cfg: f.config(1, nil).withDefaults(), n: 1, algo: algorithmNamed(t, config.CutOverAtomic),
 		caps: capabilities{mdl: false, mdlWhy: "performance_schema is off"}}
 	if err := a.checkStart(context.Background()); err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func likePrefilter(tbl string) string {
 // readLeftovers reads, in one query, which of the names runs of schema.tbl use exist: a
 // migration's (with every timestamped old table), or a revert's when rev is set.
 func readLeftovers(ctx context.Context, q dbconn.Querier, schema, tbl string, rev *changelog.RevertNames) (leftovers, error) {
-	ghost, changes, old, like := table.GhostName(tbl), changelog.Name(tbl), table.OldName(tbl, ""), likePrefilter(tbl)
+	ghost, changes, old, like := table.GhostName(tbl), table.ChangelogName(tbl), table.OldName(tbl, ""), likePrefilter(tbl)
 	if rev != nil {
 		ghost, old, like = rev.Ghost, rev.Old, ""
 	}
@@ -136,7 +136,7 @@ func (lo leftovers) describe() string {
 	}
 	t := lo.tables
 	return fmt.Sprintf("%s %s, %s %s, %s %s, old table(s): %s", t.Original, presence(lo.state.original.exists),
-		t.Ghost, presence(lo.state.ghost.exists), changelog.Name(t.Original), presence(lo.changelog), olds)
+		t.Ghost, presence(lo.state.ghost.exists), table.ChangelogName(t.Original), presence(lo.changelog), olds)
 }
 
 // CheckCrashed returns the refusal for a missing original left by a run that died during its
@@ -210,7 +210,7 @@ func restoreCrashed(ctx context.Context, c CrashConfig, lo leftovers, log zerolo
 		return fmt.Errorf("restore %s.%s (%s): %w; nothing else was changed", schema, tbl, stmt, err)
 	}
 	log.Warn().Str("took", logfmt.Duration(time.Since(start))).Msgf("restored: %s.%s is in place again", schema, tbl)
-	drop, next := []string{t.Ghost, changelog.Name(tbl)}, "a new migration can start"
+	drop, next := []string{t.Ghost, table.ChangelogName(tbl)}, "a new migration can start"
 	if lo.revert {
 		drop = drop[1:]
 		next = fmt.Sprintf("%s (the old table) and the checkpoint are kept: the revert can run again", t.Ghost)

@@ -164,7 +164,7 @@ func TestRecoverCrashedRevert(t *testing.T) {
 		{"t10", changelog.RevertNames{Ghost: "_t10_del", Old: "_t10_rev_del"}}, // a revert
 		{"t11", changelog.RevertNames{Ghost: "_t11_rev_del", Old: "_t11_del"}}, // the revert of a revert
 	} {
-		crashed(t, db, c.rev.Ghost, c.rev.Old, changelog.Name(c.tbl))
+		crashed(t, db, c.rev.Ghost, c.rev.Old, table.ChangelogName(c.tbl))
 		before := tablesOf(t, db, c.tbl)
 		if err := CheckCrashed(context.Background(), db, testDB, c.tbl, nil); err != nil {
 			t.Errorf("%s: check without the revert's names refused: %v", c.tbl, err)

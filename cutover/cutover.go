@@ -9,7 +9,7 @@
 //	RefuseOn(name, dbconn.Flavor) error           // may that algorithm run on that flavor? (atomic: MariaDB, lock-rename: MySQL 8.0.13+)
 //	LockedSentinel                                // what lock-rename needs of the Sentinel: hold the applier, apply on C1
 //	ThreeStep, Atomic, TwoStep(ctx, Config, Sentinel) error
-//	Validate(name) error; Algorithms() []string; Choices() string  // the registry, for flags
+//	(the names: config.CutOverAlgorithms, declared with the --cut-over setting; the registry runs one per name)
 //	CheckCrashed(ctx, Querier, schema, tbl, *changelog.RevertNames) error // did a run die during its cut-over? (refusal)
 //	RecoverCrashed(ctx, CrashConfig) error         // --recover-cut-over; the caller holds the mutex
 //	Config.Seams (TestSeams{BeforeStep}, StepInfo)  // test seams, never set by the command line

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 )
@@ -50,7 +51,7 @@ func (a *attempt) runLockRename(ctx context.Context) error {
 	qOrig, qOld, qGhost := t.qualified()
 	ls, ok := a.sentinel.(LockedSentinel)
 	if !ok {
-		return fmt.Errorf("%w: --cut-over=%s needs a sentinel that applies on the locking session", ErrUnsafe, AlgorithmLockRename)
+		return fmt.Errorf("%w: --cut-over=%s needs a sentinel that applies on the locking session", ErrUnsafe, config.CutOverLockRename)
 	}
 	octx, cancel := context.WithTimeout(ctx, a.cfg.LockTimeout)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -15,7 +16,7 @@ import (
 // lockRenameHere limits a test of the lock-rename algorithm to the flavors that allow it.
 func lockRenameHere(t *testing.T) {
 	t.Helper()
-	testenv.FlavorLimit(t, func(f dbconn.Flavor) bool { return RefuseOn(AlgorithmLockRename, f) == nil },
+	testenv.FlavorLimit(t, func(f dbconn.Flavor) bool { return RefuseOn(config.CutOverLockRename, f) == nil },
 		"RENAME TABLE under LOCK TABLES is refused there (TestLockRenameRefusedOnMariaDB)")
 }
 
@@ -91,13 +92,13 @@ func TestLockRenameKilledDuringTheApply(t *testing.T) {
 // anything is touched; MySQL before 8.0.13 likewise.
 func TestLockRenameRefusedOnMariaDB(t *testing.T) {
 	for _, f := range []dbconn.Flavor{{MariaDB: true, Major: 10, Minor: 11}, {MariaDB: true, Major: 11, Minor: 8}, {Major: 8, Minor: 0, Patch: 12}} {
-		err := RefuseOn(AlgorithmLockRename, f)
+		err := RefuseOn(config.CutOverLockRename, f)
 		if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "--cut-over=three-step") {
 			t.Errorf("%s: got %v, want a refusal naming three-step", f, err)
 		}
 	}
 	for _, f := range []dbconn.Flavor{{Major: 8, Minor: 0, Patch: 13}, {Major: 8, Minor: 4}, {Major: 9, Minor: 7, Patch: 4}} {
-		if err := RefuseOn(AlgorithmLockRename, f); err != nil {
+		if err := RefuseOn(config.CutOverLockRename, f); err != nil {
 			t.Errorf("%s: %v, want lock-rename allowed", f, err)
 		}
 	}

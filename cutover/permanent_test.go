@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -16,7 +17,7 @@ import (
 // the old name (MySQL: 1826; MariaDB: 1050 naming the engine's path). Each algorithm stops after
 // its first attempt with the reason and the fix, the original in place.
 func TestRenameThatCanNeverSucceedIsNotRetried(t *testing.T) {
-	for _, name := range Algorithms() {
+	for _, name := range config.CutOverAlgorithms() {
 		t.Run(name, func(t *testing.T) {
 			if err := RefuseOn(name, testenv.Flavor(t)); err != nil {
 				t.Skipf("flavor limit: %v", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -15,7 +16,7 @@ import (
 // cut-over failed on it, leaving "tables in an unexpected state" (seen when the localtests ran in
 // parallel, one case's load writing emoji during another's cut-over).
 func TestCutOverBesideAFourByteStatement(t *testing.T) {
-	for _, name := range Algorithms() {
+	for _, name := range config.CutOverAlgorithms() {
 		t.Run(name, func(t *testing.T) {
 			if err := RefuseOn(name, testenv.Flavor(t)); err != nil {
 				t.Skipf("flavor limit: %v", err)

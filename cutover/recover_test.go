@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
@@ -58,7 +59,7 @@ func TestRecoverDecidesFromRealState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := &attempt{cfg: cfg, algo: algorithmNamed(t, AlgorithmThreeStep), n: 1, caps: caps, log: cfg.Logger}
+			a := &attempt{cfg: cfg, algo: algorithmNamed(t, config.CutOverThreeStep), n: 1, caps: caps, log: cfg.Logger}
 			if err := a.checkStart(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -3,18 +3,9 @@ package cutover
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
-)
-
-// The cut-over algorithms, by their --cut-over names.
-const (
-	AlgorithmThreeStep = "three-step"
-	AlgorithmAtomic    = "atomic"
-	AlgorithmTwoStep   = "two-step"
-	// AlgorithmLockRename renames under the locking session's own lock (MySQL 8.0.13+).
-	AlgorithmLockRename = "lock-rename"
 )
 
 // algorithm is everything in which one cut-over algorithm differs from the others. Everything
@@ -41,35 +32,10 @@ type algorithm struct {
 
 // algorithms is the registry, in the order they are offered; the first is the default.
 var algorithms = []algorithm{
-	{name: AlgorithmThreeStep, run: (*attempt).runThreeStep, renamedAway: (*attempt).rollBackRenamedAway, swap: "both renames"},
-	{name: AlgorithmAtomic, run: (*attempt).runAtomic, oldTaken: (*attempt).dropOurSentry, swap: "the rename", unsafeOn: atomicUnsafeOn},
-	{name: AlgorithmTwoStep, run: (*attempt).runTwoStep, renamedAway: (*attempt).forwardIfSynced, swap: "both renames"},
-	{name: AlgorithmLockRename, run: (*attempt).runLockRename, swap: "the rename", unsafeOn: lockRenameUnsafeOn},
-}
-
-// Algorithms lists the --cut-over names, the default first.
-func Algorithms() []string {
-	names := make([]string, len(algorithms))
-	for i, a := range algorithms {
-		names[i] = a.name
-	}
-	return names
-}
-
-// Choices lists the --cut-over names for a message: "three-step, atomic, two-step or lock-rename".
-func Choices() string {
-	names := Algorithms()
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// Validate returns nil when name is a cut-over algorithm, and otherwise an error naming them.
-// (Run also takes "" for the default; Validate does not: a configuration names its algorithm.)
-func Validate(name string) error {
-	_, err := lookup(name)
-	return err
+	{name: config.CutOverThreeStep, run: (*attempt).runThreeStep, renamedAway: (*attempt).rollBackRenamedAway, swap: "both renames"},
+	{name: config.CutOverAtomic, run: (*attempt).runAtomic, oldTaken: (*attempt).dropOurSentry, swap: "the rename", unsafeOn: atomicUnsafeOn},
+	{name: config.CutOverTwoStep, run: (*attempt).runTwoStep, renamedAway: (*attempt).forwardIfSynced, swap: "both renames"},
+	{name: config.CutOverLockRename, run: (*attempt).runLockRename, swap: "the rename", unsafeOn: lockRenameUnsafeOn},
 }
 
 func lookup(name string) (algorithm, error) {
@@ -78,7 +44,7 @@ func lookup(name string) (algorithm, error) {
 			return a, nil
 		}
 	}
-	return algorithm{}, fmt.Errorf("cut-over algorithm %q is not supported; use %s", name, Choices())
+	return algorithm{}, config.ValidateCutOver(name)
 }
 
 // Run runs the cut-over algorithm named by --cut-over ("" is the default, three-step), retrying
@@ -97,17 +63,17 @@ func Run(ctx context.Context, name string, cfg Config, s Sentinel) error {
 
 // ThreeStep is Run with the LOCK / RENAME / RENAME cut-over (threestep.go).
 func ThreeStep(ctx context.Context, cfg Config, s Sentinel) error {
-	return Run(ctx, AlgorithmThreeStep, cfg, s)
+	return Run(ctx, config.CutOverThreeStep, cfg, s)
 }
 
 // Atomic is Run with the sentry-table cut-over (atomic.go).
 func Atomic(ctx context.Context, cfg Config, s Sentinel) error {
-	return Run(ctx, AlgorithmAtomic, cfg, s)
+	return Run(ctx, config.CutOverAtomic, cfg, s)
 }
 
 // TwoStep is Run with the lock / rename away / rename in cut-over (twostep.go).
 func TwoStep(ctx context.Context, cfg Config, s Sentinel) error {
-	return Run(ctx, AlgorithmTwoStep, cfg, s)
+	return Run(ctx, config.CutOverTwoStep, cfg, s)
 }
 
 // RefuseOn returns nil when the algorithm named name can be trusted on a server of flavor f, and
@@ -119,7 +85,7 @@ func RefuseOn(name string, f dbconn.Flavor) error {
 		return err
 	}
 	if why := algo.unsafeOn(f); why != "" {
-		return fmt.Errorf("%w: --cut-over=%s %s; use --cut-over=%s (the default)", ErrUnsafe, name, why, AlgorithmThreeStep)
+		return fmt.Errorf("%w: --cut-over=%s %s; use --cut-over=%s (the default)", ErrUnsafe, name, why, config.CutOverThreeStep)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -71,7 +72,7 @@ func TestTwoStepRetriesExhausted(t *testing.T) {
 func TestTwoStepRollsBackWithoutSentinel(t *testing.T) {
 	f := newFixture(t, "t_rollback")
 	ctx := context.Background()
-	a := &attempt{cfg: f.config(1, nil).withDefaults(), n: 1, algo: algorithmNamed(t, AlgorithmTwoStep), log: f.config(1, nil).Logger}
+	a := &attempt{cfg: f.config(1, nil).withDefaults(), n: 1, algo: algorithmNamed(t, config.CutOverTwoStep), log: f.config(1, nil).Logger}
 	if err := a.checkStart(ctx); err != nil {
 		t.Fatal(err)
 	}

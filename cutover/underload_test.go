@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -28,7 +29,7 @@ var (
 	atomicCut = algoRunner{"Atomic", Atomic}
 	twoStep   = algoRunner{"TwoStep", TwoStep}
 	lockRen   = algoRunner{"LockRename", func(ctx context.Context, c Config, s Sentinel) error {
-		return Run(ctx, AlgorithmLockRename, c, s)
+		return Run(ctx, config.CutOverLockRename, c, s)
 	}}
 )
 

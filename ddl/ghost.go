@@ -20,7 +20,7 @@ import (
 // BuildGhost creates the ghost, runs the ALTER on it under the server's global settings and
 // inspects it. created tells whether a ghost was created, even when err is not nil.
 func BuildGhost(ctx context.Context, st *preflight.State) (created bool, err error) {
-	cfg, p := st.Options, st.Plan
+	cfg, p := st.Config, st.Plan
 	if st.DDL, err = plan.ReadDDLSettings(ctx, st.Primary, cfg.AllowZeroInDate, cfg.SkipStrictMode); err != nil {
 		return false, fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
@@ -39,9 +39,9 @@ func BuildGhost(ctx context.Context, st *preflight.State) (created bool, err err
 
 // CreateGhostAs is CreateGhost of the run's original, ALTER and DDL settings under the name name:
 // the ghost, or the scratch table a --resume compares the earlier run's ghost with
-// (preflight.CheckResume).
+// (preflight's Resume moment).
 func CreateGhostAs(ctx context.Context, st *preflight.State, name string) (created bool, err error) {
-	cfg := st.Options
+	cfg := st.Config
 	return CreateGhost(ctx, st.Primary, st.DDL, cfg.Database, cfg.Table, name, st.Spec, cfg.DiscardForeignKeys)
 }
 

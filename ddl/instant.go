@@ -12,6 +12,7 @@ import (
 
 	sqldriver "github.com/go-sql-driver/mysql"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -34,14 +35,14 @@ var InstantAttemptPause = 5 * time.Second
 // AttemptInstantDDL reports whether the ALTER was done instantly on the original. Then the ghost
 // is to be dropped and nothing else is left to do.
 func AttemptInstantDDL(ctx context.Context, st *preflight.State) bool {
-	if !st.Options.AttemptInstantDDL {
+	if !st.Config.AttemptInstantDDL {
 		return false
 	}
-	spec, err := plan.ParseAlter(st.Options.Alter, st.Options.Database, st.Options.Table) // parsed by prepare already
+	spec, err := plan.ParseAlter(st.Config.Alter, st.Config.Database, st.Config.Table) // parsed by prepare already
 	if err != nil {
 		return false
 	}
-	if why := instantRefusal(st.Options); why != "" {
+	if why := instantRefusal(st.Config); why != "" {
 		st.Log.Info().Str("reason", why).Msg("--attempt-instant-ddl: not attempted; running the full migration")
 		return false
 	}
@@ -52,7 +53,7 @@ func AttemptInstantDDL(ctx context.Context, st *preflight.State) bool {
 		if err == nil {
 			break
 		}
-		if ctx.Err() != nil || !isLockWaitTimeout(err) || attempt >= st.Options.DefaultRetries {
+		if ctx.Err() != nil || !isLockWaitTimeout(err) || attempt >= st.Config.DefaultRetries {
 			st.Log.Info().Msgf("ALGORITHM=INSTANT not supported for this operation, proceeding with original algorithm: %s",
 				strings.Join(strings.Fields(err.Error()), " ")) // gh-ost's words
 			return false
@@ -70,7 +71,7 @@ func AttemptInstantDDL(ctx context.Context, st *preflight.State) bool {
 }
 
 // instantRefusal names why an instant ALTER must not be tried in this run ("" when it may).
-func instantRefusal(cfg preflight.Options) string {
+func instantRefusal(cfg config.Config) string {
 	switch {
 	case cfg.TestOnReplica || cfg.MigrateOnReplica:
 		return "--test-on-replica and --migrate-on-replica change the replica only"
@@ -91,7 +92,7 @@ func instantAlter(ctx context.Context, st *preflight.State, body string) error {
 	defer conn.Close()
 	// The pool's sessions are writer sessions; this one is given back changed: close it instead.
 	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // marks the session unusable
-	wait := max(int(2*st.Options.CutOverLockTimeout/time.Second), 1)
+	wait := max(int(2*st.Config.CutOverLockTimeout/time.Second), 1)
 	if err := applySettings(ctx, conn, st.DDL, fmt.Sprintf(", SESSION lock_wait_timeout = %d", wait)); err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func isLockWaitTimeout(err error) bool {
 // table that takes the original's name has fresh index statistics. As in gh-ost a failure fails
 // the run, before the cut-over.
 func AnalyzeGhost(ctx context.Context, st *preflight.State) error {
-	if !st.Options.AnalyzeGhostTable {
+	if !st.Config.AnalyzeGhostTable {
 		return nil
 	}
 	p := st.Plan

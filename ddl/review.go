@@ -20,7 +20,7 @@ func ReviewLines(ctx context.Context, st *preflight.State) []string {
 // unnecessary. The copy is dropped at once.
 func instantReview(ctx context.Context, st *preflight.State) []string {
 	p := st.Plan
-	spec, err := plan.ParseAlter(st.Options.Alter, st.Options.Database, st.Options.Table)
+	spec, err := plan.ParseAlter(st.Config.Alter, st.Config.Database, st.Config.Table)
 	name := "_" + p.Original.Name + "_glr"
 	if err != nil || table.TooLong(name) {
 		return nil

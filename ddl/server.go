@@ -33,8 +33,8 @@ func SwitchToRBR(ctx context.Context, st *preflight.State) error {
 	if format == "" {
 		return nil
 	}
-	db, flavor, addr := st.Inspected, st.Plan.Flavor, st.Options.Conn.Addr()
-	if !st.Options.Execute {
+	db, flavor, addr := st.Inspected, st.Plan.Flavor, st.Config.Conn.Addr()
+	if !st.Config.Execute {
 		st.Log.Warn().Str("server", addr).Str("binlog_format", format).Msg("dry run: --switch-to-rbr would set binlog_format=ROW and restart replication here")
 		return nil
 	}
@@ -58,7 +58,7 @@ func SwitchToRBR(ctx context.Context, st *preflight.State) error {
 // DropStale drops the helper tables of an earlier run that --initially-drop-* let the run drop
 // (State.Stale), on the primary.
 func DropStale(ctx context.Context, st *preflight.State) error {
-	schema := st.Options.Database
+	schema := st.Config.Database
 	for _, h := range st.Stale {
 		if _, err := st.Primary.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(schema, h.Name)); err != nil {
 			return fmt.Errorf("drop %s.%s (%s): %w", schema, h.Name, h.Flag, err)

@@ -1,9 +1,6 @@
 package main
 
-import (
-	"github.com/go-ghostlite/go-ghostlite/config"
-	"github.com/go-ghostlite/go-ghostlite/cutover"
-)
+import "github.com/go-ghostlite/go-ghostlite/config"
 
 // The flag table (flagtable.go): the throttle and the cut-over.
 
@@ -73,7 +70,7 @@ var throttleTopic = flagTopic{"Throttle", []flagSpec{
 var cutOverTopic = flagTopic{"Cut-over", []flagSpec{
 	{name: "cut-over", to: func(c *config.Config) any { return &c.CutOver },
 		ghost: ghostDiffers, note: "default `three-step` (gh-ost: `atomic`, also available on MariaDB; refused on MySQL); `lock-rename` is ours",
-		help: "cut-over algorithm: " + cutover.Choices() + " (atomic: MariaDB only; lock-rename: MySQL 8.0.13+ only; see doc/cut-over.md)",
+		help: "cut-over algorithm: " + config.CutOverChoices() + " (atomic: MariaDB only; lock-rename: MySQL 8.0.13+ only; see doc/cut-over.md)",
 	},
 	{name: "cut-over-lock-timeout-seconds", to: func(c *config.Config) any { return &c.CutOverLockTimeout }, unit: seconds, rng: span(1, 3600),
 		ghost: ghostSame,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -17,7 +18,7 @@ import (
 // Refused tests).
 func TestEveryCutOverAlgorithmGivesTheServersResult(t *testing.T) {
 	t.Parallel() // a database of its own
-	for _, algo := range cutover.Algorithms() {
+	for _, algo := range config.CutOverAlgorithms() {
 		t.Run(algo, func(t *testing.T) {
 			if err := cutover.RefuseOn(algo, testenv.Flavor(t)); err != nil {
 				t.Skipf("flavor limit: %v", err)

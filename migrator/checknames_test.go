@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -26,7 +27,7 @@ func TestCheckConstraintNamesAsServerAlter(t *testing.T) {
 	for _, c := range cases {
 		// Each kind of swap: RENAME TABLE one name at a time or both at once, ALTER TABLE ...
 		// RENAME (two-step), a RENAME under the lock (lock-rename): every algorithm the flavor runs.
-		for _, algo := range cutover.Algorithms() {
+		for _, algo := range config.CutOverAlgorithms() {
 			t.Run(c.name+", "+algo, func(t *testing.T) {
 				if err := cutover.RefuseOn(algo, testenv.Flavor(t)); err != nil {
 					t.Skipf("flavor limit: %v", err)

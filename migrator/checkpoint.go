@@ -106,16 +106,18 @@ func (r *run) keptForResume() {
 		p.GhostTable, p.ChangelogTable, p.CheckpointTable)
 }
 
-// checkResume runs the checks of a --resume (preflight.CheckResume) and adopts the stopped run's
+// checkResume runs the checks of a --resume (preflight's Resume moment) and adopts the stopped run's
 // ghost.
 func (s *session) checkResume(ctx context.Context) (*checkpoint.Record, error) {
 	tables := helperTables(s.plan)
-	rec, err := preflight.CheckResume(ctx, s.pre, tables, func(ctx context.Context, scratch string) (bool, error) {
+	s.pre.ResumeTables = tables
+	s.pre.CreateScratch = func(ctx context.Context, scratch string) (bool, error) {
 		return ddl.CreateGhostAs(ctx, s.pre, scratch)
-	})
-	if err != nil {
+	}
+	if err := preflight.Run(ctx, s.pre, preflight.Resume); err != nil {
 		return nil, err
 	}
+	rec := s.pre.Resumed
 	if err := (checkpoint.Resume{Primary: s.primary, Tables: tables}).Adopt(ctx); err != nil { // an older version's table
 		return nil, err
 	}

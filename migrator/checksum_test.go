@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/checksum"
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/observe"
@@ -23,7 +24,7 @@ func checksumSetup(t *testing.T, alter string, logs *testenv.LogBuffer) (*sql.DB
 		"CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20) NULL, n INT NOT NULL)",
 		`INSERT INTO t SELECT seq, CASE WHEN seq % 7 = 0 THEN '' WHEN seq % 11 = 0 THEN NULL ELSE CONCAT('n', seq) END, seq * 3
 		 FROM seq_1_to_3000`)
-	cfg := liveConfig(t, schema, "t", alter, logs)
+	cfg := configtest.Config(t, schema, "t", alter, logs)
 	cfg.OkToDropTable = true
 	cfg.ChunkSize = 500
 	return db, cfg
@@ -228,7 +229,7 @@ func TestChecksumRepairsCompensatingChanges(t *testing.T) {
 		"INSERT INTO t SELECT seq, 1, CONCAT('row', seq % 7) FROM seq_1_to_1000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 	alter := "ADD COLUMN c INT NULL"
-	cfg := liveConfig(t, schema, "t", alter, logs)
+	cfg := configtest.Config(t, schema, "t", alter, logs)
 	cfg.OkToDropTable = true
 	cfg.ChunkSize = 10
 	beforeSnapshot := func(ctx context.Context, round int) error {

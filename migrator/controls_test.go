@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -72,7 +73,7 @@ func TestControlsSteerARun(t *testing.T) {
 	db, schema := testenv.OwnDatabase(t, controlsDB)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_20000")
-	cfg := liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ChunkSize = 1000
 	var chunks atomic.Int64
 	m := newWithSeams(t, cfg, seams{beforeChunk: func(context.Context, int64) error { chunks.Add(1); return nil }})
@@ -125,7 +126,7 @@ func TestControlsPanic(t *testing.T) {
 	db, schema := testenv.OwnDatabase(t, controlsDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS p", "CREATE TABLE p (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO p SELECT seq, seq FROM seq_1_to_500")
-	cfg := liveConfig(t, schema, "p", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, schema, "p", "ADD COLUMN c INT NULL", nil)
 	m := mustNew(t, cfg)
 	if err := m.Postpone(true); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func TestCopyThreadsAreChosenAndLoggedOnce(t *testing.T) {
 		testenv.Exec(t, db, "DROP TABLE IF EXISTS ct", "CREATE TABLE ct (id INT PRIMARY KEY, v INT NOT NULL)",
 			"INSERT INTO ct SELECT seq, seq FROM seq_1_to_2000")
 		var logs testenv.LogBuffer
-		cfg := liveConfig(t, schema, "ct", "ADD COLUMN c INT NULL", &logs)
+		cfg := configtest.Config(t, schema, "ct", "ADD COLUMN c INT NULL", &logs)
 		cfg.OkToDropTable, cfg.ChunkSize, cfg.CopyThreads = true, 100, c.threads
 		if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 			t.Fatalf("--copy-threads=%d: %v", c.threads, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -38,7 +39,7 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
-			cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
+			cfg := configtest.Config(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 			flag := postpone(t, &cfg)
 			cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 			done := runMigration(t, cfg)

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -75,7 +76,7 @@ func displacedSetup(t *testing.T) (*sql.DB, config.Config) {
 	t.Helper()
 	db, schema := testenv.OwnTable(t, displacedDB, "CREATE TABLE t (id INT PRIMARY KEY, u INT)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t", "INSERT INTO want VALUES (5001, 5)")
-	cfg := liveConfig(t, schema, "t", "ADD UNIQUE KEY u (u)", nil)
+	cfg := configtest.Config(t, schema, "t", "ADD UNIQUE KEY u (u)", nil)
 	cfg.DefaultRetries = 5
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	return db, cfg

@@ -3,6 +3,7 @@ package migrator
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/ddl"
@@ -17,9 +18,10 @@ import (
 func (m *Migrator) dryRun(ctx context.Context, s *session) error {
 	defer s.close()
 	p := s.plan
-	for _, line := range s.plan.Lines(s.pre.Options.Alter, s.pre.Options.ReplicaMode(), m.cfg.ExactRowcount) {
+	for _, line := range s.plan.Lines(s.pre.Config.Alter, s.pre.Config.ReplicaMode(), m.cfg.ExactRowcount) {
 		m.log.Info().Msg(line)
 	}
+	m.log.Info().Strs("checks", s.pre.Ran).Msgf("checks passed (%d): %s", len(s.pre.Ran), strings.Join(s.pre.Ran, ", "))
 	review := ddl.ReviewLines(ctx, s.pre) // a reviewer's remarks: advice only
 	for _, line := range review {
 		m.log.Warn().Msg("review: " + line)

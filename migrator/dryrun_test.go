@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/plan"
+	"github.com/go-ghostlite/go-ghostlite/preflight"
 )
 
 // fill100k fills t (id, a, b) with 100,000 rows.
@@ -97,8 +98,19 @@ func TestDryRunReview(t *testing.T) {
 	if strings.Contains(out, "ALGORITHM=INSTANT, metadata only") {
 		t.Errorf("a type change called instant:\n%s", out)
 	}
-	if out := review("ADD COLUMN c INT"); !strings.Contains(out, "review: the server can do this ALTER instantly (ALGORITHM=INSTANT") {
+	out = review("ADD COLUMN c INT")
+	if !strings.Contains(out, "review: the server can do this ALTER instantly (ALGORITHM=INSTANT") {
 		t.Errorf("an instant ADD COLUMN not called so:\n%s", out)
+	}
+	// The dry run lists every check it ran, those of each moment up to the ghost, in order.
+	var names []string
+	for _, scope := range []preflight.Scope{preflight.Connected, preflight.BeforeCreate, preflight.AfterGhost} {
+		for _, c := range preflight.Checks(scope) {
+			names = append(names, c.Name)
+		}
+	}
+	if want := fmt.Sprintf("checks passed (%d): %s", len(names), strings.Join(names, ", ")); !strings.Contains(out, want) {
+		t.Errorf("the dry run does not list the checks it ran, want %q:\n%s", want, out)
 	}
 }
 
@@ -231,7 +243,7 @@ func TestPreparePlanDetails(t *testing.T) {
 	if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = '_t_gho'`, prepareDB).Scan(&fks); err != nil || fks != 0 {
 		t.Errorf("the ghost has %d foreign keys (%v), want none", fks, err)
 	}
-	lines := strings.Join(s.plan.Lines(s.pre.Options.Alter, s.pre.Options.ReplicaMode(), true), "\n") // as with --exact-rowcount
+	lines := strings.Join(s.plan.Lines(s.pre.Config.Alter, s.pre.Config.ReplicaMode(), true), "\n") // as with --exact-rowcount
 	for _, want := range []string{"shared key: uk_code (code)", "foreign keys of the original NOT carried to the new table: fk_t_p -> p",
 		"generated columns (computed by the server, never copied): g", "rows: 2 (exact count)"} {
 		if !strings.Contains(lines, want) {

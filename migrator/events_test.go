@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/observe"
 )
@@ -44,7 +45,7 @@ func TestEventsAndCutOverGate(t *testing.T) {
 	db := testenv.Database(t, dbName)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
-	cfg := liveConfig(t, dbName, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, dbName, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.ExactRowcount, cfg.OkToDropTable = true, true
 	cfg.ConcurrentRowcount = false // counted in preparation: rowcount-complete has its place in the order
 	m := mustNew(t, cfg)

@@ -140,10 +140,7 @@ func (r *run) startPosition(ctx context.Context) (binlogapply.Position, error) {
 // startChecks checks, once the stream's start is fixed, what the stream does not show: the
 // original and the prepared XA transactions (preflight/startcheck.go).
 func (r *run) startChecks(ctx context.Context) error {
-	if err := r.s.checkOriginalUnchanged(ctx); err != nil {
-		return err
-	}
-	return preflight.CheckNoPreparedXA(ctx, r.s.pre)
+	return originalAltered(preflight.Run(ctx, r.s.pre, preflight.StreamStarted))
 }
 
 // newApplier opens the applier's pool and sets up the binlog applier from pos.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -19,7 +20,7 @@ func TestPostponeThenPanicFlagFile(t *testing.T) {
 	db := testenv.Table(t, flagFilesDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
 
-	cfg := liveConfig(t, flagFilesDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, flagFilesDB, "t", "ADD COLUMN c INT NULL", nil)
 	postpone(t, &cfg)
 	panicFile := filepath.Join(t.TempDir(), "panic")
 	cfg.PanicFlagFile = panicFile

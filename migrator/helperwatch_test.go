@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -58,7 +59,7 @@ func TestHelperChangesStopMigration(t *testing.T) {
 			testenv.Exec(t, db, "CREATE OR REPLACE VIEW v_t AS SELECT id, e, v FROM t", "CREATE OR REPLACE VIEW vv_t AS SELECT id, v FROM v_t",
 				"DROP TABLE IF EXISTS x_t", "CREATE TABLE x_t (id INT PRIMARY KEY)",
 				"CREATE TRIGGER x_t_ai AFTER INSERT ON x_t FOR EACH ROW INSERT INTO t (id, e, v) VALUES (NEW.id, 'a', 0)")
-			cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
+			cfg := configtest.Config(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 			postpone(t, &cfg)
 			cfg.Checksum, cfg.AssumeRBR, cfg.Checkpoint = false, true, true
 			cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
@@ -124,7 +125,7 @@ func TestGhostProvenBeforeSwap(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 				"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
-			cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
+			cfg := configtest.Config(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 			flag := postpone(t, &cfg)
 			cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 			done := runMigration(t, cfg)
@@ -177,7 +178,7 @@ func execUnlogged(t *testing.T, db *sql.DB, stmts []string) {
 func TestChangelogDroppedUnloggedStops(t *testing.T) {
 	db := testenv.Table(t, ddlWatchDB, "CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b','c') NOT NULL, v INT)",
 		"INSERT INTO t SELECT seq, ELT(1 + seq % 3, 'a', 'b', 'c'), seq FROM seq_1_to_2000")
-	cfg := liveConfig(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, ddlWatchDB, "t", "ADD COLUMN c INT NULL", nil)
 	postpone(t, &cfg)
 	cfg.Logger = cfg.Logger.Level(zerolog.InfoLevel)
 	done := runMigration(t, cfg)

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -18,14 +18,14 @@ func instantRun(t *testing.T, alter string) *testenv.LogBuffer {
 		"INSERT INTO t SELECT seq, seq * 7, CONCAT('row ', seq) FROM seq_1_to_500",
 		"CREATE TABLE o LIKE t", "INSERT INTO o SELECT * FROM t")
 	var logs testenv.LogBuffer
-	cfg := liveConfig(t, sameResultDB, "t", alter, &logs)
+	cfg := configtest.Config(t, sameResultDB, "t", alter, &logs)
 	cfg.OkToDropTable = true
 	cfg.AttemptInstantDDL, cfg.AnalyzeGhostTable = true, true
 	if err := testenv.WaitResult(t, runMigration(t, cfg), 90*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	assertSameAsServerAlter(t, db, "o", alter)
-	for _, name := range []string{table.GhostName("t"), changelog.Name("t"), table.OldName("t", "")} {
+	for _, name := range []string{table.GhostName("t"), table.ChangelogName("t"), table.OldName("t", "")} {
 		var n int
 		if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
 			sameResultDB, name).Scan(&n); err != nil || n != 0 {

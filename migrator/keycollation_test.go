@@ -193,7 +193,7 @@ func waitPostponedOrEnd(t *testing.T, db *sql.DB, done <-chan error) (bool, erro
 		default:
 		}
 		var state string
-		err := db.QueryRow("SELECT value FROM "+table.QuoteIdent(changelog.Name("t"))+" WHERE hint = ?", changelog.HintState).Scan(&state)
+		err := db.QueryRow("SELECT value FROM "+table.QuoteIdent(table.ChangelogName("t"))+" WHERE hint = ?", changelog.HintState).Scan(&state)
 		if err != nil {
 			return false, nil // not written yet
 		}

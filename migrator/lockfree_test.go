@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -49,7 +50,7 @@ func runChangesDuringChunks(t *testing.T, seed int64, key string, threads int) {
 	testenv.Exec(t, db, "CREATE TABLE t (id INT NOT NULL, u VARCHAR(20), n INT, k INT NOT NULL DEFAULT 0, PRIMARY KEY ("+key+"))",
 		"INSERT INTO t (id, u, n) SELECT 2 * seq, CONCAT('v', seq), seq FROM seq_1_to_10000",
 		"CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
-	cfg := liveConfig(t, lockFreeDB, "t", alter, nil)
+	cfg := configtest.Config(t, lockFreeDB, "t", alter, nil)
 	cfg.ChunkSize, cfg.ChunkTime, cfg.Checksum = 500, 0, false // nothing repairs the copy's result
 	cfg.CopyThreads = threads
 	flag := postpone(t, &cfg)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
-	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -56,7 +55,7 @@ func TestMetadataLockPreflight(t *testing.T) {
 	}{
 		{"refused", func(*config.Config) {}, "metadata lock instrument not enabled"},
 		{"skip", func(c *config.Config) { c.SkipMetadataLockCheck = true }, ""},
-		{"atomic even with skip", func(c *config.Config) { c.SkipMetadataLockCheck, c.CutOver = true, cutover.AlgorithmAtomic }, "--cut-over=atomic "},
+		{"atomic even with skip", func(c *config.Config) { c.SkipMetadataLockCheck, c.CutOver = true, config.CutOverAtomic }, "--cut-over=atomic "},
 		{"dry run with allow", func(c *config.Config) { c.AllowSetupMetadataLockInstruments = true }, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

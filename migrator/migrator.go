@@ -85,10 +85,14 @@ func (m *Migrator) applier() *binlogapply.Applier {
 	return nil
 }
 
-// New checks the configuration and returns a Migrator.
+// New checks the configuration (config.Config.Validate, then the throttle's settings, refused
+// as usage errors too) and returns a Migrator.
 func New(cfg config.Config) (*Migrator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if err := throttleConfig(cfg).Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", config.ErrUsage, err)
 	}
 	m := &Migrator{cfg: cfg, log: cfg.Logger.With().Str("component", "migrator").Logger()}
 	m.phases = newPhases(m.log, nil)

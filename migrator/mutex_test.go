@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
-	"github.com/go-ghostlite/go-ghostlite/changelog"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -26,7 +26,7 @@ const mutexDB = "gl_mutex"
 // with the seams opts set.
 func mutexRun(t *testing.T, postpone string, dropGhost bool, opts ...func(*seams)) <-chan error {
 	t.Helper()
-	cfg := liveConfig(t, mutexDB, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, mutexDB, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.InitiallyDropGhostTable = dropGhost
 	cfg.PostponeCutOverFlagFile = postpone
 	cfg.FlagFileInterval = 10 * time.Millisecond
@@ -54,7 +54,7 @@ func innodbID(t *testing.T, db *sql.DB, name string) int64 {
 // waitPostponedOwn waits until the changelog says "postponed" and is not the table notID.
 func waitPostponedOwn(t *testing.T, db *sql.DB, done <-chan error, notID int64) {
 	t.Helper()
-	waitPostponed(t, db, done, func() bool { return innodbID(t, db, changelog.Name("t")) != notID })
+	waitPostponed(t, db, done, func() bool { return innodbID(t, db, table.ChangelogName("t")) != notID })
 }
 
 // A migration whose mutex connection is killed (an idle-connection killer) loses its lock; a
@@ -72,7 +72,7 @@ func TestLostMutexStopsWithoutDroppingOthersTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ghost, changelog := table.GhostName("t"), changelog.Name("t")
+	ghost, changelog := table.GhostName("t"), table.ChangelogName("t")
 
 	doneA := mutexRun(t, postponeA, false)
 	waitPostponedOwn(t, db, doneA, 0)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -40,7 +40,7 @@ func TestAtomicCutOverRefusedOnMySQL(t *testing.T) {
 	before := captureState(t, db)
 	cfg := testConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 	live(&cfg)
-	cfg.CutOver = cutover.AlgorithmAtomic
+	cfg.CutOver = config.CutOverAtomic
 	err := mustNew(t, cfg).Run(context.Background())
 	if testenv.Flavor(t).MariaDB {
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -37,7 +38,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 	for _, c := range refusals {
 		setup(c.null)
 		before := captureState(t, db)
-		cfg := liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
+		cfg := configtest.Config(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 		cfg.AllowNullableUniqueKey = c.allow
 		err := mustNew(t, cfg).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -48,7 +49,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 
 	// No NULL: migrated, with writes during the copy.
 	setup(false)
-	cfg := liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.AllowNullableUniqueKey = true
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)
@@ -68,7 +69,7 @@ func TestAllowNullableUniqueKey(t *testing.T) {
 
 	// A NULL written during the migration: the cut-over refuses it, once, and the original stays.
 	setup(false)
-	cfg = liveConfig(t, schema, "t", "ADD COLUMN c INT NULL", nil)
+	cfg = configtest.Config(t, schema, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.AllowNullableUniqueKey = true
 	flag = postpone(t, &cfg)
 	done = runMigration(t, cfg)

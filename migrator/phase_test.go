@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
@@ -111,7 +112,7 @@ func TestObserverHearsEveryPhase(t *testing.T) {
 	db := testenv.Database(t, dbName)
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO t SELECT seq, seq FROM seq_1_to_500")
-	cfg := liveConfig(t, dbName, "t", "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, dbName, "t", "ADD COLUMN c INT NULL", nil)
 	cfg.OkToDropTable = true
 	flag := postpone(t, &cfg)
 	m := mustNew(t, cfg)

@@ -13,6 +13,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/ddl"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/logfmt"
 	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
@@ -93,20 +94,20 @@ func (m *Migrator) prepare(ctx context.Context) (_ *session, err error) {
 			err = s.abandon(err)
 		}
 	}()
-	if err := m.connect(ctx, s); err != nil { // 1-3
+	if err := m.connect(ctx, s); err != nil {
 		return nil, err
 	}
-	if err := preflight.Run(ctx, st, preflight.BeforeCreate); err != nil { // 4-8
+	if err := preflight.Run(ctx, st, preflight.BeforeCreate); err != nil {
 		return nil, err
 	}
 	if err := ddl.Setup(ctx, st); err != nil { // what the flags ask of the server: --switch-to-rbr, --initially-drop-*
 		return nil, err
 	}
-	s.ghostCreated, err = s.kind.ghost(ctx, m, s) // 9: created, or adopted (kind.go)
+	s.ghostCreated, err = s.kind.ghost(ctx, m, s) // created, or adopted (kind.go)
 	if err != nil {
 		return nil, err
 	}
-	if err := preflight.Run(ctx, st, preflight.AfterGhost); err != nil { // 10-12
+	if err := preflight.Run(ctx, st, preflight.AfterGhost); err != nil {
 		return nil, err
 	}
 	if err := s.kind.planned(s); err != nil {
@@ -140,21 +141,22 @@ func (s *session) abandon(cause error) error {
 // connect opens the server given with --host and, when it is a replica, its primary
 // (preflight.Connect), and takes the per-table mutex there before anything is created.
 func (m *Migrator) connect(ctx context.Context, s *session) (err error) {
-	if err := s.connectPrimary(ctx); err != nil { // 1-2
+	if err := s.connectPrimary(ctx); err != nil {
 		return err
 	}
 	// Replica modes: checks that only the whole-migration-on-the-replica needs.
-	if err := preflight.CheckReplicaMode(ctx, s.pre); err != nil {
+	if err := preflight.Run(ctx, s.pre, preflight.Connected); err != nil {
 		return err
 	}
-	// 3. The per-table mutex, before anything is created.
+	// The per-table mutex, before anything is created.
 	s.lock, err = tablelock.Acquire(ctx, s.primary, s.plan.Primary.Addr(), m.cfg.Database, m.cfg.Table)
 	return err
 }
 
 // newSession is a session before anything is connected.
 func newSession(cfg config.Config, log zerolog.Logger) *session {
-	st := preflight.NewState(cfg.PreflightOptions(), log)
+	st := preflight.NewState(cfg, log)
+	st.CutOverRefusal = func(f dbconn.Flavor) error { return cutover.RefuseOn(cfg.CutOver, f) }
 	return &session{pre: st, plan: st.Plan, kind: newKind(cfg), log: log}
 }
 
@@ -176,10 +178,9 @@ func (m *Migrator) checkCrashed(ctx context.Context, s *session) error {
 	return cutover.CheckCrashed(ctx, s.primary, m.cfg.Database, m.cfg.Table, rev)
 }
 
-// checkOriginalUnchanged fails with binlogapply.ErrOriginalAltered when the original's definition
-// or triggers are no longer what preparation saw (preflight.CheckOriginalUnchanged).
-func (s *session) checkOriginalUnchanged(ctx context.Context) error {
-	err := preflight.CheckOriginalUnchanged(ctx, s.pre)
+// originalAltered marks a final refusal of the checks that the original is unchanged with
+// binlogapply.ErrOriginalAltered.
+func originalAltered(err error) error {
 	if preflight.IsFinal(err) {
 		return fmt.Errorf("%w: %w", err, binlogapply.ErrOriginalAltered)
 	}

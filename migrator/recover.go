@@ -8,6 +8,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/tablelock"
 )
 
@@ -50,10 +51,10 @@ func checkRecoveredRevert(c *config.Config, rev *changelog.RevertNames) error {
 		return nil
 	case rev == nil:
 		return fmt.Errorf("--recover-cut-over --revert: %s holds no revert's tables, so no revert of %s.%s is left to recover (nothing was changed): run --recover-cut-over without --revert and --old-table",
-			changelog.Name(c.Table), c.Database, c.Table)
+			table.ChangelogName(c.Table), c.Database, c.Table)
 	case !strings.EqualFold(rev.Ghost, c.OldTableName):
 		return fmt.Errorf("--recover-cut-over --revert: the revert left in %s swaps back %s, not --old-table=%s (nothing was changed): give --old-table=%s, or leave out --revert and --old-table",
-			changelog.Name(c.Table), rev.Ghost, c.OldTableName, rev.Ghost)
+			table.ChangelogName(c.Table), rev.Ghost, c.OldTableName, rev.Ghost)
 	}
 	return nil
 }

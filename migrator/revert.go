@@ -31,7 +31,7 @@ import (
 // A revert is a migration whose "original" is the live (new) table and whose "ghost" is the old
 // table: it streams the binlog from the cut-over checkpoint, applies every change of the live
 // table to the old one with the same column mapping as any migration, the recorded renames taken
-// backwards (preflight.CheckRevert: a renamed column's writes reach the old column), copies no row (the
+// backwards (preflight's Revert moment: a renamed column's writes reach the old column), copies no row (the
 // old table had every row at the checkpoint), and swaps with the same cut-over: the live table
 // becomes _<tbl>_rev_del, the old table takes the name. Columns the old table lacks are dropped,
 // columns the live one lacks get their defaults, a value the old definition cannot hold fails the
@@ -48,7 +48,7 @@ func (m *Migrator) adoptOldTable(ctx context.Context, s *session, rec *checkpoin
 		return fmt.Errorf("on %s: %w", p.Primary.Addr(), err)
 	}
 	s.pre.DDL = settings
-	p.TimeZone = settings.TimeZone                   // p.Ghost, the old table, was inspected by preflight.CheckRevert
+	p.TimeZone = settings.TimeZone                   // p.Ghost, the old table, was inspected by preflight's Revert moment
 	s.own(ctx, p.CheckpointTable, p.CheckpointTable) // dropped after the revert unless --checkpoint
 	// gh-ost's words; it replays the changes since the cut-over on the old table, then swaps them.
 	m.log.Info().Str("checkpoint", rec.String()).Msgf("Reverting %s from %s", table.Qualify(cfg.Database, cfg.Table), table.Qualify(cfg.Database, p.GhostTable))
@@ -122,13 +122,14 @@ type revertKind struct {
 	rec            *checkpoint.Record // the cut-over checkpoint, once checked
 }
 
-// ghost checks the revert (preflight.CheckRevert) and adopts the old table: nothing is created.
+// ghost checks the revert (preflight's Revert moment) and adopts the old table: nothing is created.
 func (k *revertKind) ghost(ctx context.Context, m *Migrator, s *session) (bool, error) {
-	rec, err := preflight.CheckRevert(ctx, s.pre, m.cfg.OldTableName, m.cfg.UseGTID) // the old table is the ghost
-	k.rec = rec
+	err := preflight.Run(ctx, s.pre, preflight.Revert) // the old table is the ghost
+	k.rec = s.pre.Reverted
 	if err != nil {
 		return false, err
 	}
+	rec := k.rec
 	if err := ddl.DropStale(ctx, s.pre); err != nil { // --initially-drop-old-table
 		return false, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -35,7 +36,7 @@ const revertAlter = "ADD COLUMN c INT NOT NULL DEFAULT 7, DROP COLUMN b"
 // revertConfig is a --checkpoint migration (or, with revert, the --revert of it) of t.
 func revertConfig(t *testing.T, revert bool, logs *testenv.LogBuffer) config.Config {
 	t.Helper()
-	cfg := liveConfig(t, revertDB, "t", revertAlter, logs)
+	cfg := configtest.Config(t, revertDB, "t", revertAlter, logs)
 	cfg.Checkpoint, cfg.CheckpointInterval = true, 200*time.Millisecond
 	if revert {
 		cfg.Checkpoint, cfg.Alter = false, ""
@@ -328,7 +329,7 @@ func renameConfig(t *testing.T, oldTable string) config.Config {
 // --old-table=oldTable.
 func checkpointConfig(t *testing.T, alter, oldTable string) config.Config {
 	t.Helper()
-	cfg := liveConfig(t, revertDB, "t", alter, nil)
+	cfg := configtest.Config(t, revertDB, "t", alter, nil)
 	cfg.Checkpoint, cfg.CheckpointInterval, cfg.ApproveRenamedColumns = true, 200*time.Millisecond, true
 	if oldTable != "" {
 		cfg.Alter, cfg.ApproveRenamedColumns = "", false

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
@@ -28,7 +27,7 @@ func TestRoutineMaintenanceDuringTheRun(t *testing.T) {
 				"INSERT INTO t SELECT seq, CONCAT('r', seq) FROM seq_1_to_3000")
 			testenv.Exec(t, db, "CREATE TABLE want LIKE t", "INSERT INTO want SELECT * FROM t")
 			done := runToPostponed(t, db, cfg)
-			name := map[string]string{"original": "t", "ghost": table.GhostName("t"), "changelog": changelog.Name("t")}[which]
+			name := map[string]string{"original": "t", "ghost": table.GhostName("t"), "changelog": table.ChangelogName("t")}[which]
 			maintain(t, db, stmt+" "+table.QuoteIdent(name))
 			for _, tbl := range []string{"t", "want"} {
 				testenv.Exec(t, db, fmt.Sprintf("UPDATE %s SET v = CONCAT(v, '+') WHERE id <= 10", tbl),

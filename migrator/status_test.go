@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -20,7 +21,7 @@ func TestConcurrentRowcount(t *testing.T) {
 	testenv.Exec(t, db, "CREATE TABLE r (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO r SELECT seq, seq FROM seq_1_to_7777")
 	var logs testenv.LogBuffer
-	cfg := liveConfig(t, schema, "r", "ADD COLUMN c INT NULL", &logs)
+	cfg := configtest.Config(t, schema, "r", "ADD COLUMN c INT NULL", &logs)
 	cfg.ExactRowcount = true
 	m := mustNew(t, cfg)
 	m.Throttle(true) // the copy waits: the count has the time to finish
@@ -60,7 +61,7 @@ func TestGhostStartLine(t *testing.T) {
 	const startDB = "gl_start_line"
 	testenv.Table(t, startDB, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")
 	var logs testenv.LogBuffer
-	if err := testenv.WaitResult(t, runMigration(t, liveConfig(t, startDB, "t", "ADD COLUMN c INT NULL", &logs)), 90*time.Second); err != nil {
+	if err := testenv.WaitResult(t, runMigration(t, configtest.Config(t, startDB, "t", "ADD COLUMN c INT NULL", &logs)), 90*time.Second); err != nil {
 		t.Fatalf("migration: %v", err)
 	}
 	var messages []string

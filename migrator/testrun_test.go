@@ -29,12 +29,6 @@ func testConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuff
 	return configtest.Dry(t, database, tbl, alter, logs)
 }
 
-// liveConfig is testConfig migrating for real (configtest.Config).
-func liveConfig(t *testing.T, database, tbl, alter string, logs *testenv.LogBuffer) config.Config {
-	t.Helper()
-	return configtest.Config(t, database, tbl, alter, logs)
-}
-
 // live makes cfg migrate for real (configtest.Live): call it once per run.
 func live(cfg *config.Config) { configtest.Live(cfg) }
 
@@ -97,7 +91,7 @@ func waitFailed(t *testing.T, done <-chan error, wrong string) error {
 // "postponed" and also (when given) holds; the run ending first fails the test.
 func waitPostponed(t *testing.T, db *sql.DB, done <-chan error, also ...func() bool) {
 	t.Helper()
-	q := "SELECT value FROM " + table.QuoteIdent(changelog.Name("t")) + " WHERE hint = ?"
+	q := "SELECT value FROM " + table.QuoteIdent(table.ChangelogName("t")) + " WHERE hint = ?"
 	testenv.WaitFor(t, 60*time.Second, 20*time.Millisecond, "the cut-over postponed", func() (bool, error) {
 		select {
 		case err := <-done:

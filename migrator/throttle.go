@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
@@ -13,10 +14,16 @@ import (
 // from the configuration, its knobs among the levers, and what its loops read during a run: the
 // migration's heartbeat in the changelog, or a replica's own lag in the replica modes.
 
+// throttleConfig is the throttle's configuration from cfg's settings, without the run's wiring
+// (its logger and backlog).
+func throttleConfig(cfg config.Config) throttle.Config {
+	return throttle.Config{ThrottleSettings: cfg.ThrottleSettings, HeartbeatInterval: cfg.HeartbeatInterval}
+}
+
 // newThrottleMonitor is m's throttle, its knobs registered among l; the copy also waits while
 // the applier's backlog is long.
 func (m *Migrator) newThrottleMonitor(l *levers) *throttle.Monitor {
-	cfg := m.cfg.ThrottleConfig()
+	cfg := throttleConfig(m.cfg)
 	cfg.Logger = m.log
 	cfg.Backlog = func() int {
 		if a := m.applier(); a != nil {

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/status"
@@ -47,7 +47,7 @@ func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*con
 	db := testenv.Database(t, throttleDB)
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS "+tbl, "CREATE TABLE "+tbl+" (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO "+tbl+" SELECT seq, seq FROM seq_1_to_"+strconv.Itoa(rows))
-	cfg := liveConfig(t, throttleDB, tbl, "ADD COLUMN c INT NULL", nil)
+	cfg := configtest.Config(t, throttleDB, tbl, "ADD COLUMN c INT NULL", nil)
 	cfg.ChunkSize = chunk
 	cfg.ThrottleAdditionalFlagFile = filepath.Join(t.TempDir(), "gh-ost.throttle") // not the machine's shared one
 	var chunks atomic.Int64
@@ -247,7 +247,7 @@ func TestCriticalLoadAbortsARun(t *testing.T) {
 	if n := testenv.CountRows(t, db, throttleDB, "k"); n != 500 {
 		t.Errorf("%d rows in the original after the abort, want 500", n)
 	}
-	if left := testenv.Existing(t, db, throttleDB, table.GhostName("k"), changelog.Name("k")); left[table.GhostName("k")] || left[changelog.Name("k")] {
+	if left := testenv.Existing(t, db, throttleDB, table.GhostName("k"), table.ChangelogName("k")); left[table.GhostName("k")] || left[table.ChangelogName("k")] {
 		t.Errorf("helper tables left after the abort: %v", left)
 	}
 	if st := m.Status(); st.Phase != status.PhaseFailed {
@@ -263,7 +263,7 @@ func TestCopyDoesNotWaitForTheFirstHeartbeat(t *testing.T) {
 	testenv.Exec(t, db, "DROP TABLE IF EXISTS hb", "CREATE TABLE hb (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO hb SELECT seq, seq FROM seq_1_to_100")
 	var logs testenv.LogBuffer
-	cfg := liveConfig(t, schema, "hb", "ADD COLUMN c INT NULL", &logs)
+	cfg := configtest.Config(t, schema, "hb", "ADD COLUMN c INT NULL", &logs)
 	cfg.ThrottleAdditionalFlagFile = filepath.Join(t.TempDir(), "none")
 	if err := mustNew(t, cfg).Run(context.Background()); err != nil {
 		t.Fatalf("migration: %v", err)
@@ -281,4 +281,28 @@ func heartbeatReplicated(ctx context.Context, replica *sql.DB, changelog string)
 		err := replica.QueryRowContext(ctx, q).Scan(&n)
 		return err == nil && n > 0, nil
 	})
+}
+
+// New refuses the throttle's settings throttle.Config refuses, as usage errors naming the flag,
+// before anything is asked of a server.
+func TestNewRefusesBadThrottleSettings(t *testing.T) {
+	for _, c := range []struct {
+		set  func(*config.Config)
+		want string
+	}{
+		{func(c *config.Config) { c.MaxLoad = "Threads_running" }, `--max-load: load condition "Threads_running" is not Var=N`},
+		{func(c *config.Config) { c.CriticalLoad = "=5" }, `--critical-load: load condition "=5" has no status variable`},
+		{func(c *config.Config) { c.ThrottleControlReplicas = "r1:0" }, "--throttle-control-replicas"},
+		{func(c *config.Config) { c.ThrottleHTTP = "freno/check" }, "throttle-http needs a URL with its scheme"},
+		{func(c *config.Config) { c.ThrottleHTTPTimeout = 0 }, "must be positive"},
+		{func(c *config.Config) { c.CriticalLoadHibernate = -time.Second }, "must not be negative"},
+	} {
+		cfg := config.Default()
+		cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
+		c.set(&cfg)
+		_, err := New(cfg)
+		if !errors.Is(err, config.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New = %v, want a usage error containing %q", err, c.want)
+		}
+	}
 }

@@ -48,7 +48,7 @@ func TestIncludeTriggersUnderLoad(t *testing.T) {
 		algorithm string
 		failAt    cutover.Step // the first attempt fails before this step, with the triggers on the ghost
 	}{
-		{cutover.AlgorithmThreeStep, cutover.StepRename1},
+		{config.CutOverThreeStep, cutover.StepRename1},
 		{"atomic", cutover.StepAtomicRename},
 		{"two-step", cutover.StepRenameAway},
 	} {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/plan"
@@ -15,7 +14,7 @@ import (
 // checkAlter parses the ALTER and names the helper tables. A --revert has no ALTER: its
 // conductor names the tables (the old table is the ghost).
 func checkAlter(_ context.Context, st *State) error {
-	cfg, p := st.Options, st.Plan
+	cfg, p := st.Config, st.Plan
 	if cfg.Revert {
 		return nil
 	}
@@ -30,7 +29,7 @@ func checkAlter(_ context.Context, st *State) error {
 		return err
 	}
 	st.Spec = spec
-	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), changelog.Name(cfg.Table)
+	p.GhostTable, p.ChangelogTable = table.GhostName(cfg.Table), table.ChangelogName(cfg.Table)
 	p.OldTable = table.OldName(cfg.Table, "")
 	p.CheckpointTable = table.CheckpointName(cfg.Table)
 	if cfg.TimestampOldTable {

@@ -11,10 +11,10 @@ import (
 // checkConstraintNames refuses, on MySQL, an original CHECK constraint of a name of the user's
 // own that the ALTER keeps: the new table cannot get that name (see above).
 func checkConstraintNames(_ context.Context, st *State) error {
-	if st.Options.Revert || st.Spec == nil || st.Plan.Flavor.MariaDB {
+	if st.Config.Revert || st.Spec == nil || st.Plan.Flavor.MariaDB {
 		return nil
 	}
-	tbl := st.Options.Table
+	tbl := st.Config.Table
 	_, dropped, err := plan.ConstraintRefs(st.Spec.Body)
 	if err != nil {
 		return err

@@ -10,12 +10,24 @@ import (
 type Scope int
 
 const (
+	// Connected checks run once the servers are connected, before the migration lock is taken:
+	// what the replica modes need of the --host replica.
+	Connected Scope = iota
 	// BeforeCreate checks run once the servers are connected and the migration lock is held,
 	// before any table is created: the servers, the table, the ALTER, the helper tables' names.
-	BeforeCreate Scope = iota
+	BeforeCreate
+	// Resume checks run on a --resume instead of creating the ghost: the stopped run's tables,
+	// checkpoint and binary log, and its ghost proven equal to one made now (State.Resumed).
+	Resume
+	// Revert checks run on a --revert instead of creating the ghost: the old table, the cut-over
+	// checkpoint and its binary log, the renames mapped back (State.Reverted).
+	Revert
 	// AfterGhost checks run once the ghost exists with the ALTER applied: they map the columns,
 	// choose the shared key and estimate the rows, filling the Plan.
 	AfterGhost
+	// StreamStarted checks run once the binlog stream's start is fixed: what the stream does not
+	// show (the original's definition since preparation, prepared XA transactions).
+	StreamStarted
 	// BeforeCutOver checks run under the cut-over's lock, once every change is applied to the
 	// ghost: what preparation proved must still hold. Their refusals are final.
 	BeforeCutOver
@@ -24,6 +36,14 @@ const (
 // String names the scope, for messages.
 func (s Scope) String() string {
 	switch s {
+	case Connected:
+		return "once connected"
+	case Resume:
+		return "to resume"
+	case Revert:
+		return "to revert"
+	case StreamStarted:
+		return "once the stream started"
 	case BeforeCreate:
 		return "before anything is created"
 	case AfterGhost:
@@ -40,31 +60,42 @@ type Check struct {
 	Name  string
 	Scope Scope
 	Run   func(ctx context.Context, st *State) error
+	// NoServer marks a check that reads the State only (the statement, the flags, what earlier
+	// checks found), never a server: it runs with no pool at all (noserver_test.go).
+	NoServer bool
 }
 
 // registry is every check, in the order each scope runs them: the order is the order of the
 // refusals a user meets.
 var registry = []Check{
-	{"binary log", BeforeCreate, checkServerBinlog},
-	{"prepared XA transactions", BeforeCreate, CheckNoPreparedXA},
-	{"lock-bypassing plugins", BeforeCreate, checkPlugins},
-	{"cut-over algorithm", BeforeCreate, checkCutOverAlgorithm},
-	{"metadata locks", BeforeCreate, checkMetadataLocks},
-	{"crashed cut-over", BeforeCreate, checkCrashed},
-	{"table", BeforeCreate, checkTable},
-	{"alter", BeforeCreate, checkAlter},
-	{"check constraint names", BeforeCreate, checkConstraintNames},
-	{"helper tables", BeforeCreate, checkHelperTablesOfRun},
+	{Name: "replica mode", Scope: Connected, Run: checkReplicaMode},
 
-	{"columns", AfterGhost, planColumns},
-	{"new auto-increment column", AfterGhost, checkNewAutoIncrementColumn},
-	{"shared key", AfterGhost, chooseKey},
-	{"row estimate", AfterGhost, estimate},
-	{"indirect writers", AfterGhost, findIndirectWriters},
+	{Name: "binary log", Scope: BeforeCreate, Run: checkServerBinlog},
+	{Name: "prepared XA transactions", Scope: BeforeCreate, Run: checkPreparedXA},
+	{Name: "lock-bypassing plugins", Scope: BeforeCreate, Run: checkPlugins},
+	{Name: "cut-over algorithm", Scope: BeforeCreate, Run: checkCutOverAlgorithm, NoServer: true},
+	{Name: "metadata locks", Scope: BeforeCreate, Run: checkMetadataLocks},
+	{Name: "crashed cut-over", Scope: BeforeCreate, Run: checkCrashed},
+	{Name: "table", Scope: BeforeCreate, Run: checkTable},
+	{Name: "alter", Scope: BeforeCreate, Run: checkAlter, NoServer: true},
+	{Name: "check constraint names", Scope: BeforeCreate, Run: checkConstraintNames, NoServer: true},
+	{Name: "helper tables", Scope: BeforeCreate, Run: checkHelperTablesOfRun},
 
-	{"ghost is this run's", BeforeCutOver, checkGhostIsThisRuns},
-	{"nullable shared key", BeforeCutOver, recheckNullableKey},
-	{"triggers unchanged", BeforeCutOver, checkTriggersUnchanged},
+	{Name: "resume", Scope: Resume, Run: checkResume},
+	{Name: "revert", Scope: Revert, Run: checkRevert},
+
+	{Name: "columns", Scope: AfterGhost, Run: planColumns, NoServer: true},
+	{Name: "new auto-increment column", Scope: AfterGhost, Run: checkNewAutoIncrementColumn},
+	{Name: "shared key", Scope: AfterGhost, Run: chooseKey},
+	{Name: "row estimate", Scope: AfterGhost, Run: estimate},
+	{Name: "indirect writers", Scope: AfterGhost, Run: findIndirectWriters},
+
+	{Name: "original unchanged", Scope: StreamStarted, Run: checkOriginalUnchanged},
+	{Name: "prepared XA transactions", Scope: StreamStarted, Run: checkPreparedXA},
+
+	{Name: "ghost is this run's", Scope: BeforeCutOver, Run: checkGhostIsThisRuns},
+	{Name: "nullable shared key", Scope: BeforeCutOver, Run: recheckNullableKey},
+	{Name: "triggers unchanged", Scope: BeforeCutOver, Run: checkTriggersUnchanged},
 }
 
 // final is a refusal no retry can change (the table changed since preparation): its text is the
@@ -92,9 +123,11 @@ func Checks(scope Scope) []Check {
 	return out
 }
 
-// Run runs every check of scope in order and stops at the first refusal.
+// Run runs every check of scope in order and stops at the first refusal; each check run is
+// recorded in st.Ran (the dry run lists them).
 func Run(ctx context.Context, st *State, scope Scope) error {
 	for _, c := range Checks(scope) {
+		st.Ran = append(st.Ran, c.Name)
 		if err := c.Run(ctx, st); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -57,11 +58,11 @@ func checkBinlog(addr string, vars map[string]string, onReplica, assumeRBR bool)
 // resolvePrimary decides where tables are created and written. rs is the inspected server's
 // replication source (nil when it does not replicate). It returns the primary's settings and
 // whether the inspected server is a replica of it.
-func resolvePrimary(cfg Options, rs *dbconn.ReplicaStatus) (dbconn.Config, bool, error) {
+func resolvePrimary(cfg config.Config, rs *dbconn.ReplicaStatus) (dbconn.Config, bool, error) {
 	inspected := cfg.Conn.Addr()
 	primary := cfg.Conn
 	// Replica modes (replicamode.go): everything is created and written on the --host replica.
-	if cfg.onReplica() {
+	if cfg.OnReplica() {
 		onReplica, err := resolveOnReplica(cfg, rs)
 		return onReplica, false, err
 	}
@@ -233,7 +234,7 @@ func cascadingForeignKeys(own []foreignKey) []foreignKey {
 //     back unchanged after the cut-over. Neither --discard-foreign-keys nor --skip-foreign-key-checks
 //     lets it through; only --allow-cascading-foreign-keys-data-loss, whose name states the loss;
 //   - any other child table, unless --discard-foreign-keys or --skip-foreign-key-checks.
-func checkForeignKeys(cfg Options, qualified string, own []foreignKey, referencing []string) error {
+func checkForeignKeys(cfg config.Config, qualified string, own []foreignKey, referencing []string) error {
 	discard, skip := cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks
 	if len(referencing) > 0 && !skip {
 		return fmt.Errorf("found %d parent-side foreign keys on %s. Parent-side foreign keys are not supported. Bailing out: %s is referenced by foreign keys (%s); after the cut-over they would point at the old table: drop them first, or pass --skip-foreign-key-checks if you accept that",
@@ -270,7 +271,7 @@ func sameLayout(onReplica, onPrimary *table.Table, replicaAddr, primaryAddr stri
 // resolveOnReplica is the topology of the replica modes: the --host server must be a replica
 // whose replication runs (the primary's writes must keep reaching its binlog), and every table is
 // created and written on it. It returns the server to write to (the replica itself).
-func resolveOnReplica(cfg Options, rs *dbconn.ReplicaStatus) (dbconn.Config, error) {
+func resolveOnReplica(cfg config.Config, rs *dbconn.ReplicaStatus) (dbconn.Config, error) {
 	flag, addr := cfg.ReplicaModeFlag(), cfg.Conn.Addr()
 	if rs == nil {
 		return dbconn.Config{}, fmt.Errorf("%s needs --host to be a replica: %s does not replicate from a primary", flag, addr)

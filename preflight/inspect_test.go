@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
@@ -65,7 +66,7 @@ func TestCheckBinlog(t *testing.T) {
 }
 
 func TestResolvePrimary(t *testing.T) {
-	base := Options{}
+	base := config.Config{}
 	base.Conn = dbconn.Config{Host: "10.0.0.2", Port: 3307, User: "u", Password: "p"}
 	running := &dbconn.ReplicaStatus{SourceHost: "10.0.0.1", SourcePort: 3306, IORunning: "Yes", SQLRunning: "Yes"}
 
@@ -125,8 +126,8 @@ func TestCheckLockBypassingPlugins(t *testing.T) {
 func TestCheckForeignKeys(t *testing.T) {
 	own := []foreignKey{{Name: "fk_c_p", Parent: "p", OnUpdate: "RESTRICT", OnDelete: "NO ACTION"}}
 	refs := []string{"gl.c.fk_c_p"}
-	flags := func(discard, skip, allowLoss bool) Options {
-		cfg := Options{}
+	flags := func(discard, skip, allowLoss bool) config.Config {
+		cfg := config.Config{}
 		cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks, cfg.AllowCascadingForeignKeysDataLoss = discard, skip, allowLoss
 		return cfg
 	}
@@ -171,7 +172,7 @@ func TestCheckForeignKeysCascadingActions(t *testing.T) {
 	} {
 		t.Run(c.fk.Name, func(t *testing.T) {
 			for _, skip := range []bool{false, true} {
-				cfg := Options{}
+				cfg := config.Config{}
 				cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !skip, skip
 				own := []foreignKey{{"fk_0", "q", "RESTRICT", "RESTRICT"}, c.fk}
 				err := checkForeignKeys(cfg, "gl.c", own, nil)
@@ -253,7 +254,7 @@ func TestSandboxPassesServerChecks(t *testing.T) {
 }
 
 func TestResolvePrimaryOnReplica(t *testing.T) {
-	cfg := Options{}
+	cfg := config.Config{}
 	cfg.Conn = dbconn.Config{Host: "10.0.0.2", Port: 3307, User: "u"}
 	cfg.MigrateOnReplica = true
 	if _, _, err := resolvePrimary(cfg, nil); err == nil || !strings.Contains(err.Error(), "--migrate-on-replica needs --host to be a replica: 10.0.0.2:3307 does not replicate") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
@@ -11,10 +12,10 @@ import (
 // flavor (--cut-over=atomic on MySQL), before anything is created: the cut-over itself would
 // refuse only once the copy is done.
 func checkCutOverAlgorithm(_ context.Context, st *State) error {
-	if st.Options.CutOverRefusal == nil {
+	if st.CutOverRefusal == nil {
 		return nil
 	}
-	return st.Options.CutOverRefusal(st.Plan.Flavor)
+	return st.CutOverRefusal(st.Plan.Flavor)
 }
 
 // checkMetadataLocks is the pre-flight of the cut-over's metadata-lock checks, on the primary where
@@ -24,7 +25,7 @@ func checkCutOverAlgorithm(_ context.Context, st *State) error {
 // (ddl.EnableMetadataLocks) turns the instrument on first. --cut-over=atomic cannot go without
 // them at all.
 func checkMetadataLocks(ctx context.Context, st *State) error {
-	cfg, addr := st.Options, st.Plan.Primary.Addr()
+	cfg, addr := st.Config, st.Plan.Primary.Addr()
 	visible, why := dbconn.MetadataLocksVisible(ctx, st.Primary)
 	if !visible && cfg.AllowSetupMetadataLockInstruments {
 		if !cfg.Execute {
@@ -41,7 +42,7 @@ func checkMetadataLocks(ctx context.Context, st *State) error {
 	switch {
 	case visible:
 		return nil
-	case cfg.AtomicCutOver:
+	case cfg.CutOver == config.CutOverAtomic:
 		return fmt.Errorf("--cut-over=atomic needs performance_schema metadata locks on %s (%s): turn them on (performance_schema=ON, and --allow-setup-metadata-lock-instruments), or use --cut-over=three-step", addr, why)
 	case cfg.SkipMetadataLockCheck:
 		st.Log.Warn().Str("server", addr).Str("reason", why).Msg("--skip-metadata-lock-check: the cut-over proceeds without performance_schema metadata locks (processlist checks only)")

@@ -21,14 +21,14 @@ import (
 // NULL found then stops the migration (cutover.ErrUnsafe), original intact.
 
 // chooseKeyAllowingNulls picks the shared key as plan.ChooseSharedKeyWith does and, when none is NOT NULL
-// and the flag allows it, a nullable one whose columns hold no NULL in the original. nullable
+// and allowNullable (--allow-nullable-unique-key), a nullable one whose columns hold no NULL in the original. nullable
 // says the key chosen has nullable columns.
-func (c Options) chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *plan.Plan) (nullable bool, err error) {
+func chooseKeyAllowingNulls(ctx context.Context, db *sql.DB, p *plan.Plan, allowNullable bool) (nullable bool, err error) {
 	var strictErr error
 	if p.OriginalKey, p.GhostKey, strictErr = plan.ChooseSharedKeyWith(p.Original, p.Ghost, p.Columns, !p.Flavor.MariaDB); strictErr == nil {
 		return false, nil
 	}
-	if !c.AllowNullableUniqueKey {
+	if !allowNullable {
 		return false, strictErr
 	}
 	ok, gk, found := plan.ChooseNullableSharedKey(p.Original, p.Ghost, p.Columns)

@@ -136,9 +136,9 @@ func (st *State) replicationScope() privilegeScope {
 // tableScopes are what the primary needs: the table privileges on the database, and
 // performance_schema, read by the cut-over's checks.
 func (st *State) tableScopes(db *sql.DB, addr string) []privilegeScope {
-	quoted := "`" + strings.ReplaceAll(st.Options.Database, "`", "``") + "`.*"
-	scopes := []privilegeScope{{db, addr, st.Options.Database, quoted, schemaPrivileges}}
-	if !st.Options.SkipMetadataLockCheck {
+	quoted := "`" + strings.ReplaceAll(st.Config.Database, "`", "``") + "`.*"
+	scopes := []privilegeScope{{db, addr, st.Config.Database, quoted, schemaPrivileges}}
+	if !st.Config.SkipMetadataLockCheck {
 		scopes = append(scopes, privilegeScope{db, addr, "performance_schema", "performance_schema.*",
 			[]privilege{{[]string{"SELECT"}, "the cut-over's metadata lock checks"}}})
 	}

@@ -3,6 +3,7 @@ package preflight
 import (
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
@@ -20,7 +21,8 @@ func TestMissingPrivileges(t *testing.T) {
 // --master-user and --master-password log in to the --assume-master-host primary; --host keeps
 // its own account.
 func TestMasterCredentials(t *testing.T) {
-	cfg := Options{Conn: dbconn.Config{Host: "127.0.0.1", Port: 3306}}
+	var cfg config.Config
+	cfg.Conn = dbconn.Config{Host: "127.0.0.1", Port: 3306}
 	cfg.Conn.Host, cfg.Conn.User, cfg.Conn.Password = "replica1", "ro", "ropw"
 	cfg.Database, cfg.Table, cfg.Alter = "d", "t", "ADD COLUMN c INT"
 	cfg.AssumeMasterHost, cfg.MasterUser, cfg.MasterPassword = "primary1:3307", "rw", "rwpw"

@@ -19,7 +19,7 @@ import (
 // its format is not ROW, records the switch (State.SwitchRBRFrom: ddl.SwitchToRBR makes it once
 // every check passed) and updates vars to the format the applier will read.
 func (st *State) checkSwitchToRBR(ctx context.Context, db *sql.DB, flavor dbconn.Flavor, onReplica bool, vars map[string]string) error {
-	cfg := st.Options
+	cfg := st.Config
 	addr := cfg.Conn.Addr()
 	format := vars["binlog_format"]
 	if !cfg.SwitchToRBR || strings.EqualFold(format, "ROW") {

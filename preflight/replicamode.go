@@ -12,25 +12,25 @@ import (
 // The replica modes (--migrate-on-replica, --test-on-replica) run the whole migration on the
 // --host replica: what they need of it is checked here, before the migration lock is taken.
 
-// CheckReplicaMode checks what only the replica modes need, on the replica: its binlog must carry
+// checkReplicaMode checks what only the replica modes need, on the replica: its binlog must carry
 // the primary's writes (log_slave_updates), and on MariaDB the migration's own writes there must
 // not stop replication (checkGTIDDomain).
-func CheckReplicaMode(ctx context.Context, st *State) error {
-	if !st.Options.onReplica() {
+func checkReplicaMode(ctx context.Context, st *State) error {
+	if !st.Config.OnReplica() {
 		return nil
 	}
-	addr := st.Options.Conn.Addr()
+	addr := st.Config.Conn.Addr()
 	vars, err := dbconn.ReadVariables(ctx, st.Inspected, "log_slave_updates", "log_replica_updates", "read_only",
 		"gtid_strict_mode", "gtid_domain_id", "gtid_slave_pos", "gtid_binlog_state")
 	if err != nil {
 		return fmt.Errorf("on %s: %w", addr, err)
 	}
-	if st.Options.AssumeMasterHost != "" {
+	if st.Config.AssumeMasterHost != "" {
 		st.Log.Info().Str("replica", addr).Msg("--assume-master-host has nothing to do with --test-on-replica (the primary is not connected to): ignored")
 	}
 	if name, on := replicaUpdatesLogged(vars); !on {
 		return fmt.Errorf("%s must have log_slave_updates enabled for testing/migrating on replica: without it the primary's changes never reach its binary log and %s cannot see them: enable %s (needs a restart)",
-			addr, st.Options.ReplicaModeFlag(), name)
+			addr, st.Config.ReplicaModeFlag(), name)
 	}
 	if st.Plan.Flavor.MariaDB {
 		rs, err := dbconn.ReadReplicaStatus(ctx, st.Inspected, st.Plan.Flavor, addr)
@@ -52,7 +52,7 @@ func CheckReplicaMode(ctx context.Context, st *State) error {
 	if dbconn.IsOn(vars["read_only"]) {
 		st.Log.Warn().Str("replica", addr).Msg("read_only is ON on the replica: the migration's writes there need SUPER (MariaDB: READ_ONLY ADMIN)")
 	}
-	st.Log.Info().Str("replica", addr).Str("mode", st.Options.ReplicaModeFlag()).
+	st.Log.Info().Str("replica", addr).Str("mode", st.Config.ReplicaModeFlag()).
 		Msg("the whole migration runs on the replica: binlog read, tables created, copied and cut over there; the primary is not touched")
 	return nil
 }

@@ -9,14 +9,21 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
-// CheckResume runs the checks of a --resume before anything is changed (checkpoint.Resume: the
+// checkResume is the Resume check: resumeCheckpoint over State.ResumeTables and State.CreateScratch,
+// its checkpoint kept in State.Resumed.
+func checkResume(ctx context.Context, st *State) (err error) {
+	st.Resumed, err = resumeCheckpoint(ctx, st, st.ResumeTables, st.CreateScratch)
+	return err
+}
+
+// resumeCheckpoint runs the checks of a --resume before anything is changed (checkpoint.Resume: the
 // ghost, changelog and checkpoint table of a stopped run of this ALTER, its binary log kept, the
 // ghost's definition equal to a scratch ghost that create makes now with the server's settings:
 // ddl.CreateGhostAs, handed in by the conductor) and plans the adopted ghost. It returns the
 // checkpoint the run continues from; the conductor records the ghost as the run's and takes an
 // older version's checkpoint table over (checkpoint.Resume.Adopt).
-func CheckResume(ctx context.Context, st *State, tables checkpoint.Tables, create func(ctx context.Context, name string) (bool, error)) (*checkpoint.Record, error) {
-	cfg, p := st.Options, st.Plan
+func resumeCheckpoint(ctx context.Context, st *State, tables checkpoint.Tables, create func(ctx context.Context, name string) (bool, error)) (*checkpoint.Record, error) {
+	cfg, p := st.Config, st.Plan
 	rc := checkpoint.Resume{Primary: st.Primary, Source: st.Inspected, SourceAddr: p.Inspected.Addr(), Tables: tables,
 		Alter: st.Alter, Log: st.Log}
 	rec, err := rc.Checkpoint(ctx)

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-ghostlite/go-ghostlite/changelog"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/plan"
@@ -18,15 +17,22 @@ import (
 // column mapping is the swap's recorded renames taken backwards. Everything is refused before
 // anything is created.
 
-// CheckRevert names the revert's tables in the plan (the old table as the ghost, the live table's
+// checkRevert is the Revert check: revertCheckpoint of --old-table, its cut-over checkpoint kept in
+// State.Reverted.
+func checkRevert(ctx context.Context, st *State) (err error) {
+	st.Reverted, err = revertCheckpoint(ctx, st, st.Config.OldTableName, st.Config.UseGTID)
+	return err
+}
+
+// revertCheckpoint names the revert's tables in the plan (the old table as the ghost, the live table's
 // name-to-be _<tbl>_rev_del as the old one) and checks, before anything is changed, that the old
 // table, the cut-over checkpoint and its binary log exist (with a GTID set under useGTID), that
 // the columns map back (st.Spec: the renames) and that no helper table is in the way. It returns
 // the cut-over checkpoint the stream starts at.
-func CheckRevert(ctx context.Context, st *State, oldTable string, useGTID bool) (*checkpoint.Record, error) {
+func revertCheckpoint(ctx context.Context, st *State, oldTable string, useGTID bool) (*checkpoint.Record, error) {
 	p := st.Plan
-	schema, tbl := st.Options.Database, st.Options.Table
-	p.GhostTable, p.ChangelogTable = oldTable, changelog.Name(tbl)
+	schema, tbl := st.Config.Database, st.Config.Table
+	p.GhostTable, p.ChangelogTable = oldTable, table.ChangelogName(tbl)
 	p.OldTable, p.CheckpointTable = table.RevertedName(tbl), table.CheckpointName(tbl)
 	if strings.EqualFold(p.OldTable, p.GhostTable) { // reverting a revert: the first old name is free
 		p.OldTable = table.OldName(tbl, "")
@@ -53,7 +59,7 @@ func CheckRevert(ctx context.Context, st *State, oldTable string, useGTID bool) 
 // checkpoint and checks its binary log is still on the inspected server.
 func cutOverCheckpoint(ctx context.Context, st *State) (checkpoint.Record, error) {
 	p := st.Plan
-	schema, tbl := st.Options.Database, st.Options.Table
+	schema, tbl := st.Config.Database, st.Config.Table
 	if ok, err := table.Exists(ctx, st.Primary, schema, p.GhostTable); err != nil {
 		return checkpoint.Record{}, err
 	} else if !ok {

@@ -22,7 +22,7 @@ import (
 //     records the original's SHOW CREATE TABLE (without its AUTO_INCREMENT counter) and trigger
 //     names before it inspects it (ReadSnapshot); right after the start position is
 //     recorded they are read again and any difference stops the run with ErrOriginalAltered
-//     (CheckOriginalUnchanged). A change after that is in the stream and the watcher stops the run.
+//     (checkOriginalUnchanged). A change after that is in the stream and the watcher stops the run.
 //   - an XA transaction prepared before the start position and committed after it cannot be
 //     applied: the stream never saw its rows. A prepared XA transaction on the binlog source (or the
 //     primary) refuses the run, once as a pre-flight check and again right after the start position
@@ -49,9 +49,9 @@ func ReadSnapshot(ctx context.Context, db *sql.DB, schema, tbl string) (Snapshot
 	return Snapshot{Create: table.WithoutAutoIncrement(create), Triggers: triggers}, nil
 }
 
-// CheckOriginalUnchanged reads the original again and refuses, for good (IsFinal), when its
+// checkOriginalUnchanged reads the original again and refuses, for good (IsFinal), when its
 // definition or triggers differ from what preparation saw.
-func CheckOriginalUnchanged(ctx context.Context, st *State) error {
+func checkOriginalUnchanged(ctx context.Context, st *State) error {
 	schema, tbl := st.Plan.Original.Schema, st.Plan.Original.Name
 	now, err := ReadSnapshot(ctx, st.Primary, schema, tbl)
 	if err != nil {
@@ -114,9 +114,9 @@ func checkNoPreparedXA(ctx context.Context, db *sql.DB, addr string) error {
 		addr, len(xids), strings.Join(shown, "; "))
 }
 
-// CheckNoPreparedXA runs checkNoPreparedXA on the binlog source and, when it is a replica,
+// checkPreparedXA runs checkNoPreparedXA on the binlog source and, when it is a replica,
 // on the primary too.
-func CheckNoPreparedXA(ctx context.Context, st *State) error {
+func checkPreparedXA(ctx context.Context, st *State) error {
 	if err := checkNoPreparedXA(ctx, st.Inspected, st.Plan.Inspected.Addr()); err != nil {
 		return err
 	}

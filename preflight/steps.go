@@ -18,7 +18,7 @@ import (
 // the tables are created, written and renamed there. The topology is read before the migration
 // lock is taken, because the lock lives on the primary.
 func Connect(ctx context.Context, st *State) error {
-	cfg, p := st.Options, st.Plan
+	cfg, p := st.Config, st.Plan
 	var err error
 	if st.Inspected, err = openServer(ctx, cfg.Conn, cfg.Database); err != nil {
 		return err
@@ -34,7 +34,7 @@ func Connect(ctx context.Context, st *State) error {
 	// and the table ones when it may be where tables are created (a replica's primary is
 	// checked once known).
 	scopes := []privilegeScope{st.replicationScope()}
-	if cfg.AllowOnMaster || cfg.onReplica() {
+	if cfg.AllowOnMaster || cfg.OnReplica() {
 		scopes = append(scopes, st.tableScopes(st.Inspected, cfg.Conn.Addr())...)
 	}
 	if err := st.checkPrivileges(ctx, scopes); err != nil {
@@ -62,7 +62,7 @@ func Connect(ctx context.Context, st *State) error {
 // checkServerBinlog checks the binary log the applier will read, as ROW when --switch-to-rbr
 // will switch it (rbr.go).
 func checkServerBinlog(ctx context.Context, st *State) error {
-	cfg, p := st.Options, st.Plan
+	cfg, p := st.Config, st.Plan
 	vars, err := dbconn.ReadVariables(ctx, st.Inspected, binlogVariables...)
 	if err != nil {
 		return fmt.Errorf("on %s: %w", cfg.Conn.Addr(), err)
@@ -80,7 +80,7 @@ func checkPlugins(ctx context.Context, st *State) error {
 	if err != nil {
 		return fmt.Errorf("on %s: %w", st.Plan.Primary.Addr(), err)
 	}
-	return checkLockBypassingPlugins(st.Plan.Primary.Addr(), plugins, st.Options.AllowPlugins)
+	return checkLockBypassingPlugins(st.Plan.Primary.Addr(), plugins, st.Config.AllowPlugins)
 }
 
 // checkCrashed runs the conductor's check that a run which died between its two renames did not
@@ -96,7 +96,7 @@ func checkCrashed(ctx context.Context, st *State) error {
 // and inspects it there (Plan.Original). When the binlog is read on a replica, the replica's
 // table must have the same columns, since its row images describe them.
 func checkTable(ctx context.Context, st *State) error {
-	cfg, p := st.Options, st.Plan
+	cfg, p := st.Config, st.Plan
 	schema, tbl := cfg.Database, cfg.Table
 	primaryAddr := p.Primary.Addr()
 	if err := checkTableKind(ctx, st.Primary, primaryAddr, schema, tbl); err != nil {
@@ -107,7 +107,7 @@ func checkTable(ctx context.Context, st *State) error {
 		return err
 	}
 	st.Original = snap
-	if st.Plan.Triggers, err = cfg.readTriggers(ctx, st.Primary, schema, tbl); err != nil {
+	if st.Plan.Triggers, err = readTriggers(ctx, cfg, st.Primary, schema, tbl); err != nil {
 		return err
 	}
 	if err := inspectForeignKeys(ctx, st); err != nil {
@@ -137,13 +137,13 @@ func checkTable(ctx context.Context, st *State) error {
 // (checkForeignKeys in inspect.go). Cascading keys let through by
 // --allow-cascading-foreign-keys-data-loss are logged as a warning.
 func inspectForeignKeys(ctx context.Context, st *State) error {
-	schema, tbl := st.Options.Database, st.Options.Table
+	schema, tbl := st.Config.Database, st.Config.Table
 	own, referencing, err := foreignKeys(ctx, st.Primary, schema, tbl)
 	if err != nil {
 		return err
 	}
 	st.Plan.ForeignKeys, st.Plan.ReferencedBy = describeForeignKeys(own), referencing
-	if err := checkForeignKeys(st.Options, schema+"."+tbl, own, referencing); err != nil {
+	if err := checkForeignKeys(st.Config, schema+"."+tbl, own, referencing); err != nil {
 		return err
 	}
 	if cascading := cascadingForeignKeys(own); len(cascading) > 0 {
@@ -158,7 +158,7 @@ func inspectForeignKeys(ctx context.Context, st *State) error {
 // checkHelperTablesOfRun is CheckHelperTables, which a --revert's conductor runs itself once
 // it has named the tables.
 func checkHelperTablesOfRun(ctx context.Context, st *State) error {
-	if st.Options.Revert {
+	if st.Config.Revert {
 		return nil
 	}
 	return CheckHelperTables(ctx, st)
@@ -166,7 +166,7 @@ func checkHelperTablesOfRun(ctx context.Context, st *State) error {
 
 // planColumns maps the columns: the pairs copied, the added columns filled, the padding.
 func planColumns(_ context.Context, st *State) (err error) {
-	cfg, p := st.Options, st.Plan
+	cfg, p := st.Config, st.Plan
 	skipRenamed := cfg.SkipRenamedColumns && !cfg.Revert // a revert maps every recorded rename back
 	if p.Mapping, err = plan.MapColumns(p.Original, p.Ghost, st.Spec.Renames, st.Spec.Recreated, skipRenamed); err != nil {
 		return err
@@ -191,14 +191,14 @@ func checkNewAutoIncrementColumn(ctx context.Context, st *State) error {
 
 // chooseKey chooses the shared key over the columns.
 func chooseKey(ctx context.Context, st *State) (err error) {
-	st.Plan.NullableKey, err = st.Options.chooseKeyAllowingNulls(ctx, st.Primary, st.Plan)
+	st.Plan.NullableKey, err = chooseKeyAllowingNulls(ctx, st.Primary, st.Plan, st.Config.AllowNullableUniqueKey)
 	return err
 }
 
 // estimate estimates the rows to copy.
 func estimate(ctx context.Context, st *State) (err error) {
-	cfg := st.Options
-	st.Plan.EstimatedRows, err = plan.EstimateRows(ctx, st.Inspected, cfg.Database, cfg.Table, cfg.ExactRowcount)
+	cfg := st.Config
+	st.Plan.EstimatedRows, err = plan.EstimateRows(ctx, st.Inspected, cfg.Database, cfg.Table, cfg.CountsBeforeCopy())
 	return err
 }
 
@@ -227,7 +227,7 @@ func recheckNullableKey(ctx context.Context, st *State) error {
 // --initially-drop-ghost-table / --initially-drop-old-table say so: then it lists them in
 // State.Stale, which the conductor drops once every check passed (ddl.DropStale).
 func CheckHelperTables(ctx context.Context, st *State) error {
-	cfg, p := st.Options, st.Plan
+	cfg, p := st.Config, st.Plan
 	schema := cfg.Database
 	type helper struct {
 		name string

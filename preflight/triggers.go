@@ -3,11 +3,10 @@ package preflight
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -24,23 +23,8 @@ import (
 // them. Each keeps its timing, event, body, order among its peers, sql_mode and character set;
 // its name gets --trigger-suffix (or loses it: --remove-trigger-suffix-if-exists).
 
-var triggerSuffixPattern = regexp.MustCompile(`^[0-9a-zA-Z_]+$`)
-
-// ValidateTriggerFlags checks the trigger flags alone (usage errors, gh-ost's wording first).
-func (c Options) ValidateTriggerFlags() error {
-	switch {
-	case c.TriggerSuffix != "" && !triggerSuffixPattern.MatchString(c.TriggerSuffix):
-		return fmt.Errorf("--trigger-suffix must contain only alpha numeric characters and underscore (0-9,a-z,A-Z,_) (got %q)", c.TriggerSuffix)
-	case c.IncludeTriggers && c.TriggerSuffix == "":
-		return errors.New("--include-triggers needs --trigger-suffix (the triggers on the new table need names of their own, e.g. --trigger-suffix=_new)")
-	case !c.IncludeTriggers && (c.TriggerSuffix != "" || c.RemoveTriggerSuffix):
-		return errors.New("--trigger-suffix and --remove-trigger-suffix-if-exists only apply with --include-triggers: add it or drop them")
-	}
-	return nil
-}
-
 // newTriggerName is name with the suffix appended, or removed when asked and present.
-func (c Options) newTriggerName(name string) string {
+func newTriggerName(c config.Config, name string) string {
 	if c.RemoveTriggerSuffix && strings.HasSuffix(name, c.TriggerSuffix) && len(name) > len(c.TriggerSuffix) {
 		return strings.TrimSuffix(name, c.TriggerSuffix)
 	}
@@ -49,7 +33,7 @@ func (c Options) newTriggerName(name string) string {
 
 // readTriggers reads the original's triggers in the order they fire, and refuses as gh-ost does:
 // a table with triggers without --include-triggers, a new name too long or already taken.
-func (c Options) readTriggers(ctx context.Context, db *sql.DB, schema, tbl string) ([]plan.Trigger, error) {
+func readTriggers(ctx context.Context, c config.Config, db *sql.DB, schema, tbl string) ([]plan.Trigger, error) {
 	rows, err := db.QueryContext(ctx, `SELECT TRIGGER_NAME, ACTION_TIMING, EVENT_MANIPULATION FROM information_schema.TRIGGERS
 		WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? ORDER BY ACTION_TIMING, EVENT_MANIPULATION, ACTION_ORDER`, schema, tbl)
 	if err != nil {
@@ -63,7 +47,7 @@ func (c Options) readTriggers(ctx context.Context, db *sql.DB, schema, tbl strin
 		if err := rows.Scan(&d.Name, &d.Timing, &d.Event); err != nil {
 			return nil, fmt.Errorf("read triggers of %s.%s: %w", schema, tbl, err)
 		}
-		d.NewName = c.newTriggerName(d.Name)
+		d.NewName = newTriggerName(c, d.Name)
 		defs = append(defs, d)
 		names = append(names, d.Name)
 	}

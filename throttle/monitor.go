@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/rs/zerolog"
 )
 
@@ -29,21 +30,9 @@ const (
 // applier's backlog, and the intervals of its loops (zero: the defaults), fields so tests can
 // shorten them.
 type Config struct {
-	MaxLag                time.Duration // --max-lag-millis: heartbeat lag above this throttles
-	MaxLoad               string        // --max-load: Var=N,... of global status; reaching one throttles
-	CriticalLoad          string        // --critical-load: Var=N,...; reaching one aborts (or hibernates)
-	CriticalLoadInterval  time.Duration // --critical-load-interval-millis: re-check after this before aborting
-	CriticalLoadHibernate time.Duration // --critical-load-hibernate-seconds: hibernate this long instead
-	NiceRatio             float64       // --nice-ratio: rest this × each chunk's copy time after it
-	Query                 string        // --throttle-query: run on the primary; > 0 throttles
-	HTTPURL               string        // --throttle-http: HEAD this URL; any status but 200 throttles
-	HTTPInterval          time.Duration // --throttle-http-interval-millis
-	HTTPTimeout           time.Duration // --throttle-http-timeout-millis
-	IgnoreHTTPErrors      bool          // --ignore-http-errors: a failed request does not throttle
-	FlagFile              string        // --throttle-flag-file: throttle while it exists
-	AdditionalFlagFile    string        // --throttle-additional-flag-file: the same
-	ControlReplicas       string        // --throttle-control-replicas: host[:port],... whose lag counts
-	HeartbeatInterval     time.Duration // how often the heartbeat is written (the lag's pace under 1s)
+	// The settings, as the command line gives them (doc/throttle.md).
+	config.ThrottleSettings
+	HeartbeatInterval time.Duration // how often the heartbeat is written (the lag's pace under 1s)
 
 	Backlog func() int // the applier's read-but-unapplied changes; nil: none
 	Logger  zerolog.Logger
@@ -60,17 +49,17 @@ func (c Config) Validate() error {
 	if _, err := ParseLoad(c.CriticalLoad); err != nil {
 		return fmt.Errorf("--critical-load: %w", err)
 	}
-	if _, err := ParseControlReplicas(c.ControlReplicas); err != nil {
+	if _, err := ParseControlReplicas(c.ThrottleControlReplicas); err != nil {
 		return fmt.Errorf("--%w", err)
 	}
-	if err := CheckQuery(c.Query); err != nil {
+	if err := CheckQuery(c.ThrottleQuery); err != nil {
 		return fmt.Errorf("--throttle-query: %w", err)
 	}
-	if err := ParseHTTPURL(c.HTTPURL); err != nil {
+	if err := ParseHTTPURL(c.ThrottleHTTP); err != nil {
 		return fmt.Errorf("--%w", err)
 	}
 	switch {
-	case c.HTTPInterval <= 0 || c.HTTPTimeout <= 0:
+	case c.ThrottleHTTPInterval <= 0 || c.ThrottleHTTPTimeout <= 0:
 		return errors.New("--throttle-http-interval-millis and --throttle-http-timeout-millis must be positive")
 	case c.CriticalLoadInterval < 0 || c.CriticalLoadHibernate < 0:
 		return errors.New("--critical-load-interval-millis and --critical-load-hibernate-seconds must not be negative")
@@ -118,12 +107,12 @@ func NewMonitor(cfg Config) *Monitor {
 	m.setMaxLag(cfg.MaxLag)
 	maxLoad, _ := ParseLoad(cfg.MaxLoad)
 	critical, _ := ParseLoad(cfg.CriticalLoad)
-	replicas, _ := ParseControlReplicas(cfg.ControlReplicas)
+	replicas, _ := ParseControlReplicas(cfg.ThrottleControlReplicas)
 	m.maxLoad.Store(&maxLoad)
 	m.criticalLoad.Store(&critical)
 	m.setNiceRatio(cfg.NiceRatio)
-	m.query.Store(&cfg.Query)
-	m.httpURL.Store(&cfg.HTTPURL)
+	m.query.Store(&cfg.ThrottleQuery)
+	m.httpURL.Store(&cfg.ThrottleHTTP)
 	m.replicas.Store(&replicas)
 	m.critical = &CriticalLoad{
 		Thresholds: func() Load { return *m.criticalLoad.Load() },
@@ -140,8 +129,8 @@ func (m *Monitor) rules() []Rule {
 	return []Rule{
 		m.critical,
 		&m.user,
-		FlagFile(func() string { return m.cfg.FlagFile }),
-		FlagFile(func() string { return m.cfg.AdditionalFlagFile }),
+		FlagFile(func() string { return m.cfg.ThrottleFlagFile }),
+		FlagFile(func() string { return m.cfg.ThrottleAdditionalFlagFile }),
 		MaxLoad(func() Load { return *m.maxLoad.Load() }, &m.status),
 		Sampled(&m.queryResult),
 		Sampled(&m.httpResult),

@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
 // monitorConfig is a valid configuration with gh-ost's defaults where a test does not care.
 func monitorConfig() Config {
-	return Config{MaxLag: 1500 * time.Millisecond, HTTPInterval: 100 * time.Millisecond, HTTPTimeout: time.Second,
-		HeartbeatInterval: 100 * time.Millisecond}
+	return Config{ThrottleSettings: config.ThrottleSettings{MaxLag: 1500 * time.Millisecond,
+		ThrottleHTTPInterval: 100 * time.Millisecond, ThrottleHTTPTimeout: time.Second}, HeartbeatInterval: 100 * time.Millisecond}
 }
 
 func knob(t *testing.T, m *Monitor, name string) Knob {
@@ -35,7 +36,7 @@ func knob(t *testing.T, m *Monitor, name string) Knob {
 // gh-ost parses them; a refused value leaves the setting as it was.
 func TestMonitorKnobs(t *testing.T) {
 	cfg := monitorConfig()
-	cfg.MaxLoad, cfg.ControlReplicas = "Threads_running=25", "r1"
+	cfg.MaxLoad, cfg.ThrottleControlReplicas = "Threads_running=25", "r1"
 	m := NewMonitor(cfg)
 	for name, want := range map[string]string{
 		"max-lag-millis": "1500", "max-load": "Threads_running=25", "critical-load": "", "nice-ratio": "0",
@@ -189,7 +190,7 @@ func TestMonitorRunReadsItsSignals(t *testing.T) {
 	testenv.Open(t, replica, "") // skips without a sandbox
 	cfg := monitorConfig()
 	cfg.MaxLag, cfg.HeartbeatInterval, cfg.CheckInterval = 500*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond
-	cfg.MaxLoad, cfg.Query, cfg.ControlReplicas = "Threads_connected=1", "SELECT 1", replica.Addr()
+	cfg.MaxLoad, cfg.ThrottleQuery, cfg.ThrottleControlReplicas = "Threads_connected=1", "SELECT 1", replica.Addr()
 	m := NewMonitor(cfg)
 	var mu sync.Mutex
 	inspectedPool := map[*sql.DB]bool{}

@@ -117,9 +117,9 @@ func (m *Monitor) runQuery(ctx context.Context, db *sql.DB) Verdict {
 
 // pollHTTP checks --throttle-http (when set) every --throttle-http-interval-millis.
 func (m *Monitor) pollHTTP(ctx context.Context) {
-	client := NewHTTPClient(m.cfg.HTTPTimeout)
+	client := NewHTTPClient(m.cfg.ThrottleHTTPTimeout)
 	defer client.CloseIdleConnections()
-	Poll(ctx, func() time.Duration { return m.cfg.HTTPInterval }, &m.httpResult, func(ctx context.Context) Verdict {
+	Poll(ctx, func() time.Duration { return m.cfg.ThrottleHTTPInterval }, &m.httpResult, func(ctx context.Context) Verdict {
 		url := *m.httpURL.Load()
 		if url == "" {
 			return Verdict{}

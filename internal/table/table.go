@@ -1,6 +1,5 @@
 // Package table is the shared model of a MySQL/MariaDB table as go-ghostlite sees it: columns in
-// ordinal order, unique keys, the names of the helper tables of a migration (but the changelog's:
-// changelog.Name), identifier quoting and the small SQL fragments that more than one package builds.
+// ordinal order, unique keys, the names of the helper tables of a migration, identifier quoting and the small SQL fragments that more than one package builds.
 //
 // Invariants: every identifier that reaches SQL goes through QuoteIdent; Columns are kept in ordinal
 // (binlog) order; a Key lists column names in index order. Nothing here writes to a server.
@@ -109,6 +108,9 @@ func Placeholders(n int) string {
 
 // GhostName is the ghost table's name for a table: _<tbl>_gho (gh-ost's convention).
 func GhostName(tbl string) string { return "_" + tbl + "_gho" }
+
+// ChangelogName is the changelog table's name for the table tbl: _<tbl>_ghc (gh-ost's).
+func ChangelogName(tbl string) string { return "_" + tbl + "_ghc" }
 
 // CheckpointName is the checkpoint table's name: _<tbl>_ghk (gh-ost's --checkpoint).
 func CheckpointName(tbl string) string { return "_" + tbl + "_ghk" }
