@@ -23,7 +23,7 @@ import (
 // is judged like every localtest: definition and rows equal to the server's own ALTER.
 
 const (
-	resumeTrials     = 20
+	resumeTrials     = 12
 	resumeRows       = 10000
 	resumeChunk      = 250
 	resumeCheckpoint = "--checkpoint-interval-millis=100"
