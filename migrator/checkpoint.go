@@ -8,7 +8,6 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/binlogapply"
 	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/ddl"
-	"github.com/go-ghostlite/go-ghostlite/plan"
 	"github.com/go-ghostlite/go-ghostlite/preflight"
 	"github.com/go-ghostlite/go-ghostlite/status"
 )
@@ -36,7 +35,7 @@ func (k *resumeKind) ghost(ctx context.Context, _ *Migrator, s *session) (bool, 
 // planned refuses a --resume whose copy would fill a ghost column from another original column
 // than the stopped run did (checkpoint.SameCopy).
 func (k *resumeKind) planned(s *session) error {
-	return checkpoint.SameCopy(helperTables(s.plan), k.rec.Alter, s.alterRecord())
+	return checkpoint.SameCopy(s.plan.HelperTables(), k.rec.Alter, s.alterRecord())
 }
 
 // helpers adopts the stopped run's changelog (or creates it when gone) and checkpoint table.
@@ -109,8 +108,7 @@ func (r *run) keptForResume() {
 // checkResume runs the checks of a --resume (preflight's Resume moment) and adopts the stopped run's
 // ghost.
 func (s *session) checkResume(ctx context.Context) (*checkpoint.Record, error) {
-	tables := helperTables(s.plan)
-	s.pre.ResumeTables = tables
+	tables := s.plan.HelperTables()
 	s.pre.CreateScratch = func(ctx context.Context, scratch string) (bool, error) {
 		return ddl.CreateGhostAs(ctx, s.pre, scratch)
 	}
@@ -136,10 +134,4 @@ func (s *session) alterRecord() *checkpoint.Alter {
 		from[c.Ghost] = c.Original
 	}
 	return checkpoint.AlterOf(s.pre.Alter, from)
-}
-
-// helperTables names the migration's tables for package checkpoint.
-func helperTables(p *plan.Plan) checkpoint.Tables {
-	return checkpoint.Tables{Schema: p.Original.Schema, Original: p.Original.Name,
-		Ghost: p.GhostTable, Changelog: p.ChangelogTable, Checkpoint: p.CheckpointTable}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 )
@@ -274,4 +275,10 @@ func (p *Plan) RenamedPairs() map[string]string {
 		}
 	}
 	return out
+}
+
+// HelperTables names the original and the run's helper tables, as checkpoints record them.
+func (p *Plan) HelperTables() checkpoint.Tables {
+	return checkpoint.Tables{Schema: p.Original.Schema, Original: p.Original.Name,
+		Ghost: p.GhostTable, Changelog: p.ChangelogTable, Checkpoint: p.CheckpointTable}
 }

@@ -83,10 +83,9 @@ type State struct {
 	// the table missing (the cut-over's recovery knows how to tell); nil: not checked.
 	Crashed func(ctx context.Context) error
 
-	// ResumeTables are the stopped run's tables a --resume continues, and CreateScratch, given
-	// by the conductor, builds a scratch ghost to compare its ghost with (ddl.CreateGhostAs): the
-	// Resume checks' inputs. Resumed is the checkpoint they found, the run continues from.
-	ResumeTables  checkpoint.Tables
+	// CreateScratch, given by the conductor, builds a scratch ghost for the Resume checks to
+	// compare a --resume's ghost with (ddl.CreateGhostAs). Resumed is the checkpoint they found,
+	// the run continues from.
 	CreateScratch func(ctx context.Context, name string) (bool, error)
 	Resumed       *checkpoint.Record
 	// Reverted is the cut-over checkpoint the Revert checks found: a --revert's stream starts

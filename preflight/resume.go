@@ -9,10 +9,10 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/plan"
 )
 
-// checkResume is the Resume check: resumeCheckpoint over State.ResumeTables and State.CreateScratch,
+// checkResume is the Resume check: resumeCheckpoint over the plan's helper tables and State.CreateScratch,
 // its checkpoint kept in State.Resumed.
 func checkResume(ctx context.Context, st *State) (err error) {
-	st.Resumed, err = resumeCheckpoint(ctx, st, st.ResumeTables, st.CreateScratch)
+	st.Resumed, err = resumeCheckpoint(ctx, st, st.Plan.HelperTables(), st.CreateScratch)
 	return err
 }
 
