@@ -33,7 +33,7 @@ func migration(t *testing.T, tbl string, rows int, cfg Config) (m *migrator.Migr
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.SocketFile = filepath.Join(shortDir(t), "gh-ost.sock")
+	cfg.SocketFile = filepath.Join(testenv.ShortTempDir(t), "gh-ost.sock")
 	cfg.Database, cfg.Table, cfg.Logger = controlDB, tbl, mc.Logger
 	srv := New(cfg, m)
 	if err := srv.Start(); err != nil {
@@ -144,7 +144,7 @@ func TestCommandsSteerAMigration(t *testing.T) {
 	checkReadOnlyCommands(t, sock)
 
 	// A second server with --force-named-cut-over refuses the cut-over without the table's name.
-	named := New(Config{SocketFile: filepath.Join(shortDir(t), "named.sock"), Database: controlDB, Table: "t", ForceNamedCutOver: true}, m)
+	named := New(Config{SocketFile: filepath.Join(testenv.ShortTempDir(t), "named.sock"), Database: controlDB, Table: "t", ForceNamedCutOver: true}, m)
 	if err := named.Start(); err != nil {
 		t.Fatal(err)
 	}

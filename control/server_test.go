@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
 	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
@@ -79,17 +80,6 @@ func (f *fakeControls) Postpone(on bool) error {
 }
 func (f *fakeControls) Panic(reason string) { f.mu.Lock(); f.panicked = reason; f.mu.Unlock() }
 
-// shortDir is a temporary directory with a path short enough for a unix socket.
-func shortDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "glc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
-
 // send sends line (as is) on a new connection to network/addr and returns the whole reply.
 func send(t *testing.T, network, addr, line string) string {
 	t.Helper()
@@ -112,7 +102,7 @@ func send(t *testing.T, network, addr, line string) string {
 func startServer(t *testing.T, cfg Config, c observe.Controls, setup ...func(*Server)) (*Server, string) {
 	t.Helper()
 	if cfg.SocketFile == "" {
-		cfg.SocketFile = filepath.Join(shortDir(t), "s.sock")
+		cfg.SocketFile = filepath.Join(testenv.ShortTempDir(t), "s.sock")
 	}
 	cfg.Database, cfg.Table = "db", "t"
 	srv := New(cfg, c)
@@ -280,7 +270,7 @@ func TestBadInput(t *testing.T) {
 // The socket is the owner's only, removed at Close; a stale one is replaced, a live one or a
 // file that is not a socket is refused.
 func TestSocketFile(t *testing.T) {
-	dir := shortDir(t)
+	dir := testenv.ShortTempDir(t)
 	path := filepath.Join(dir, "gh-ost.db.t.sock")
 	first := New(Config{SocketFile: path}, newFake())
 	if err := first.Start(); err != nil {

@@ -18,11 +18,7 @@ import (
 func TestRunServesCommands(t *testing.T) {
 	db := testenv.Database(t, "gl_main")
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_2000")
-	dir, err := os.MkdirTemp("", "glm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = os.RemoveAll(dir) }()
+	dir := testenv.ShortTempDir(t) // a unix socket goes here
 	sock, flag := filepath.Join(dir, "s.sock"), filepath.Join(dir, "postpone")
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)

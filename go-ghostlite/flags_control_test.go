@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,13 +16,13 @@ import (
 )
 
 // The interactive commands' flags reach the server's configuration; the socket defaults to
-// gh-ost's path for the table.
+// gh-ost's path for the table (in the temporary folder: /tmp unless TMPDIR says otherwise).
 func TestControlFlags(t *testing.T) {
 	inv, err := parse(t, required...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := control.Config{SocketFile: "/tmp/gh-ost.db.tbl.sock", Database: "db", Table: "tbl", Version: version}
+	want := control.Config{SocketFile: filepath.Join(os.TempDir(), "gh-ost.db.tbl.sock"), Database: "db", Table: "tbl", Version: version}
 	got := inv.Control
 	got.Logger = want.Logger
 	if !reflect.DeepEqual(got, want) {

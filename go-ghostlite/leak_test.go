@@ -36,11 +36,7 @@ func TestPasswordNeverLeaks(t *testing.T) {
 	t.Cleanup(func() { _, _ = admin.Exec("DROP USER IF EXISTS 'gl_leak'@'%'") })
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_3000")
 
-	dir, err := os.MkdirTemp("", "gll")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := testenv.ShortTempDir(t) // a unix socket goes here
 	bin, hooksDir, dumps := filepath.Join(dir, "go-ghostlite"), filepath.Join(dir, "hooks"), filepath.Join(dir, "dumps")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -26,7 +26,7 @@ func startTmux(t *testing.T, name string, width, height int, command string) *tm
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testenv.Unavailable(t, "tmux not found (script/bootstrap installs it)")
 	}
-	p := &tmuxPane{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock"), name: name}
+	p := &tmuxPane{t: t, socket: filepath.Join(testenv.ShortTempDir(t), "tmux.sock"), name: name}
 	p.run("new-session", "-d", "-s", name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), command+"; sleep 600")
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
 	return p
@@ -92,11 +92,7 @@ func TestLiveViewInATerminal(t *testing.T) {
 	}
 	db := testenv.Database(t, "gl_liveview")
 	testenv.Exec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_5000")
-	dir, err := os.MkdirTemp("", "gllv") // short: a unix socket path has at most 107 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := testenv.ShortTempDir(t) // a unix socket goes here
 	bin, sock, flag := filepath.Join(dir, "go-ghostlite"), filepath.Join(dir, "s.sock"), filepath.Join(dir, "postpone")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

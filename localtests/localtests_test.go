@@ -200,7 +200,7 @@ func (r *runner) start(execute bool, extra ...string) *process {
 		"--cut-over-lock-timeout-seconds=3",
 		// Its own socket: the default /tmp/gh-ost.<db>.<table>.sock is the same for every sandbox
 		// on the machine, so two runs of the same case would refuse each other.
-		"--serve-socket-file="+filepath.Join(r.t.TempDir(), "s.sock"),
+		"--serve-socket-file="+filepath.Join(testenv.ShortTempDir(r.t), "s.sock"),
 	)
 	if execute {
 		args = append(args, "--execute")

@@ -17,7 +17,7 @@ import (
 func runWrapper(t *testing.T, db, alter string) (int, string) {
 	t.Helper()
 	cmd := exec.Command("scripts/gh-ost-wrapper.sh", append(testenv.MigrationArgs(testenv.PrimaryConfig(), db, "t"),
-		"--alter="+alter, "--chunk-size=100", "--serve-socket-file="+filepath.Join(t.TempDir(), "s.sock"),
+		"--alter="+alter, "--chunk-size=100", "--serve-socket-file="+filepath.Join(testenv.ShortTempDir(t), "s.sock"),
 		"--checkpoint-interval-millis=300")...) // --checkpoint-seconds is 10 at least
 	cmd.Env = append(os.Environ(), "GHOST="+binary, "TIMEOUT=60")
 	out, err := cmd.CombinedOutput()

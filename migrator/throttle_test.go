@@ -197,6 +197,11 @@ func TestThrottleOnReplicaLag(t *testing.T) {
 							return err
 						}
 					}
+					if stopped.Load() {
+						// Pace the copy once the lag starts to grow: unpaced, a fast machine copies
+						// the rest before the heartbeat there is 500 ms old, and nothing is held.
+						time.Sleep(5 * time.Millisecond)
+					}
 					return count(ctx, n)
 				}
 			})

@@ -31,6 +31,7 @@ type Lock struct {
 	name     string
 	db       *sql.DB   // for a fresh look at the server when conn is gone (serverGone)
 	acquired time.Time // when the lock was taken
+	connID   int64     // the server's id of conn: a restarted server numbers connections from 1 again
 }
 
 // Acquire takes the table's lock without waiting, on a dedicated connection of db which the Lock
@@ -48,12 +49,13 @@ func Acquire(ctx context.Context, db *sql.DB, addr, schema, tbl string) (*Lock, 
 		return nil, fmt.Errorf("set up the mutex connection to %s: %w", addr, err)
 	}
 	var got sql.NullInt64
-	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", name).Scan(&got); err != nil {
+	var connID int64
+	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0), CONNECTION_ID()", name).Scan(&got, &connID); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("take the migration lock %q on %s: %w", name, addr, err)
 	}
 	if got.Valid && got.Int64 == 1 {
-		return &Lock{conn: conn, name: name, db: db, acquired: time.Now()}, nil
+		return &Lock{conn: conn, name: name, db: db, acquired: time.Now(), connID: connID}, nil
 	}
 	defer conn.Close()
 	var holder sql.NullInt64
@@ -116,21 +118,31 @@ func (l *Lock) Check(ctx context.Context) error {
 }
 
 // serverGone names what happened to the server when the lock's connection died with it: a restart
-// since the lock was taken (its Uptime is shorter than the lock's age), or no answer at all. It
-// returns "" when the server answers and did not restart (the connection alone was lost).
+// since the lock was taken, or no answer at all. It returns "" when the server answers and did not
+// restart (the connection alone was lost). A restart shows as a connection id below the lock's (a
+// server numbers its connections from 1 again) or an Uptime shorter than the lock's age; the
+// Uptime alone, in whole seconds, misses a restart within a second or two of the lock.
 func (l *Lock) serverGone(ctx context.Context) string {
 	if l.db == nil {
 		return ""
 	}
 	cctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
+	conn, err := l.db.Conn(cctx)
+	if err != nil {
+		return fmt.Sprintf("the server does not answer (%v)", err)
+	}
+	defer conn.Close()
 	var name string
-	var uptime int64
-	err := l.db.QueryRowContext(cctx, "SHOW GLOBAL STATUS LIKE 'Uptime'").Scan(&name, &uptime)
+	var uptime, connID int64
+	err = conn.QueryRowContext(cctx, "SHOW GLOBAL STATUS LIKE 'Uptime'").Scan(&name, &uptime)
+	if err == nil {
+		err = conn.QueryRowContext(cctx, "SELECT CONNECTION_ID()").Scan(&connID)
+	}
 	switch {
 	case err != nil:
 		return fmt.Sprintf("the server does not answer (%v)", err)
-	case time.Duration(uptime)*time.Second < time.Since(l.acquired):
+	case connID < l.connID, time.Duration(uptime)*time.Second < time.Since(l.acquired):
 		return fmt.Sprintf("the server restarted %d s ago, cutting every session of this run", uptime)
 	}
 	return ""

@@ -49,6 +49,35 @@ func TestLockRefusesSecondTakerAndReleases(t *testing.T) {
 	}
 }
 
+// A lock whose connection is killed is lost: with the server up since the lock was taken the
+// error says the connection alone is gone; when the server numbers connections below the lock's
+// own (a restart a moment after the lock, which Uptime, in whole seconds, cannot show) it names
+// the restart.
+func TestLostLockNamesARestart(t *testing.T) {
+	db := testenv.Database(t, testDB)
+	ctx := context.Background()
+	for _, restarted := range []bool{false, true} {
+		l, err := Acquire(ctx, db, "primary", testDB, "restart")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("KILL ?", l.connID); err != nil {
+			t.Fatal(err)
+		}
+		if restarted {
+			l.connID = 1 << 62 // as if this server had started after the lock was taken
+		}
+		err = l.Check(ctx)
+		if !errors.Is(err, ErrLost) {
+			t.Fatalf("check after KILL: %v", err)
+		}
+		if got := strings.Contains(err.Error(), "the server restarted"); got != restarted {
+			t.Errorf("restarted=%v: %v", restarted, err)
+		}
+		_ = l.Release(ctx)
+	}
+}
+
 // Only a recorded table is dropped, and only while it is the table recorded and the lock is held.
 func TestOwnedDropsOnlyWhatItRecorded(t *testing.T) {
 	db := testenv.Database(t, testDB)

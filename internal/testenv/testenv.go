@@ -312,3 +312,16 @@ func SilentServer(t testing.TB) (host string, port int) {
 	})
 	return "127.0.0.1", ln.Addr().(*net.TCPAddr).Port
 }
+
+// ShortTempDir is a new folder for the test, removed when it ends, with a short path: a unix
+// socket's path has at most 107 bytes, and t.TempDir's holds the test's name (script/test also
+// gives each flavor's tests a TMPDIR of their own). Put the tests' socket files here.
+func ShortTempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "gls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
