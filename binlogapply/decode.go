@@ -185,7 +185,7 @@ func valueExpr(cfg *Config, c, gc *table.Column) (string, error) {
 				expr = table.TemporalAsNumber(c, gc, expr)
 			}
 		}
-		expr = table.ConvertExpr(c, gc, expr)
+		expr = table.ConvertExpr(c, gc, expr, !cfg.Flavor.MariaDB)
 	}
 	if cfg.PadChar {
 		pad, err := table.PadCharOf(c, gc)

@@ -127,7 +127,7 @@ func (p *Plan) SelectExpr(c ColumnPair, qualifier string) string {
 		oc, ok := p.Original.Column(c.Original)
 		gc, ok2 := p.Ghost.Column(c.Ghost)
 		if ok && ok2 {
-			col = table.ConvertExpr(oc, gc, col)
+			col = table.ConvertExpr(oc, gc, col, !p.Flavor.MariaDB)
 			if !p.Flavor.MariaDB {
 				col = table.DateAsNumber(oc, gc, col)
 			}

@@ -32,6 +32,20 @@ import (
 //     JSON 2.5, YEAR 0 is '0000', refused); INSERT ... SELECT and a bound number are refused (not a
 //     JSON text, may need CAST). CAST(CAST(v AS CHAR CHARACTER SET utf8mb4) AS JSON) gives the
 //     ALTER's value in both paths (measured on every type of the conversion matrix).
+//   - A string (CHAR, VARCHAR, BINARY, TEXT, BLOB ...) into BIT: the ALTER reads the text as an
+//     integer, as CAST(v AS SIGNED) does ('12' is 0x0C, ' 7' is 7; '7.4', 'a' and '' are refused, a
+//     negative number does not fit); INSERT ... SELECT and a bound string store the text's bytes
+//     ('12' is 0x3132, too long for a BIT(8)). MySQL 9.7's ALTER reads a TEXT or BLOB loosely:
+//     the integer its text starts with, after blanks, else 0, without a warning ('12ab' is 12,
+//     '1e3' is 1, 'a' and '' are 0): leadingInteger (measured on both flavors, every string type).
+//   - A TEXT or BLOB into DECIMAL on MySQL 9.7: the ALTER reads the number the text starts with,
+//     after blanks, and ignores the rest ('12abc' is 12, '2021-03-28 02:30:00' is 2021, '1e3x' is
+//     1000, '1,5' is 1); a text that starts with no number is refused ('a', '', '-'), as is one out
+//     of range. INSERT ... SELECT and a bound string refuse every text with more after the number:
+//     leadingDecimal (measured; from VARCHAR and on MariaDB both refuse such text, as the copy does).
+//   - MySQL's JSON into BIT: the ALTER casts the JSON value to an integer, as CAST(j AS SIGNED)
+//     does (12.5 is 12, 13.5 is 14, "12" is 12, true is 1; an object, an array, null and a
+//     string of no number are refused). The applier's bound text is made JSON first.
 //   - ENUM or SET into a numeric column (integers, DECIMAL, FLOAT, DOUBLE, BIT, YEAR): the ALTER
 //     stores the member's index (a SET's bitmask), as INSERT ... SELECT does; the applier binds that
 //     number, not the member's text (BindsByNumber).
@@ -48,10 +62,20 @@ var numericTypes = map[string]bool{"tinyint": true, "smallint": true, "mediumint
 
 // ConvertExpr wraps v, an SQL expression holding a value of original column o (the column itself
 // in the copy's SELECT, the applier's placeholder typed by BindAsOriginal), so that its value
-// enters ghost column g as the server's own ALTER converts it. It is v itself where the plain
-// path already does what the ALTER does.
-func ConvertExpr(o, g *Column, v string) string {
+// enters ghost column g as the server's own ALTER converts it, on MySQL when mysql is true, else
+// on MariaDB. It is v itself where the plain path already does what the ALTER does. v appears
+// once in the result (a placeholder is bound once).
+func ConvertExpr(o, g *Column, v string, mysql bool) string {
 	switch {
+	case mysql && o.DataType == "json" && g.DataType == "bit":
+		return "CAST(CAST(" + v + " AS JSON) AS SIGNED)"
+	case mysql && blobTypes[o.DataType] && (g.DataType == "decimal" || g.DataType == "numeric"):
+		return leadingDecimal(v)
+	case stringTypes[o.DataType] && g.DataType == "bit":
+		if mysql && blobTypes[o.DataType] {
+			return leadingInteger(v)
+		}
+		return "CAST(" + v + " AS SIGNED)"
 	case g.DataType == "json" && o.DataType == "year":
 		return "CAST(CAST(LPAD(" + v + ", 4, '0') AS CHAR CHARACTER SET utf8mb4) AS JSON)"
 	case g.DataType == "json" && numericTypes[o.DataType] && o.DataType != "bit":
@@ -64,6 +88,24 @@ func ConvertExpr(o, g *Column, v string) string {
 		return "CAST(ROUND(" + v + ") AS SIGNED)"
 	}
 	return v
+}
+
+// leadingInteger is the integer text v starts with, after blanks (a sign included), as a SIGNED;
+// 0 when it starts with none; NULL for NULL. The text is read as latin1 (bytes one to one: a
+// BLOB's too, which a regular expression does not take as it is; the literals too, whatever the
+// session's character set: the applier's is binary). A '0' goes before the digits,
+// so that no digits read 0 and v appears once: '0' || ' -12ab' becomes '-012'.
+func leadingInteger(v string) string {
+	return "CAST(REGEXP_REPLACE(CONCAT(_latin1'0', CONVERT(" + v + " USING latin1)), " +
+		"_latin1'(?s)^(0)[[:space:]]*([-+]?)([0-9]*).*$', _latin1'$2$1$3') AS SIGNED)"
+}
+
+// leadingDecimal is the number text v starts with (after blanks, a sign, digits with a point, an
+// exponent), or, when it starts with none, the whole text, which the DECIMAL column then refuses
+// as the server's ALTER does. Read as latin1 (see leadingInteger); v appears once.
+func leadingDecimal(v string) string {
+	return "REGEXP_SUBSTR(CONVERT(" + v + " USING latin1), " +
+		"_latin1'(?s)^[[:space:]]*[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?|^.*')"
 }
 
 // BindsByNumber says a value of ENUM or SET column o enters ghost column g by its number (the

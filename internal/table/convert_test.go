@@ -16,18 +16,27 @@ func TestConvertExprChoice(t *testing.T) {
 	col := func(dt string) *Column { return &Column{DataType: dt, ColumnType: dt} }
 	cases := []struct {
 		from, to, want string
+		mysql          bool
 	}{
-		{"float", "varchar", "CAST(v AS CHAR)"},
-		{"double", "blob", "CAST(v AS CHAR)"},
-		{"float", "int", "v"},
-		{"year", "char", "LPAD(v, 4, '0')"},
-		{"year", "int", "v"},
-		{"int", "varchar", "v"},
-		{"decimal", "enum", "CAST(ROUND(v) AS SIGNED)"},
-		{"decimal", "set", "CAST(ROUND(v) AS SIGNED)"},
+		{"float", "varchar", "CAST(v AS CHAR)", false},
+		{"double", "blob", "CAST(v AS CHAR)", false},
+		{"float", "int", "v", false},
+		{"year", "char", "LPAD(v, 4, '0')", false},
+		{"year", "int", "v", false},
+		{"int", "varchar", "v", false},
+		{"decimal", "enum", "CAST(ROUND(v) AS SIGNED)", false},
+		{"decimal", "set", "CAST(ROUND(v) AS SIGNED)", false},
+		{"varchar", "bit", "CAST(v AS SIGNED)", true},
+		{"text", "bit", "CAST(v AS SIGNED)", false},
+		{"blob", "bit", leadingInteger("v"), true},
+		{"bit", "varchar", "v", true},
+		{"json", "bit", "CAST(CAST(v AS JSON) AS SIGNED)", true},
+		{"mediumtext", "decimal", leadingDecimal("v"), true},
+		{"mediumtext", "decimal", "v", false},
+		{"varchar", "decimal", "v", true},
 	}
 	for _, c := range cases {
-		if got := ConvertExpr(col(c.from), col(c.to), "v"); got != c.want {
+		if got := ConvertExpr(col(c.from), col(c.to), "v", c.mysql); got != c.want {
 			t.Errorf("ConvertExpr(%s -> %s) = %q, want %q", c.from, c.to, got, c.want)
 		}
 	}
@@ -84,7 +93,7 @@ func TestConvertExprNumberToJSON(t *testing.T) {
 		{&Column{DataType: "varchar"}, "`s`", "`s`"},
 	}
 	for _, c := range cases {
-		if got := ConvertExpr(c.o, js, c.v); got != c.want {
+		if got := ConvertExpr(c.o, js, c.v, true); got != c.want {
 			t.Errorf("%s -> json: got %s, want %s", c.o.DataType, got, c.want)
 		}
 	}

@@ -27,5 +27,6 @@ func FloatTextValueExpr(o, g *Column) string {
 	if o.DataType == "float" {
 		typ = "FLOAT"
 	}
-	return "(SELECT " + ConvertExpr(o, g, "gl_f.x") + " FROM (SELECT CAST(? AS " + typ + ") AS x) AS gl_f)"
+	// a FLOAT's or DOUBLE's conversions to text are the same on both flavors
+	return "(SELECT " + ConvertExpr(o, g, "gl_f.x", false) + " FROM (SELECT CAST(? AS " + typ + ") AS x) AS gl_f)"
 }
