@@ -334,6 +334,33 @@ func TestSocketFile(t *testing.T) {
 	}
 }
 
+// A socket path too long for a unix socket, or one whose directory leaves no room for the private
+// directory it is created in, is refused in one line naming the flag, before anything is created.
+func TestSocketPathTooLong(t *testing.T) {
+	dir := testenv.ShortTempDir(t)
+	for _, path := range []string{
+		filepath.Join(dir, strings.Repeat("s", 120)),
+		filepath.Join(dir, strings.Repeat("d", 100-len(dir)), "s"), // fits, but its private directory would not
+	} {
+		err := New(Config{SocketFile: path}, newFake()).Start()
+		if err == nil || !strings.Contains(err.Error(), "--serve-socket-file") || !strings.Contains(err.Error(), "too long for a unix socket") {
+			t.Errorf("%d-byte path: %v", len(path), err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %d entries", len(entries))
+	}
+	long := filepath.Join(dir, strings.Repeat("d", 107-len(dir)-1-len("/.gls1234567890/s")))
+	if err := os.Mkdir(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Config{SocketFile: filepath.Join(long, "s")}, newFake())
+	if err := srv.Start(); err != nil {
+		t.Fatalf("the longest directory that leaves room: %v", err)
+	}
+	_ = srv.Close()
+}
+
 // A '/' in a database or table name stays inside the temporary directory's file name.
 func TestDefaultSocketFileEscapesSlash(t *testing.T) {
 	got := DefaultSocketFile("a/b", "t/../x")

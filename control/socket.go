@@ -13,10 +13,15 @@ import (
 // a private directory beside path, given its mode there, then linked to path, so it is never
 // reachable with a wider mode, and a file that appears at path meanwhile is not replaced.
 func (s *Server) listenSocket(path string) (net.Listener, error) {
+	// The private directory's socket, <dir of path>/.gls<digits>/s, is at most this much longer.
+	if n := len(filepath.Dir(path)) + len("/.gls") + 10 + len("/s"); len(path) > maxSocketPath || n > maxSocketPath {
+		return nil, fmt.Errorf("--serve-socket-file %s: too long for a unix socket (%d bytes, %d while it is created; at most %d): give a shorter path",
+			path, len(path), n, maxSocketPath)
+	}
 	if err := s.clearSocketPath(path); err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(path), ".ghostlite-sock-")
+	dir, err := os.MkdirTemp(filepath.Dir(path), ".gls")
 	if err != nil {
 		return nil, fmt.Errorf("serve on unix socket %s: %w", path, err)
 	}
@@ -40,6 +45,10 @@ func (s *Server) listenSocket(path string) (net.Listener, error) {
 	}
 	return l, nil
 }
+
+// maxSocketPath is the longest path a unix socket may have on Linux (sun_path holds 108 bytes,
+// the last a NUL).
+const maxSocketPath = 107
 
 // clearSocketPath makes sure nothing is at path. A file there is refused when it is not a socket,
 // or when a process answers on it (another migration of the same table) unless
