@@ -49,7 +49,7 @@ func resumeCase() *testCase {
 	}
 }
 
-// uniqueResumeCase is add_unique_moving_values' schema: the ALTER adds a unique key over values
+// uniqueResumeCase is add_unique_moving_values' schema (new rows in a narrower range): the ALTER adds a unique key over values
 // the load moves between rows, so replayed changes clash with rows the ghost holds in a later
 // state and the applier moves rows aside (binlogapply/displaced.go) around the kill.
 func uniqueResumeCase() *testCase {
@@ -66,8 +66,11 @@ func uniqueResumeCase() *testCase {
 			fmt.Sprintf("UPDATE gl_test t JOIN (SELECT 5 * FLOOR(RAND() * %d) AS b) g ON t.id BETWEEN g.b + 1 AND g.b + 5 SET t.slot = IF(t.slot %% 5 = 0, t.slot - 4, t.slot + 1)", resumeRows/5),
 			fmt.Sprintf("UPDATE gl_test t JOIN (SELECT 5 * FLOOR(RAND() * %d) AS b) g ON t.id BETWEEN g.b + 1 AND g.b + 5 SET t.slot = IF(t.slot %% 5 = 1, t.slot + 4, t.slot - 1)", resumeRows/5),
 			fmt.Sprintf("UPDATE gl_test JOIN (SELECT FLOOR(1 + RAND() * %d) AS r1) x ON gl_test.id = x.r1 SET v = v + 1", resumeRows),
-			fmt.Sprintf("INSERT INTO gl_test (id, slot) VALUES (FLOOR(%d + RAND() * 1000), NULL)", resumeRows+1),
-			fmt.Sprintf("DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(%d + RAND() * 1000) AS r1) x ON gl_test.id = x.r1", resumeRows+1),
+			// New rows go to 100 ids, not 1000: a trial killed early runs a few dozen inserts, and
+			// a DELETE of a random id among 1000 then missed every time often enough (53 runs, in
+			// one suite run) to be judged a statement that never changes a row.
+			fmt.Sprintf("INSERT INTO gl_test (id, slot) VALUES (FLOOR(%d + RAND() * 100), NULL)", resumeRows+1),
+			fmt.Sprintf("DELETE gl_test FROM gl_test JOIN (SELECT FLOOR(%d + RAND() * 100) AS r1) x ON gl_test.id = x.r1", resumeRows+1),
 		},
 		Alter: "DROP KEY ix_slot, ADD UNIQUE KEY uk_slot (slot)",
 		Flags: []string{"--dml-batch-size=2"},
