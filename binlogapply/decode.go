@@ -173,8 +173,8 @@ func valueExpr(cfg *Config, c, gc *table.Column) (string, error) {
 		}
 		expr = table.ZoneValueExpr(shift, zone, c.FracDigits)
 		expr = table.WallClockExpr(c, gc, shift, expr, !cfg.Flavor.MariaDB)
-	} else if fe := table.FloatTextValueExpr(c, gc); fe != "?" {
-		expr = fe // FLOAT/DOUBLE to text: typed as the original's column, as the copy casts it
+	} else if fe := table.FloatValueExpr(c, gc, !cfg.Flavor.MariaDB); fe != "?" {
+		expr = fe // FLOAT/DOUBLE to text: typed as the original's column, as the copy converts it
 	} else {
 		if table.BindsByNumber(c, gc) {
 			expr = "?" // the ENUM's index, the SET's bitmask (decodeWrite)

@@ -52,7 +52,40 @@ func availableAlgorithms(f dbconn.Flavor) []string {
 			out = append(out, a)
 		}
 	}
+	for _, a := range out {
+		if cutover.RefuseSet(a, 2) == nil {
+			out = append(out, a+setSuffix)
+		}
+	}
 	return out
+}
+
+// onlyAlgorithms keeps the entries of algos that only names (comma-separated, e.g.
+// "three-step x2,lock-rename x2": GHOSTLITE_CHAOS_ALGORITHMS, script/chaos --algorithms); all
+// of them when only is empty.
+func onlyAlgorithms(algos []string, only string) []string {
+	if only == "" {
+		return algos
+	}
+	var out []string
+	for _, a := range algos {
+		if slices.Contains(strings.Split(only, ","), a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// setSuffix marks the trials of an algorithm that cut two tables over together ("three-step x2").
+const setSuffix = " x2"
+
+// algorithmOf is the --cut-over name of an entry of availableAlgorithms and how many tables its
+// trials migrate together.
+func algorithmOf(entry string) (string, int) {
+	if name, ok := strings.CutSuffix(entry, setSuffix); ok {
+		return name, 2
+	}
+	return entry, 1
 }
 
 // startWriter starts a paced load against schema.tbl (stop it and tally its journal). Inserts
@@ -157,7 +190,7 @@ func (s *summary) String() string {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-11s %6s %6s %7s %8s %7s %8s %5s %8s %12s  %s\n",
+	fmt.Fprintf(&b, "%-15s %6s %6s %7s %8s %7s %8s %5s %8s %12s  %s\n",
 		"algorithm", "trials", "kills", "no-kill", "retried", "rerun", "acked", "lost", "outages", "worst-outage", "kills per step")
 	for _, n := range names {
 		a := s.algos[n]
@@ -170,7 +203,7 @@ func (s *summary) String() string {
 		if a.outages > 0 {
 			worst = a.worstOutage.Round(time.Millisecond).String() + " (" + a.worstTrial + ")"
 		}
-		fmt.Fprintf(&b, "%-11s %6d %6d %7d %8d %7d %8d %5d %8d %12s  %s\n",
+		fmt.Fprintf(&b, "%-15s %6d %6d %7d %8d %7d %8d %5d %8d %12s  %s\n",
 			n, a.trials, a.kills, a.noKill, a.retried, a.secondRuns, a.acked, a.lost, a.outages, worst, strings.Join(steps, " "))
 	}
 	return b.String()

@@ -17,6 +17,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/cutover"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
@@ -33,14 +34,16 @@ type trial struct {
 	step      cutover.Step
 	attempts  map[int]bool // attempts in which to kill (always 1, sometimes 2 as well)
 	victimRNG *rand.Rand
+	tables    int    // 1, or more: a set cut over together (algorithms that take one)
+	label     string // the report's name: the algorithm, "x2" added for a set
 }
 
 // trialResult is what one trial observed.
 type trialResult struct {
-	kills      []string // "step:victim"
-	attempts   int      // highest attempt the hook saw
-	secondRun  bool     // the first run failed (legitimately) and a second run completed
-	w          *ledger
+	kills      []string  // "step:victim"
+	attempts   int       // highest attempt the hook saw
+	secondRun  bool      // the first run failed (legitimately) and a second run completed
+	ws         []*ledger // the writes to each table
 	lost       int
 	lostDesc   []string
 	firstError error
@@ -53,9 +56,9 @@ type trialResult struct {
 // GHOSTLITE_CHAOS_PARALLEL (default 4) trials run at once; GHOSTLITE_CHAOS_SEED replays a run.
 func TestTrials(t *testing.T) {
 	t.Parallel() // its own database (trialsDB): the three chaos tests run side by side
-	algos := availableAlgorithms(testenv.Flavor(t))
+	algos := onlyAlgorithms(availableAlgorithms(testenv.Flavor(t)), os.Getenv("GHOSTLITE_CHAOS_ALGORITHMS"))
 	if len(algos) == 0 {
-		t.Fatal("the migrator accepts no cut-over algorithm")
+		t.Fatal("the migrator accepts no cut-over algorithm (or GHOSTLITE_CHAOS_ALGORITHMS names none of them)")
 	}
 	trials := envInt("GHOSTLITE_CHAOS_TRIALS", 30)
 	// GHOSTLITE_CHAOS_PER_ALGORITHM (script/chaos): that many trials of each algorithm, in turn.
@@ -75,11 +78,9 @@ func TestTrials(t *testing.T) {
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i := 0; i < trials; i++ {
-		tr := trial{
-			n:        i,
-			algo:     pickAlgorithm(algos, rng, i, perAlgo > 0),
-			attempts: map[int]bool{1: true},
-		}
+		tr := trial{n: i, attempts: map[int]bool{1: true}}
+		tr.label = pickAlgorithm(algos, rng, i, perAlgo > 0)
+		tr.algo, tr.tables = algorithmOf(tr.label)
 		steps := algorithmSteps[tr.algo]
 		if len(steps) == 0 { // an algorithm this suite does not know yet: try every step
 			for st := cutover.StepLock; st <= cutover.StepLockRenameUnlock; st++ {
@@ -101,7 +102,7 @@ func TestTrials(t *testing.T) {
 			sum.record(tr, res, err)
 			if err != nil {
 				t.Errorf("trial %d (%s, kill before %s in attempts %v, kills %v): %v\n%s",
-					tr.n, tr.algo, tr.step, keys(tr.attempts), res.kills, err, logs.String())
+					tr.n, tr.label, tr.step, keys(tr.attempts), res.kills, err, logs.String())
 			}
 		}()
 	}
@@ -160,7 +161,7 @@ func keys(m map[int]bool) []int {
 func (s *summary) record(tr trial, res trialResult, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.get(tr.algo)
+	a := s.get(tr.label)
 	a.trials++
 	a.kills += len(res.kills)
 	if len(res.kills) == 0 {
@@ -176,16 +177,21 @@ func (s *summary) record(tr trial, res trialResult, err error) {
 		a.secondRuns++
 	}
 	a.lost += res.lost
-	if res.w != nil {
-		a.acked += res.w.acked()
-		if len(res.w.missingAt) > 0 {
-			a.outages++
-			if o := res.w.longestOutage(); o > a.worstOutage || a.worstTrial == "" {
-				a.worstOutage = o
-				a.worstTrial = fmt.Sprintf("t%d %v", tr.n, res.kills)
-			}
+	outage := false
+	for _, w := range res.ws {
+		a.acked += w.acked()
+		a.otherErrs += len(w.other)
+		if len(w.missingAt) == 0 {
+			continue
 		}
-		a.otherErrs += len(res.w.other)
+		outage = true
+		if o := w.longestOutage(); o > a.worstOutage || a.worstTrial == "" {
+			a.worstOutage = o
+			a.worstTrial = fmt.Sprintf("t%d %v", tr.n, res.kills)
+		}
+	}
+	if outage {
+		a.outages++
 	}
 }
 
@@ -206,38 +212,94 @@ func migrationConfig(t testing.TB, tbl, algo string, logs *testenv.LogBuffer) co
 func runTrial(t testing.TB, admin *sql.DB, tr trial, logs *testenv.LogBuffer) (res trialResult, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	tbl := fmt.Sprintf("t%d", tr.n)
-	old, ghost := table.OldName(tbl, ""), table.GhostName(tbl)
-	q := table.Qualify(trialsDB, tbl)
-	for _, stmt := range []string{
-		"DROP TABLE IF EXISTS " + q + ", " + table.Qualify(trialsDB, old) + ", " + table.Qualify(trialsDB, ghost) + ", " + table.Qualify(trialsDB, table.ChangelogName(tbl)),
-		"CREATE TABLE " + q + " (id BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL, pad VARCHAR(32) NOT NULL DEFAULT 'x') ENGINE=InnoDB",
-		fmt.Sprintf("INSERT INTO %s (id, v) WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < %d) SELECT n, 0 FROM s", q, seedRows),
-	} {
-		if _, err := admin.ExecContext(ctx, stmt); err != nil {
-			return res, fmt.Errorf("set up: %s: %w", stmt, err)
-		}
+	tbls := tr.tableNames()
+	if err := createTrialTables(ctx, admin, tbls); err != nil {
+		return res, err
 	}
-
 	pool, err := dbconn.Open(ctx, testenv.PrimaryConfig(), trialsDB)
 	if err != nil {
 		return res, err
 	}
 	defer pool.Close()
-	load := startWriter(pool, trialsDB, tbl, 1_000_000)
-	stopped := false
-	defer func() {
-		if !stopped {
-			load.Stop()
-			res.w = tally(load.Writes())
+	loads := make([]*loadgen.Load, len(tbls))
+	for i, tbl := range tbls {
+		loads[i] = startWriter(pool, trialsDB, tbl, 1_000_000)
+	}
+	stopLoads := func() {
+		if res.ws != nil {
+			return
 		}
-	}()
+		for _, l := range loads {
+			l.Stop()
+			res.ws = append(res.ws, tally(l.Writes()))
+		}
+	}
+	defer stopLoads()
 	// Let the load run before the migration starts.
-	if !load.WaitAcked(10, 10*time.Second) {
-		return res, errors.New("the write load did not start")
+	for _, l := range loads {
+		if !l.WaitAcked(10, 10*time.Second) {
+			return res, errors.New("the write load did not start")
+		}
 	}
 
-	hook := func(ctx context.Context, step cutover.Step, info cutover.StepInfo) error {
+	hook := tr.killHook(admin, &res)
+	runErr := runTrialMigration(ctx, t, tbls, tr.algo, logs, hook)
+	if runErr != nil {
+		res.firstError = runErr
+		if errors.Is(runErr, cutover.ErrUnknownState) {
+			return res, fmt.Errorf("migration left the tables in an unknown state: %w", runErr)
+		}
+		// A legitimate failure: the originals must be in place, untouched, and a second run must
+		// complete.
+		if err := checkOriginals(ctx, admin, tbls, runErr); err != nil {
+			return res, err
+		}
+		if err := runTrialMigration(ctx, t, tbls, tr.algo, logs, nil); err != nil {
+			return res, fmt.Errorf("first run failed (%v) and the second run failed too: %w", runErr, err)
+		}
+		res.secondRun = true
+	}
+	// Writes after the cut-over go to the migrated table.
+	time.Sleep(100 * time.Millisecond)
+	stopLoads()
+	for i, tbl := range tbls {
+		if err := checkMigrated(ctx, admin, tbl, res.ws[i], &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// tableNames are the trial's tables: t<n>, and t<n>_b, t<n>_c... for a set.
+func (tr trial) tableNames() []string {
+	names := []string{fmt.Sprintf("t%d", tr.n)}
+	for i := 1; i < tr.tables; i++ {
+		names = append(names, fmt.Sprintf("t%d_%c", tr.n, 'a'+i))
+	}
+	return names
+}
+
+// createTrialTables (re)creates each table with its seed rows, and drops its helper tables.
+func createTrialTables(ctx context.Context, admin *sql.DB, tbls []string) error {
+	for _, tbl := range tbls {
+		q := table.Qualify(trialsDB, tbl)
+		for _, stmt := range []string{
+			"DROP TABLE IF EXISTS " + q + ", " + table.Qualify(trialsDB, table.OldName(tbl, "")) + ", " + table.Qualify(trialsDB, table.GhostName(tbl)) + ", " + table.Qualify(trialsDB, table.ChangelogName(tbl)),
+			"CREATE TABLE " + q + " (id BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL, pad VARCHAR(32) NOT NULL DEFAULT 'x') ENGINE=InnoDB",
+			fmt.Sprintf("INSERT INTO %s (id, v) WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < %d) SELECT n, 0 FROM s", q, seedRows),
+		} {
+			if _, err := admin.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("set up: %s: %w", stmt, err)
+			}
+		}
+	}
+	return nil
+}
+
+// killHook kills one of the cut-over's connections, chosen by tr's seed, before tr.step in the
+// attempts tr names; res records it.
+func (tr trial) killHook(admin *sql.DB, res *trialResult) func(context.Context, cutover.Step, cutover.StepInfo) error {
+	return func(ctx context.Context, step cutover.Step, info cutover.StepInfo) error {
 		res.attempts = max(res.attempts, info.Attempt)
 		if step != tr.step || !tr.attempts[info.Attempt] {
 			return nil
@@ -262,68 +324,83 @@ func runTrial(t testing.TB, admin *sql.DB, tr trial, logs *testenv.LogBuffer) (r
 		res.kills = append(res.kills, fmt.Sprintf("%s:%s", step, v.name))
 		return nil
 	}
+}
 
-	cfg := migrationConfig(t, tbl, tr.algo, logs)
-	m, err := migrator.New(cfg)
-	if err != nil {
-		return res, err
-	}
-	m.SetCutOverSeams(cutover.TestSeams{BeforeStep: hook})
-	runErr := m.Run(ctx)
-	if runErr != nil {
-		res.firstError = runErr
-		if errors.Is(runErr, cutover.ErrUnknownState) {
-			return res, fmt.Errorf("migration left the tables in an unknown state: %w", runErr)
+// runTrialMigration migrates tbls with algo: one migration, or a set cut over together; hook
+// (when set) is the cut-over's test seam.
+func runTrialMigration(ctx context.Context, t testing.TB, tbls []string, algo string, logs *testenv.LogBuffer, hook func(context.Context, cutover.Step, cutover.StepInfo) error) error {
+	var ms []*migrator.Migrator
+	run := func(ctx context.Context) error { return ms[0].Run(ctx) }
+	if len(tbls) == 1 {
+		m, err := migrator.New(migrationConfig(t, tbls[0], algo, logs))
+		if err != nil {
+			return err
 		}
-		// A legitimate failure: the original must be in place, untouched, and a second run must
-		// complete.
+		ms = []*migrator.Migrator{m}
+	} else {
+		var cfgs []config.Config
+		for _, tbl := range tbls {
+			cfgs = append(cfgs, migrationConfig(t, tbl, algo, logs))
+		}
+		set, err := migrator.NewSet(cfgs)
+		if err != nil {
+			return err
+		}
+		ms, run = set.Members(), set.Run
+	}
+	if hook != nil {
+		for _, m := range ms {
+			m.SetCutOverSeams(cutover.TestSeams{BeforeStep: hook})
+		}
+	}
+	return run(ctx)
+}
+
+// checkOriginals checks, after a run that failed with runErr, that every original is in place
+// under its name and not migrated.
+func checkOriginals(ctx context.Context, admin *sql.DB, tbls []string, runErr error) error {
+	for _, tbl := range tbls {
+		old := table.OldName(tbl, "")
 		names, err := testenv.ReadExisting(ctx, admin, trialsDB, tbl, old)
 		if err != nil {
-			return res, err
+			return err
 		}
 		if !names[tbl] || names[old] {
-			return res, fmt.Errorf("migration failed (%v) and left %s=%v %s=%v", runErr, tbl, names[tbl], old, names[old])
+			return fmt.Errorf("migration failed (%v) and left %s=%v %s=%v", runErr, tbl, names[tbl], old, names[old])
 		}
 		if migrated, err := hasColumn(ctx, admin, trialsDB, tbl, "note"); err != nil || migrated {
-			return res, fmt.Errorf("migration failed (%v) but %s is the migrated table (%v)", runErr, tbl, err)
+			return fmt.Errorf("migration failed (%v) but %s is the migrated table (%v)", runErr, tbl, err)
 		}
-		cfg2 := migrationConfig(t, tbl, tr.algo, logs)
-		m2, err := migrator.New(cfg2)
-		if err != nil {
-			return res, err
-		}
-		if err := m2.Run(ctx); err != nil {
-			return res, fmt.Errorf("first run failed (%v) and the second run failed too: %w", runErr, err)
-		}
-		res.secondRun = true
 	}
-	// Writes after the cut-over go to the migrated table.
-	time.Sleep(100 * time.Millisecond)
-	load.Stop()
-	res.w, stopped = tally(load.Writes()), true
+	return nil
+}
 
+// checkMigrated checks tbl is the migrated table, its old table is kept and no ghost is left,
+// that no write of w is lost (counted in res), then drops tbl and its old table.
+func checkMigrated(ctx context.Context, admin *sql.DB, tbl string, w *ledger, res *trialResult) error {
+	old, ghost := table.OldName(tbl, ""), table.GhostName(tbl)
 	names, err := testenv.ReadExisting(ctx, admin, trialsDB, tbl, old, ghost)
 	if err != nil {
-		return res, err
+		return err
 	}
 	if !names[tbl] || !names[old] || names[ghost] {
-		return res, fmt.Errorf("after the migration: %s=%v %s=%v %s=%v; want true true false", tbl, names[tbl], old, names[old], ghost, names[ghost])
+		return fmt.Errorf("after the migration: %s=%v %s=%v %s=%v; want true true false", tbl, names[tbl], old, names[old], ghost, names[ghost])
 	}
 	if migrated, err := hasColumn(ctx, admin, trialsDB, tbl, "note"); err != nil || !migrated {
-		return res, fmt.Errorf("%s is not the migrated table (%v)", tbl, err)
+		return fmt.Errorf("%s is not the migrated table (%v)", tbl, err)
 	}
-	res.lost, res.lostDesc, err = lostWrites(ctx, admin, trialsDB, tbl, res.w)
+	lost, desc, err := lostWrites(ctx, admin, trialsDB, tbl, w)
 	if err != nil {
-		return res, err
+		return err
 	}
-	if res.lost > 0 {
-		return res, fmt.Errorf("%d acknowledged writes lost (of %d): %v", res.lost, res.w.acked(), res.lostDesc)
+	res.lost += lost
+	res.lostDesc = append(res.lostDesc, desc...)
+	if lost > 0 {
+		return fmt.Errorf("%s: %d acknowledged writes lost (of %d): %v", tbl, lost, w.acked(), desc)
 	}
-	if res.w.acked() == 0 {
-		return res, errors.New("no write was acknowledged")
+	if w.acked() == 0 {
+		return fmt.Errorf("%s: no write was acknowledged", tbl)
 	}
-	if _, err := admin.ExecContext(ctx, "DROP TABLE IF EXISTS "+q+", "+table.Qualify(trialsDB, old)); err != nil {
-		return res, err
-	}
-	return res, nil
+	_, err = admin.ExecContext(ctx, "DROP TABLE IF EXISTS "+table.Qualify(trialsDB, tbl)+", "+table.Qualify(trialsDB, old))
+	return err
 }

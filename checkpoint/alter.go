@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/sqltok"
@@ -16,12 +17,21 @@ import (
 
 // AlterOf is the Alter a run's records carry: its normalized ALTER (NormalizeAlter) and, for each
 // ghost column, the original column it is copied from (names compared without case).
-func AlterOf(normalized string, copiedFrom map[string]string) *Alter {
+// set are the tables of the set the run belongs to (nil alone), kept sorted.
+func AlterOf(normalized string, copiedFrom map[string]string, set []string) *Alter {
 	from := make(map[string]string, len(copiedFrom))
 	for g, o := range copiedFrom {
 		from[strings.ToLower(g)] = strings.ToLower(o)
 	}
-	return &Alter{Alter: normalized, CopiedFrom: from}
+	return &Alter{Alter: normalized, CopiedFrom: from, Set: sortedSet(set)}
+}
+
+// sortedSet is a sorted copy of set (nil when empty).
+func sortedSet(set []string) []string {
+	if len(set) == 0 {
+		return nil
+	}
+	return slices.Sorted(slices.Values(set))
 }
 
 // plainWord is an identifier that needs no quotes.

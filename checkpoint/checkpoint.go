@@ -62,6 +62,9 @@ type Record struct {
 type Alter struct {
 	Alter      string            `json:"alter"`
 	CopiedFrom map[string]string `json:"copied_from"` // ghost column -> original column
+	// Set are the tables cut over together with this one, itself included, sorted (nil when it is
+	// migrated alone): a set resumes as the same set only.
+	Set []string `json:"set,omitempty"`
 }
 
 // Swap is what a cut-over swapped: the table that took the name, the name the table it replaced

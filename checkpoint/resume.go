@@ -53,6 +53,7 @@ type Resume struct {
 	SourceAddr string  // its address, for the refusals
 	Tables     Tables
 	Alter      string         // this run's ALTER, normalized (NormalizeAlter)
+	Set        []string       // the tables of this run's set (nil alone): Alter.Set
 	Log        zerolog.Logger // says when the scratch table could not be dropped
 }
 
@@ -110,7 +111,25 @@ func (r Resume) sameAlter(rec Record) error {
 		return fmt.Errorf("--resume: the checkpoint in %s is of another ALTER (%s), not this one (%s): resuming would mix the rows of both; resume with the stopped run's --alter, or %s",
 			t.Checkpoint, rec.Alter.Alter, r.Alter, t.startAfresh())
 	}
-	return nil
+	return r.sameSet(rec.Alter.Set)
+}
+
+// sameSet refuses a checkpoint of a table migrated in another set of tables (or alone) than this
+// run's: a set is cut over together, so resuming part of it would cut some tables over alone.
+func (r Resume) sameSet(was []string) error {
+	t, now := r.Tables, sortedSet(r.Set)
+	switch {
+	case slices.Equal(was, now):
+		return nil
+	case now == nil:
+		return fmt.Errorf("--resume: the checkpoint in %s is of the set of tables %s, cut over together: resume them together, with the stopped run's --statement naming them all, or %s",
+			t.Checkpoint, strings.Join(was, ", "), t.startAfresh())
+	case was == nil:
+		return fmt.Errorf("--resume: the checkpoint in %s is of %s migrated alone, not in the set of tables %s: resume it alone, with the stopped run's --alter, or %s",
+			t.Checkpoint, t.Original, strings.Join(now, ", "), t.startAfresh())
+	}
+	return fmt.Errorf("--resume: the checkpoint in %s is of the set of tables %s, not %s: resume with the stopped run's --statement, or %s",
+		t.Checkpoint, strings.Join(was, ", "), strings.Join(now, ", "), t.startAfresh())
 }
 
 // CompareGhost compares the ghost's definition (name and AUTO_INCREMENT aside) with that of a

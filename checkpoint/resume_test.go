@@ -131,14 +131,14 @@ func TestResumeCompareGhost(t *testing.T) {
 // with --gtid.
 func TestResumeCopyAndStream(t *testing.T) {
 	tabs := Tables{Ghost: "_t_gho", Changelog: "_t_ghc", Checkpoint: "_t_ghk"}
-	was := AlterOf("X", map[string]string{"b": "a"})
-	if err := SameCopy(tabs, was, AlterOf("X", map[string]string{"B": "A"})); err != nil {
+	was := AlterOf("X", map[string]string{"b": "a"}, nil)
+	if err := SameCopy(tabs, was, AlterOf("X", map[string]string{"B": "A"}, nil)); err != nil {
 		t.Errorf("the same mapping in another case: %v", err)
 	}
-	if err := SameCopy(tabs, nil, AlterOf("X", nil)); err != nil {
+	if err := SameCopy(tabs, nil, AlterOf("X", nil, nil)); err != nil {
 		t.Errorf("a checkpoint without its ALTER: %v, want nil (refused earlier)", err)
 	}
-	err := SameCopy(tabs, was, AlterOf("X", map[string]string{"b": "b"}))
+	err := SameCopy(tabs, was, AlterOf("X", map[string]string{"b": "b"}, nil))
 	if err == nil || !strings.Contains(err.Error(), "the stopped run copied b<-a, this one would copy b<-b") {
 		t.Errorf("another mapping: %v", err)
 	}
@@ -158,5 +158,29 @@ func TestResumeCopyAndStream(t *testing.T) {
 	}
 	if pos, err := (Record{File: "f", Pos: 4, GTID: "0-1-2"}).StreamFrom(true); err != nil || pos != (Position{File: "f", Pos: 4, GTID: "0-1-2"}) {
 		t.Errorf("StreamFrom: %+v, %v", pos, err)
+	}
+}
+
+// A checkpoint resumes in the same set of tables only (in any order): a part of a set, a set
+// from a lone table's checkpoint, or another set is refused, naming what to resume with.
+func TestSameSet(t *testing.T) {
+	r := Resume{Tables: Tables{Original: "a", Checkpoint: "_a_ghk", Ghost: "_a_gho", Changelog: "_a_ghc"}}
+	ab := AlterOf("X", nil, []string{"b", "a"}).Set
+	for _, c := range []struct {
+		was, now []string
+		want     string
+	}{
+		{nil, nil, ""},
+		{ab, []string{"a", "b"}, ""},
+		{ab, []string{"b", "a"}, ""},
+		{ab, nil, "is of the set of tables a, b, cut over together: resume them together, with the stopped run's --statement"},
+		{nil, []string{"a", "b"}, "is of a migrated alone, not in the set of tables a, b: resume it alone"},
+		{ab, []string{"a", "c"}, "is of the set of tables a, b, not a, c"},
+	} {
+		r.Set = c.now
+		err := r.sameSet(c.was)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("was %v, now %v: got %v, want %q", c.was, c.now, err, c.want)
+		}
 	}
 }

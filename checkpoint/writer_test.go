@@ -30,7 +30,7 @@ func writerFor(t *testing.T, db *sql.DB, schema string) *Writer {
 		Applied: func() (Position, int64) { return Position{File: "binlog.000007", Pos: 1234, GTID: "0-1-9"}, 42 },
 		Copy:    func() Copy { return nil },
 		From:    []sql.RawBytes{sql.RawBytes("17")},
-		Alter:   AlterOf("ADD COLUMN `C` INT", map[string]string{"ID": "Id", "c": "c"}),
+		Alter:   AlterOf("ADD COLUMN `C` INT", map[string]string{"ID": "Id", "c": "c"}, nil),
 		Log:     testenv.Logger(t, nil),
 	}
 }

@@ -3,7 +3,8 @@
 // (Validate), checked before any server is asked. It knows no server and runs nothing.
 //
 // Invariants: a Config that passes Validate
-//   - names a database, a table and an ALTER (but for --recover-cut-over and --revert);
+//   - names a database, a table and an ALTER (but for --recover-cut-over and --revert), or a
+//     database and a --statement whose every statement does (PerTable);
 //   - has its sizes in range: --chunk-size 10 to 100000, --chunk-time 0 or 10ms to 1m,
 //     --copy-threads 0 to MaxCopyThreads, --dml-batch-size 1 to 100, --default-retries at least 1,
 //     positive --cut-over-lock-timeout-seconds and (when checkpointing) --checkpoint-seconds;
@@ -94,6 +95,14 @@ type TableSettings struct {
 	Database string
 	Table    string
 	Alter    string // the ALTER clauses, without "ALTER TABLE t" (a leading "ALTER TABLE t" is accepted)
+	// Statement (--statement) is the change as SQL statements in Database, separated by ';',
+	// instead of Table and Alter: PerTable reads it into one Config per table (statement.go).
+	Statement string
+	// SetTables are the tables migrated and cut over together with Table, itself included (a
+	// --statement naming several tables; set by migrator.NewSet); nil for a table migrated alone.
+	// A checkpoint records them: a resume of part of a set, or of a set from a lone table's
+	// checkpoint, is refused.
+	SetTables []string
 
 	Execute       bool   // false: dry run (validate, prove the ALTER on a ghost, print the plan)
 	StorageEngine string // --storage-engine: innodb (the only one supported)

@@ -23,7 +23,21 @@ var ErrUsage = errors.New("usage")
 const MaxCopyThreads = 32
 
 // Validate checks the configuration without touching a server.
+// With --statement, each per-table Config (PerTable) must be valid: one statement is validated
+// as if --table and --alter had been given.
 func (c *Config) Validate() error {
+	if c.Statement != "" {
+		tables, err := c.PerTable()
+		if err != nil {
+			return err
+		}
+		for i := range tables {
+			if err := tables[i].Validate(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if err := c.validateValues(); err != nil {
 		return err
 	}

@@ -252,8 +252,19 @@ func (s *Server) statusReply() string {
 	if s.cfg.TCPPort != 0 {
 		fmt.Fprintf(&b, "# Serving on TCP port: %d\n", s.cfg.TCPPort)
 	}
+	if set, ok := s.controls.(TableSet); ok { // several tables: each one's line, then the total
+		for _, t := range set.TableStatuses() {
+			fmt.Fprintf(&b, "# %s: %s\n", t.Table, t.Line())
+		}
+	}
 	b.WriteString(st.Line() + "\n")
 	return b.String()
+}
+
+// TableSet is what the Controls of a set of tables migrated together add: each table's status
+// (Status is the set's in total). The status reply shows each table's line before the total.
+type TableSet interface {
+	TableStatuses() []status.Status
 }
 
 // knobsLine lists the settings the migration has, gh-ost's first, in gh-ost's order:

@@ -371,3 +371,25 @@ func TestDefaultSocketFileEscapesSlash(t *testing.T) {
 		t.Errorf("gh-ost's path changed: %s", got)
 	}
 }
+
+// fakeSet is a fake migration of a set of tables: each table's status besides the total.
+type fakeSet struct {
+	*fakeControls
+	tables []status.Status
+}
+
+func (f fakeSet) TableStatuses() []status.Status { return f.tables }
+
+// A set's status reply shows each table's line, named, before the line of the set in total.
+func TestStatusOfASet(t *testing.T) {
+	total := newFake()
+	a, b := total.Status(), total.Status()
+	a.Table, a.RowsCopied, b.Table, b.RowsCopied = "a", 100, "b", 400
+	_, sock := startServer(t, Config{}, fakeSet{total, []status.Status{a, b}})
+	lines := strings.Split(strings.TrimSpace(send(t, "unix", sock, "status\n")), "\n")
+	n := len(lines)
+	if n < 3 || !strings.HasPrefix(lines[n-3], "# a: Copy: 100/1000") || !strings.HasPrefix(lines[n-2], "# b: Copy: 400/1000") ||
+		!strings.HasPrefix(lines[n-1], "Copy: 500/1000") {
+		t.Fatalf("status reply ends with %q", lines[max(0, n-3):])
+	}
+}

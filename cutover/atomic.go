@@ -116,9 +116,9 @@ func (a *attempt) runAtomic(ctx context.Context) error {
 // dropOurSentry is the atomic recovery when the original and the ghost are in place and a
 // table holds the old name: it is our sentry, left when the attempt failed before dropping it.
 // It is dropped only if it is ours (dropSentry checks).
-func (a *attempt) dropOurSentry(st state, cause error) remedy {
-	t := a.cfg.Tables
-	desc := st.describe(t)
+func (a *attempt) dropOurSentry(st states, cause error) remedy {
+	t := a.cfg.Tables // atomic cuts one table over (no sets)
+	desc := st.describe(a.cfg.set())
 	drop := func(ctx context.Context) error {
 		if err := a.dropSentry(ctx); err != nil {
 			return err

@@ -2,10 +2,9 @@ package cutover
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -27,7 +26,11 @@ type attempt struct {
 	obs    *session // observer
 	lock   *session // C1
 	r1, r2 *renamer // three-step: C18, C19; atomic and two-step: C2 (r1) only
-	before identities
+	// more are three-step's renames away of a set's other tables (Config.Also), one per table;
+	// setLocks hold those tables locked, each on its own (setlock.go).
+	more     []*renamer
+	setLocks []*tableLock
+	before   []identities // of each table of the set (Config.set), read by checkStart
 
 	lockedAt, unlockedAt time.Time
 
@@ -49,8 +52,11 @@ func runAttempts(ctx context.Context, algo algorithm, cfg Config, s Sentinel) er
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	t := cfg.Tables
-	log := cfg.Logger.With().Str("component", "cutover").Str("algorithm", algo.name).Str("schema", t.Schema).Str("table", t.Original).Logger()
+	if err := refuseSet(algo, len(cfg.Also)+1); err != nil {
+		return err
+	}
+	t, name := cfg.Tables, cfg.setName()
+	log := cfg.Logger.With().Str("component", "cutover").Str("algorithm", algo.name).Str("schema", t.Schema).Str("table", strings.Join(cfg.originals(), ",")).Logger()
 	caps, err := probe(ctx, cfg.DB, log)
 	if err != nil {
 		return err
@@ -65,7 +71,7 @@ func runAttempts(ctx context.Context, algo algorithm, cfg Config, s Sentinel) er
 			log.Info().Int("attempt", n).Str("backoff", logfmt.Duration(wait)).Msg("waiting before the next cut-over attempt")
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("cut-over of %s.%s aborted before attempt %d (last failure: %v): %w", t.Schema, t.Original, n, last, ctx.Err())
+				return fmt.Errorf("cut-over of %s aborted before attempt %d (last failure: %v): %w", name, n, last, ctx.Err())
 			case <-time.After(wait):
 			}
 		}
@@ -83,17 +89,25 @@ func runAttempts(ctx context.Context, algo algorithm, cfg Config, s Sentinel) er
 			return err
 		}
 		if why := neverSucceeds(err); why != "" { // permanent.go
-			return fmt.Errorf("%w: cut-over of %s.%s stopped after attempt %d: %s; %s is in place under its name",
-				ErrNeverSucceeds, t.Schema, t.Original, n, why, t.Original)
+			return fmt.Errorf("%w: cut-over of %s stopped after attempt %d: %s; %s in place under its name",
+				ErrNeverSucceeds, name, n, why, inPlace(cfg))
 		}
 		last = err
 		a.log.Warn().Err(err).Msg("cut-over attempt failed; original restored")
 		if ctx.Err() != nil {
-			return fmt.Errorf("cut-over of %s.%s aborted in attempt %d; %s is in place under its name: %w", t.Schema, t.Original, n, t.Original, err)
+			return fmt.Errorf("cut-over of %s aborted in attempt %d; %s in place under its name: %w", name, n, inPlace(cfg), err)
 		}
 	}
-	return fmt.Errorf("cut-over of %s.%s failed after %d attempt(s); %s is in place under its name: %w",
-		t.Schema, t.Original, cfg.Retries, t.Original, last)
+	return fmt.Errorf("cut-over of %s failed after %d attempt(s); %s in place under its name: %w",
+		name, cfg.Retries, inPlace(cfg), last)
+}
+
+// inPlace names the originals for "... in place under its name": "t is" or "t1, t2 are each".
+func inPlace(cfg Config) string {
+	if len(cfg.Also) == 0 {
+		return cfg.Tables.Original + " is"
+	}
+	return strings.Join(cfg.originals(), ", ") + " are each"
 }
 
 // runAndRecover checks the starting state, runs the attempt and, on any failure, restores a
@@ -115,22 +129,26 @@ func (a *attempt) runAndRecover(ctx context.Context) error {
 	return a.recover(ctx, err)
 }
 
-// checkStart requires tbl and ghost, and no old table, and records which table is which.
+// checkStart requires, for each table of the set, tbl and ghost and no old table, and records
+// which table is which.
 func (a *attempt) checkStart(ctx context.Context) error {
-	t := a.cfg.Tables
-	st, err := a.freshState(ctx)
+	ss, err := a.freshState(ctx)
 	if err != nil {
 		return err
 	}
-	switch {
-	case !st.original.exists:
-		return fmt.Errorf("%w: the original table %s.%s does not exist", ErrUnknownState, t.Schema, t.Original)
-	case !st.ghost.exists:
-		return fmt.Errorf("%w: the ghost table %s.%s does not exist", ErrUnknownState, t.Schema, t.Ghost)
-	case st.old.exists:
-		return fmt.Errorf("%w: a table named %s.%s already exists; the original cannot take that name: drop or rename it", ErrUnsafe, t.Schema, t.Old)
+	a.before = make([]identities, len(ss))
+	for i, t := range a.cfg.set() {
+		st := ss[i]
+		switch {
+		case !st.original.exists:
+			return fmt.Errorf("%w: the original table %s.%s does not exist", ErrUnknownState, t.Schema, t.Original)
+		case !st.ghost.exists:
+			return fmt.Errorf("%w: the ghost table %s.%s does not exist", ErrUnknownState, t.Schema, t.Ghost)
+		case st.old.exists:
+			return fmt.Errorf("%w: a table named %s.%s already exists; the original cannot take that name: drop or rename it", ErrUnsafe, t.Schema, t.Old)
+		}
+		a.before[i] = identities{original: st.original.id, ghost: st.ghost.id}
 	}
-	a.before = identities{original: st.original.id, ghost: st.ghost.id}
 	return nil
 }
 
@@ -181,25 +199,9 @@ func (a *attempt) openObserverAndLock(ctx, openCtx context.Context) error {
 
 // openLockSession opens C1 with bounded timeouts and makes it take a fresh liveness token.
 func (a *attempt) openLockSession(ctx context.Context) error {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return fmt.Errorf("make liveness token: %w", err)
-	}
-	a.token = "ghostlite-cutover-" + hex.EncodeToString(b[:])
 	var err error
-	if a.lock, err = openSession(ctx, a.cfg.DB, "lock C1"); err != nil {
-		return err
-	}
-	if err := a.lock.exec(ctx,
-		fmt.Sprintf("SET SESSION lock_wait_timeout = %d", a.lockWaitSeconds()),
-		fmt.Sprintf("SET SESSION wait_timeout = %d", a.c1WaitTimeout())); err != nil {
-		return err
-	}
-	var got int
-	if err := a.lock.conn.QueryRowContext(ctx, "SELECT COALESCE(GET_LOCK(?, 0), 0)", a.token).Scan(&got); err != nil || got != 1 {
-		return fmt.Errorf("take liveness token %s on C1 (got %d): %v", a.token, got, err)
-	}
-	return nil
+	a.lock, a.token, err = a.openLockHolder(ctx, "lock C1")
+	return err
 }
 
 // openRenamer opens a rename session for stmt that waits at most waitSeconds for each lock.
@@ -220,13 +222,23 @@ func (a *attempt) unlock(ctx context.Context) error {
 	return nil
 }
 
+// renamers are the attempt's rename sessions, those that rename an original away first (a lone
+// rename of a ghost in is harmless, a lone rename away is an outage), nil ones included.
+func (a *attempt) renamers() []*renamer {
+	return append(append([]*renamer{a.r1}, a.more...), a.r2)
+}
+
 // closeSessions releases every session of a successful attempt.
 func (a *attempt) closeSessions(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.LockTimeout)
 	defer cancel()
-	a.r1.close(cctx)
-	a.r2.close(cctx)
+	for _, r := range a.renamers() {
+		r.close(cctx)
+	}
 	a.lock.discard()
+	for _, l := range a.setLocks {
+		l.s.discard()
+	}
 	if a.obs != nil && a.obs.conn != nil {
 		_ = a.obs.conn.Close()
 	}
@@ -235,8 +247,12 @@ func (a *attempt) closeSessions(ctx context.Context) {
 // logLockAndRename logs gh-ost's line for how long the original's writes were blocked: from the
 // lock to renamed, the moment the swap completed (wrappers and runbooks watch it).
 func (a *attempt) logLockAndRename(renamed time.Time) {
+	quoted := make([]string, 0, len(a.cfg.Also)+1)
+	for _, name := range a.cfg.originals() {
+		quoted = append(quoted, table.QuoteIdent(name))
+	}
 	a.log.Info().Msgf("Lock & rename duration: %s. During mgtr time, queries on %s were blocked",
-		renamed.Sub(a.lockedAt), table.QuoteIdent(a.cfg.Tables.Original))
+		renamed.Sub(a.lockedAt), strings.Join(quoted, ", "))
 }
 
 // lockHeld is how long the attempt held the original locked: up to its unlock, or up to now when

@@ -11,12 +11,25 @@ import (
 // load. Afterwards the cut-over must have finished (rolling back and retrying, or rolling
 // forward), and every acknowledged write must be in old or in the new table.
 func TestKillEachSessionAtEachStep(t *testing.T) {
+	killEach(t, "chaos", threeStep, 0, threeStepKillCases(false), nil)
+}
+
+// threeStepKillCases kill each session of the three-step cut-over at each step of its first
+// attempt, for one table or a set. In a set, C18 renames the first table only: killed before the
+// unlock, the others' renames away still run, rename 2 fails, and those tables are rolled back.
+func threeStepKillCases(set bool) []killCase {
 	// After the kill, wait until the server has run the queued rename the kill released.
 	origMissing := func(ctx context.Context, f *fixture) error {
 		return f.waitFor(ctx, "original missing", func() (bool, error) { orig, _, _ := f.exists(); return !orig, nil })
 	}
 	ghostMissing := func(ctx context.Context, f *fixture) error {
 		return f.waitFor(ctx, "ghost missing", func() (bool, error) { _, _, ghost := f.exists(); return !ghost, nil })
+	}
+	c18Unlock, c1Unlock, c1UnlockAfter := "nothing was renamed", "rolling forward", ghostMissing
+	if set {
+		// Killed at the unlock, C1 frees the first table only: rename 2 then waits on the next
+		// one, held by a session of its own, and the attempt goes on releasing the tables in turn.
+		c18Unlock, c1Unlock, c1UnlockAfter = "rolling back", "its table is released | rolling forward", nil
 	}
 	cases := []killCase{
 		// The kill frees the lock; rename 1, issued right after, may run before the attempt sees C1
@@ -25,11 +38,11 @@ func TestKillEachSessionAtEachStep(t *testing.T) {
 		{"C1 killed after rename 1 queued", StepRename2, lockSession, 2, "rolling back", origMissing},
 		{"C18 killed before rename 2", StepRename2, rename1Session, 2, "nothing was renamed", nil},
 		{"C19 killed while queued", StepObserve2, rename2Session, 2, "nothing was renamed", nil},
-		{"C18 killed after rename 2 queued", StepUnlock, rename1Session, 2, "nothing was renamed", nil},
+		{"C18 killed after rename 2 queued", StepUnlock, rename1Session, 2, c18Unlock, nil},
 		{"C19 killed before unlock", StepUnlock, rename2Session, 2, "rolling back", nil},
-		{"C1 killed after rename 2 queued", StepUnlock, lockSession, 1, "rolling forward", ghostMissing},
+		{"C1 killed after rename 2 queued", StepUnlock, lockSession, 1, c1Unlock, c1UnlockAfter},
 	}
-	killEach(t, "chaos", threeStep, 0, cases, nil)
+	return cases
 }
 
 // The table disappears for a moment when C1 dies after rename 1 is queued: the rollback must

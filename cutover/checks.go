@@ -118,30 +118,32 @@ func queryLocks(ctx context.Context, q dbconn.Querier, query string, args ...any
 // check passes as soon as one poll sees the ghost free, and refuses after a whole LockTimeout.
 // Without performance_schema it falls back to SHOW OPEN TABLES, which sees LOCK TABLES and
 // running statements but not an idle transaction's metadata lock.
+// Each ghost of a set is checked in turn.
 func (a *attempt) checkGhostUnlocked(ctx context.Context, q dbconn.Querier) error {
-	t := a.cfg.Tables
 	deadline := time.Now().Add(a.cfg.LockTimeout)
-	for {
-		held, err := a.ghostHolders(ctx, q)
-		if err != nil {
-			return fmt.Errorf("check locks on ghost %s: %w", t.Ghost, err)
-		}
-		if len(held) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: other sessions hold locks on the ghost table %s for %s (%s): the second rename would wait on the ghost and leave %s missing; end those sessions",
-				ErrUnsafe, t.Ghost, a.cfg.LockTimeout, strings.Join(held, "; "), t.Original)
-		}
-		if err := sleep(ctx, a.cfg.PollInterval); err != nil {
-			return err
+	for _, t := range a.cfg.set() {
+		for {
+			held, err := a.ghostHolders(ctx, q, t)
+			if err != nil {
+				return fmt.Errorf("check locks on ghost %s: %w", t.Ghost, err)
+			}
+			if len(held) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%w: other sessions hold locks on the ghost table %s for %s (%s): the second rename would wait on the ghost and leave %s missing; end those sessions",
+					ErrUnsafe, t.Ghost, a.cfg.LockTimeout, strings.Join(held, "; "), t.Original)
+			}
+			if err := sleep(ctx, a.cfg.PollInterval); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
-// ghostHolders describes who holds the ghost now (empty: nobody we can see).
-func (a *attempt) ghostHolders(ctx context.Context, q dbconn.Querier) ([]string, error) {
-	t := a.cfg.Tables
+// ghostHolders describes who holds t's ghost now (empty: nobody we can see).
+func (a *attempt) ghostHolders(ctx context.Context, q dbconn.Querier, t Tables) ([]string, error) {
 	var held []string
 	if a.caps.mdl {
 		locks, err := tableLocks(ctx, q, t.Schema, t.Ghost)
@@ -175,15 +177,24 @@ func (a *attempt) ghostHolders(ctx context.Context, q dbconn.Querier) ([]string,
 
 // lockAlive proves C1 still holds the table lock: its liveness token is held by its connection id.
 // Bounded by the lock timeout: on a silently cut connection the query would otherwise wait forever.
+// A set's other lock sessions are proven alive the same way.
 func (a *attempt) lockAlive(ctx context.Context) error {
+	if err := a.tokenHeld(ctx, a.token, a.lock, "lock session C1"); err != nil {
+		return err
+	}
+	return a.setLocksAlive(ctx)
+}
+
+// tokenHeld proves the liveness token is held by s's connection id.
+func (a *attempt) tokenHeld(ctx context.Context, token string, s *session, what string) error {
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.LockTimeout)
 	defer cancel()
 	var holder sql.NullInt64
-	if err := a.obs.conn.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", a.token).Scan(&holder); err != nil {
-		return fmt.Errorf("check lock session C1 is alive: %w", err)
+	if err := a.obs.conn.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", token).Scan(&holder); err != nil {
+		return fmt.Errorf("check %s is alive: %w", what, err)
 	}
-	if !holder.Valid || holder.Int64 != a.lock.id {
-		return fmt.Errorf("lock session C1 (connection %d) is gone: liveness token held by %v", a.lock.id, holder)
+	if !holder.Valid || holder.Int64 != s.id {
+		return fmt.Errorf("%s (connection %d) is gone: liveness token held by %v", what, s.id, holder)
 	}
 	return nil
 }
@@ -227,12 +238,12 @@ func (a *attempt) queued(r *renamer, ps map[int64][2]string) (bool, error) {
 }
 
 // lockedNames are the tables C1 holds locked, so the only ones a queued rename may wait on: the
-// original, plus the sentry (named like old) for the atomic algorithm.
+// originals of the set, plus the sentry (named like old) for the atomic algorithm.
 func (a *attempt) lockedNames() []string {
 	if a.sentry != "" {
 		return []string{a.cfg.Tables.Original, a.cfg.Tables.Old}
 	}
-	return []string{a.cfg.Tables.Original}
+	return a.cfg.originals()
 }
 
 func (a *attempt) mayWaitOn(name string) bool {

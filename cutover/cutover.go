@@ -15,6 +15,7 @@
 //	Config.Seams (TestSeams{BeforeStep}, StepInfo)  // test seams, never set by the command line
 //	Config.BeforeAttempt, Config.AfterAttempt      // a gate before each attempt; each attempt's outcome
 //	Config.UnderLock, Config.UndoUnderLock         // work under the lock once in sync (triggers), and its undo
+//	Config.Also, RefuseSet(name, n)                // a set: more tables cut over together (three-step, lock-rename)
 //
 // Every algorithm is one entry of the registry (registry.go): its name, its run, and its decision
 // for the one or two table layouts only it can leave. Validation, dispatch and recovery all go
@@ -36,6 +37,10 @@
 //     rolls forward instead once its sentinel was applied), rolls forward when the swap completed,
 //     and stops with ErrUnknownState on any layout no step of the algorithm leaves. It never guesses.
 //   - On failure the original table is left in place under its name, with its data.
+//   - A set (Config.Also) swaps every table or none: the ghosts take their names in one RENAME.
+//     Three-step renames each original away by a session of its own (a pending exclusive lock
+//     protects only the table it waits on) and releases the originals in the order that rename
+//     waits on them (setlock.go); a failure between the renames away rolls those back.
 //   - Only connections opened by this package are ever killed; the recovery after a crashed run
 //     kills nothing at all (it waits for queued renames, and refuses while one remains).
 package cutover
@@ -45,6 +50,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
@@ -72,8 +78,12 @@ type Sentinel interface {
 
 // Config is what a cut-over needs.
 type Config struct {
-	DB          *sql.DB // pool on the primary where the tables live
-	Tables      Tables
+	DB     *sql.DB // pool on the primary where the tables live
+	Tables Tables
+	// Also are more tables cut over together with Tables (a set: --statement with several
+	// ALTERs), in the same schema: one lock, one rename of each kind, one proof; all of them
+	// swap or none does. Only the algorithms whose registry entry says so take a set (RefuseSet).
+	Also        []Tables
 	LockTimeout time.Duration // bounds every wait (--cut-over-lock-timeout-seconds)
 	Retries     int           // attempts before giving up (--default-retries)
 	Logger      zerolog.Logger
@@ -134,17 +144,75 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// set is every table of the cut-over: Tables first, then Also.
+func (c Config) set() []Tables { return append([]Tables{c.Tables}, c.Also...) }
+
 func (c Config) validate() error {
-	t := c.Tables
 	switch {
 	case c.DB == nil:
 		return errors.New("cut-over: no database pool")
 	case c.LockTimeout <= 0:
 		return errors.New("cut-over: lock timeout must be positive")
-	case t.Schema == "" || t.Original == "" || t.Ghost == "" || t.Old == "":
-		return fmt.Errorf("cut-over: every table name is required (got %+v)", t)
-	case t.Original == t.Ghost || t.Original == t.Old || t.Ghost == t.Old:
-		return fmt.Errorf("cut-over: table names must differ (got %+v)", t)
+	}
+	seen := map[string]bool{}
+	for _, t := range c.set() {
+		switch {
+		case t.Schema == "" || t.Original == "" || t.Ghost == "" || t.Old == "":
+			return fmt.Errorf("cut-over: every table name is required (got %+v)", t)
+		case t.Schema != c.Tables.Schema:
+			return fmt.Errorf("cut-over: every table of a set must be in schema %s (got %+v)", c.Tables.Schema, t)
+		}
+		for _, name := range []string{t.Original, t.Ghost, t.Old} {
+			if seen[name] {
+				return fmt.Errorf("cut-over: table names must differ (%s appears twice in %+v)", name, c.set())
+			}
+			seen[name] = true
+		}
 	}
 	return nil
 }
+
+// setName names the cut-over's tables in messages: "s.t" or "s.t1, t2".
+func (c Config) setName() string {
+	return c.Tables.Schema + "." + strings.Join(c.originals(), ", ")
+}
+
+// originals are the original tables' names, in the set's order.
+func (c Config) originals() []string {
+	var names []string
+	for _, t := range c.set() {
+		names = append(names, t.Original)
+	}
+	return names
+}
+
+// renameList is "a TO b, c TO d" for each table of the set: from(t) renamed to to(t), qualified.
+func (c Config) renameList(from, to func(Tables) string) string {
+	return renameList(c.set(), from, to)
+}
+
+// renameList is Config.renameList for the tables ts.
+func renameList(ts []Tables, from, to func(Tables) string) string {
+	var pairs []string
+	for _, t := range ts {
+		pairs = append(pairs, table.Qualify(t.Schema, from(t))+" TO "+table.Qualify(t.Schema, to(t)))
+	}
+	return strings.Join(pairs, ", ")
+}
+
+// lockList is "t1 WRITE, t2 WRITE" for the originals of the set, and their ghosts when withGhosts.
+func (c Config) lockList(withGhosts bool) string {
+	var locks []string
+	for _, t := range c.set() {
+		locks = append(locks, table.Qualify(t.Schema, t.Original)+" WRITE")
+		if withGhosts {
+			locks = append(locks, table.Qualify(t.Schema, t.Ghost)+" WRITE")
+		}
+	}
+	return strings.Join(locks, ", ")
+}
+
+// Tables' names as they are before and after the swap, for renameList.
+func originalName(t Tables) string { return t.Original }
+func ghostName(t Tables) string    { return t.Ghost }
+func oldName(t Tables) string      { return t.Old }

@@ -30,6 +30,9 @@ type fixture struct {
 	// in old it was served on the original after the sentinel and would be lost by the real tool
 	// (its ghost misses it).
 	lockedAt atomic.Int64
+	// also are the other tables of a set cut over together with this one (newSetFixture): the
+	// cut-over's Config.Also, each with its own load and checks.
+	also []*fixture
 }
 
 // track wraps s to record when the last call that succeeded began.
@@ -39,6 +42,9 @@ func (f *fixture) track(s Sentinel) sentinelFunc {
 		err := s.Await(ctx)
 		if err == nil {
 			f.lockedAt.Store(called)
+			for _, o := range f.also {
+				o.lockedAt.Store(called)
+			}
 		}
 		return err
 	})
@@ -49,7 +55,12 @@ func (f *fixture) noop() sentinelFunc { return f.track(noopSentinel()) }
 
 func newFixture(t *testing.T, name string) *fixture {
 	t.Helper()
-	db := testenv.Database(t, testDB)
+	return newFixtureIn(t, testenv.Database(t, testDB), name)
+}
+
+// newFixtureIn is newFixture in the database db already holds (testDB, created once per test).
+func newFixtureIn(t *testing.T, db *sql.DB, name string) *fixture {
+	t.Helper()
 	admin := testenv.Open(t, testenv.PrimaryConfig(), testDB)
 	f := &fixture{t: t, db: db, admin: admin, logs: &testenv.LogBuffer{},
 		tables: Tables{Schema: testDB, Original: name, Ghost: table.GhostName(name), Old: table.OldName(name, "")}}
@@ -66,16 +77,57 @@ func newFixture(t *testing.T, name string) *fixture {
 	return f
 }
 
+// newSetFixture is a fixture whose table is cut over together with n-1 more (name_b, name_c...),
+// each with the same seed rows and a marked ghost.
+func newSetFixture(t *testing.T, name string, n int) *fixture {
+	t.Helper()
+	f := newFixture(t, name)
+	for i := 1; i < n; i++ {
+		f.also = append(f.also, newFixtureIn(t, f.db, fmt.Sprintf("%s_%c", name, 'a'+i)))
+	}
+	return f
+}
+
+// each is this fixture and the others of its set.
+func (f *fixture) each() []*fixture { return append([]*fixture{f}, f.also...) }
+
 func (f *fixture) q(name string) string { return table.Qualify(testDB, name) }
 
 // config is a fast configuration for tests.
 func (f *fixture) config(retries int, hook func(context.Context, Step, StepInfo) error) Config {
 	return Config{
-		DB: f.db, Tables: f.tables, LockTimeout: time.Second, Retries: retries,
+		DB: f.db, Tables: f.tables, Also: f.alsoTables(), LockTimeout: time.Second, Retries: retries,
 		Logger:       zerolog.New(f.logs).Level(zerolog.DebugLevel).With().Timestamp().Logger(),
 		RetryBackoff: 100 * time.Millisecond,
 		Seams:        TestSeams{BeforeStep: hook},
 	}
+}
+
+// alsoTables are the Tables of the set's other fixtures (nil for one table).
+func (f *fixture) alsoTables() []Tables {
+	var ts []Tables
+	for _, o := range f.also {
+		ts = append(ts, o.tables)
+	}
+	return ts
+}
+
+// startLoads starts writers on every table of the set (startLoad); the first is f's.
+func (f *fixture) startLoads(writers int) []*loadgen.Load {
+	var ls []*loadgen.Load
+	for _, g := range f.each() {
+		ls = append(ls, g.startLoad(writers))
+	}
+	return ls
+}
+
+// finishAll stops the set's loads (startLoads) and returns the writes of each, in the same order.
+func finishAll(ls []*loadgen.Load) [][]loadgen.Write {
+	var ws [][]loadgen.Write
+	for _, l := range ls {
+		ws = append(ws, finish(l))
+	}
+	return ws
 }
 
 // algorithmNamed is the registered algorithm called name.

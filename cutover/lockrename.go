@@ -47,8 +47,7 @@ func lockRenameUnsafeOn(f dbconn.Flavor) string {
 
 // runLockRename performs one lock-rename attempt. Any error leaves cleanup to recover.
 func (a *attempt) runLockRename(ctx context.Context) error {
-	t := a.cfg.Tables
-	qOrig, qOld, qGhost := t.qualified()
+	t, c := a.cfg.Tables, a.cfg
 	ls, ok := a.sentinel.(LockedSentinel)
 	if !ok {
 		return fmt.Errorf("%w: --cut-over=%s needs a sentinel that applies on the locking session", ErrUnsafe, config.CutOverLockRename)
@@ -75,7 +74,7 @@ func (a *attempt) runLockRename(ctx context.Context) error {
 	}
 	lctx, lcancel := context.WithTimeout(ctx, a.cfg.LockTimeout+time.Second)
 	defer lcancel()
-	if err := a.lock.exec(lctx, "LOCK TABLES "+qOrig+" WRITE, "+qGhost+" WRITE"); err != nil {
+	if err := a.lock.exec(lctx, "LOCK TABLES "+c.lockList(true)); err != nil {
 		return err
 	}
 	a.lockedAt = time.Now()
@@ -91,7 +90,7 @@ func (a *attempt) runLockRename(ctx context.Context) error {
 	}
 	rctx, rcancel := context.WithTimeout(ctx, a.cfg.LockTimeout)
 	defer rcancel()
-	if err := a.lock.exec(rctx, fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", qOrig, qOld, qGhost, qOrig)); err != nil {
+	if err := a.lock.exec(rctx, "RENAME TABLE "+c.renameList(originalName, oldName)+", "+c.renameList(ghostName, originalName)); err != nil {
 		return err
 	}
 	if err := a.beforeStep(ctx, StepLockRenameUnlock); err != nil {
@@ -105,7 +104,7 @@ func (a *attempt) runLockRename(ctx context.Context) error {
 	}
 	a.logLockAndRename(a.unlockedAt)
 	a.log.Info().Str("locked", logfmt.Duration(a.unlockedAt.Sub(a.lockedAt))).
-		Msgf("cut-over complete (lock-rename): %s is the former ghost, the original is %s", t.Original, t.Old)
+		Msgf("cut-over complete (lock-rename): %s is the former ghost, the original is %s%s", t.Original, t.Old, a.andTheOthers())
 	return nil
 }
 

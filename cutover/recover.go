@@ -4,48 +4,50 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
-	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-sql-driver/mysql"
 )
 
-// verifySwapped checks the end state of a successful attempt: the former ghost is named like
-// the original, the original is named old, and the ghost name is free.
+// verifySwapped checks the end state of a successful attempt: for each table of the set, the
+// former ghost is named like the original, the original is named old, and the ghost name is free.
 func (a *attempt) verifySwapped(ctx context.Context) error {
-	t := a.cfg.Tables
-	st, err := readState(ctx, a.obs.conn, t, a.caps.idSource)
+	set := a.cfg.set()
+	ss, err := readStates(ctx, a.obs.conn, set, a.caps.idSource)
 	if err != nil {
 		return err
 	}
-	if !st.original.exists || !st.old.exists || st.ghost.exists ||
-		!sameTable(st.original.id, a.before.ghost) || !sameTable(st.old.id, a.before.original) {
-		return fmt.Errorf("renames reported success but the state is %s", st.describe(t))
+	for i, st := range ss {
+		if !st.original.exists || !st.old.exists || st.ghost.exists ||
+			!sameTable(st.original.id, a.before[i].ghost) || !sameTable(st.old.id, a.before[i].original) {
+			return fmt.Errorf("renames reported success but the state is %s", ss.describe(set))
+		}
 	}
 	return nil
 }
 
-// freshState reads the real state of the three names on a fresh, proven session: an idle pooled
-// connection may sit on a silently cut path and hang.
-func (a *attempt) freshState(ctx context.Context) (state, error) {
+// freshState reads the real state of the three names of each table on a fresh, proven session:
+// an idle pooled connection may sit on a silently cut path and hang.
+func (a *attempt) freshState(ctx context.Context) (states, error) {
 	s, err := openSession(ctx, a.cfg.DB, "state reader")
 	if err != nil {
-		return state{}, err
+		return nil, err
 	}
 	defer s.discard()
-	return readState(ctx, s.conn, a.cfg.Tables, a.caps.idSource)
+	return readStates(ctx, s.conn, a.cfg.set(), a.caps.idSource)
 }
 
 // settle is how every algorithm's recovery starts: within a bounded context that survives the
 // caller's cancellation, kill our rename sessions and confirm they are gone, release C1, then
 // read the real state. The returned context bounds the recovery's own actions; call cancel.
-func (a *attempt) settle(ctx context.Context, cause error) (context.Context, context.CancelFunc, state, error) {
+func (a *attempt) settle(ctx context.Context, cause error) (context.Context, context.CancelFunc, states, error) {
 	t := a.cfg.Tables
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*a.cfg.LockTimeout+10*time.Second)
 	a.log.Warn().Err(cause).Msg("cut-over attempt failed: killing our rename sessions, then reading the tables' state")
 	if err := a.stopSessions(rctx); err != nil {
-		return rctx, cancel, state{}, fmt.Errorf("%w: cannot confirm our rename sessions are gone (%v), so the state of %s, %s and %s cannot be trusted; check them by hand (attempt failed: %v)",
-			ErrUnknownState, err, t.Original, t.Old, t.Ghost, cause)
+		return rctx, cancel, nil, fmt.Errorf("%w: cannot confirm our rename sessions are gone (%v), so the state of %s, %s and %s%s cannot be trusted; check them by hand (attempt failed: %v)",
+			ErrUnknownState, err, t.Original, t.Old, t.Ghost, a.andTheOthers(), cause)
 	}
 	st, err := a.freshState(rctx)
 	if err != nil {
@@ -54,10 +56,22 @@ func (a *attempt) settle(ctx context.Context, cause error) (context.Context, con
 	return rctx, cancel, st, nil
 }
 
+// andTheOthers is " (and those of t2, t3)" for a set, "" for one table.
+func (a *attempt) andTheOthers() string {
+	if len(a.cfg.Also) == 0 {
+		return ""
+	}
+	return " (and those of " + strings.Join(a.cfg.originals()[1:], ", ") + ")"
+}
+
 // unknownState is the error for a state no step of ours can produce: nothing is touched.
-func (a *attempt) unknownState(st state, cause error) error {
-	return fmt.Errorf("%w after a failed attempt: %s (before: original id %d, ghost id %d); touching nothing (attempt failed: %v)",
-		ErrUnknownState, st.describe(a.cfg.Tables), a.before.original, a.before.ghost, cause)
+func (a *attempt) unknownState(st states, cause error) error {
+	var ids []string
+	for i, b := range a.before {
+		ids = append(ids, fmt.Sprintf("%s: original id %d, ghost id %d", a.cfg.set()[i].Original, b.original, b.ghost))
+	}
+	return fmt.Errorf("%w after a failed attempt: %s (before: %s); touching nothing (attempt failed: %v)",
+		ErrUnknownState, st.describe(a.cfg.set()), strings.Join(ids, "; "), cause)
 }
 
 // remedy is what a recovery decides from one reading of the state: either a final answer
@@ -74,12 +88,17 @@ type remedy struct {
 // final is a remedy that only answers.
 func final(result error) remedy { return remedy{result: result} }
 
-// renameRemedy runs RENAME from TO to (names in the cut-over's schema) and then answers then.
-func (a *attempt) renameRemedy(what, from, to string, then error) remedy {
-	t := a.cfg.Tables
-	qFrom, qTo := table.Qualify(t.Schema, from), table.Qualify(t.Schema, to)
-	return remedy{what: what, then: then, byHand: fmt.Sprintf("RENAME TABLE %s TO %s", qFrom, qTo),
-		act: func(ctx context.Context) error { return a.renameOnce(ctx, what, qFrom, qTo) }}
+// renameRemedy runs one RENAME TABLE of every table of the set from its from name to its to name
+// (Config.renameList) and then answers then.
+func (a *attempt) renameRemedy(what string, from, to func(Tables) string, then error) remedy {
+	return a.renameRemedyOf(what, a.cfg.set(), from, to, then)
+}
+
+// renameRemedyOf is renameRemedy for the tables ts only.
+func (a *attempt) renameRemedyOf(what string, ts []Tables, from, to func(Tables) string, then error) remedy {
+	stmt := "RENAME TABLE " + renameList(ts, from, to)
+	return remedy{what: what, then: then, byHand: stmt,
+		act: func(ctx context.Context) error { return a.renameOnce(ctx, what, stmt) }}
 }
 
 // recoveryRounds bounds how often a recovery acts and reads the state again.
@@ -110,7 +129,7 @@ func (a *attempt) recover(ctx context.Context, cause error) error {
 
 // recoverTables is recover but for the undo of Config.UnderLock (done by settle).
 func (a *attempt) recoverTables(ctx context.Context, cause error) error {
-	t := a.cfg.Tables
+	set := a.cfg.set()
 	rctx, cancel, st, err := a.settle(ctx, cause)
 	defer cancel()
 	if err != nil {
@@ -125,7 +144,7 @@ func (a *attempt) recoverTables(ctx context.Context, cause error) error {
 		}
 		if round > recoveryRounds {
 			return fmt.Errorf("%w: %s failed %d times (last: %v); the tables are now %s: run %s by hand (attempt failed: %v)",
-				ErrUnknownState, r.what, recoveryRounds, last, st.describe(t), r.byHand, cause)
+				ErrUnknownState, r.what, recoveryRounds, last, st.describe(set), r.byHand, cause)
 		}
 		if last = r.act(rctx); last == nil {
 			return r.then
@@ -133,7 +152,7 @@ func (a *attempt) recoverTables(ctx context.Context, cause error) error {
 		a.log.Warn().Err(last).Str("action", r.what).Msg("recovery action failed: reading the tables' state again")
 		if err := sleep(rctx, 10*a.cfg.PollInterval); err != nil {
 			return fmt.Errorf("%w: %s failed (%v) and the recovery ran out of time; the tables were %s (attempt failed: %v)",
-				ErrUnknownState, r.what, last, st.describe(t), cause)
+				ErrUnknownState, r.what, last, st.describe(set), cause)
 		}
 		if st, err = a.freshState(rctx); err != nil {
 			return fmt.Errorf("%w: %s failed (%v), then %v (attempt failed: %v)", ErrUnknownState, r.what, last, err, cause)
@@ -144,8 +163,8 @@ func (a *attempt) recoverTables(ctx context.Context, cause error) error {
 // decide is every algorithm's recovery decision from one reading of the state. The layouts any
 // attempt can leave are decided here; the two that only some algorithms leave are decided by the
 // algorithm (registry.go), and are unknown states for the others.
-func (a *attempt) decide(st state, cause error) remedy {
-	desc := st.describe(a.cfg.Tables)
+func (a *attempt) decide(st states, cause error) remedy {
+	desc := st.describe(a.cfg.set())
 	switch st.layout(a.before) {
 	case layoutNothingRenamed:
 		a.log.Info().Str("state", desc).Msg("nothing was renamed: the original is in place")
@@ -157,6 +176,10 @@ func (a *attempt) decide(st state, cause error) remedy {
 		if a.algo.renamedAway != nil {
 			return a.algo.renamedAway(a, st, cause)
 		}
+	case layoutUnknown:
+		if a.algo.renamedAway != nil && st.partlyRenamedAway(a.before) {
+			return a.algo.renamedAway(a, st, cause)
+		}
 	case layoutOldTaken:
 		if a.algo.oldTaken != nil {
 			return a.algo.oldTaken(a, st, cause)
@@ -165,14 +188,39 @@ func (a *attempt) decide(st state, cause error) remedy {
 	return final(a.unknownState(st, cause))
 }
 
-// rollBack is the remedy for a missing original: rename old back to the original's name.
-func (a *attempt) rollBack(cause error) remedy {
-	t := a.cfg.Tables
-	return a.renameRemedy("roll back", t.Old, t.Original, fmt.Errorf("rolled back (%s was briefly missing): %w", t.Original, cause))
+// rollBack is the remedy for a missing original: rename old back to the original's name, for
+// every table of the set renamed away in st (one statement).
+func (a *attempt) rollBack(st states, cause error) remedy {
+	var away []Tables
+	var names []string
+	for i, t := range a.cfg.set() {
+		if st[i].layout(a.before[i]) == layoutRenamedAway {
+			away, names = append(away, t), append(names, t.Original)
+		}
+	}
+	return a.renameRemedyOf("roll back", away, oldName, originalName,
+		fmt.Errorf("rolled back (%s was briefly missing): %w", strings.Join(names, ", "), cause))
 }
 
-// stopSessions kills rename 1, then rename 2 (a lone rename 2 is harmless, a lone rename 1 is an
-// outage), unless the server reported it done, confirms each is gone, then releases C1 (killing
+// partlyRenamedAway says whether some tables of a set are renamed away and every other one is
+// as it was (three-step renames a set's tables away one statement each: a failure between them
+// leaves that).
+func (st states) partlyRenamedAway(befores []identities) bool {
+	away := false
+	for i, s := range st {
+		switch s.layout(befores[i]) {
+		case layoutRenamedAway:
+			away = true
+		case layoutNothingRenamed:
+		default:
+			return false
+		}
+	}
+	return away
+}
+
+// stopSessions kills rename 1 (each of a set's renames away), then rename 2 (a lone rename 2 is
+// harmless, a lone rename 1 is an outage), unless the server reported it done, confirms each is gone, then releases C1 (killing
 // it, and waiting until it is gone, when it cannot unlock) and closes everything.
 func (a *attempt) stopSessions(ctx context.Context) error {
 	defer func() {
@@ -186,7 +234,7 @@ func (a *attempt) stopSessions(ctx context.Context) error {
 		return err
 	}
 	defer killer.discard()
-	for _, r := range []*renamer{a.r1, a.r2} {
+	for _, r := range a.renamers() {
 		if r == nil || r.session == nil {
 			continue
 		}
@@ -213,7 +261,7 @@ func (a *attempt) stopSessions(ctx context.Context) error {
 		}
 	}
 	if a.lock == nil || a.lock.conn == nil {
-		return nil
+		return a.releaseSetLocks(ctx, killer)
 	}
 	uctx, cancel := context.WithTimeout(ctx, a.cfg.LockTimeout)
 	defer cancel()
@@ -224,7 +272,7 @@ func (a *attempt) stopSessions(ctx context.Context) error {
 		}
 	}
 	a.lock.discard()
-	return nil
+	return a.releaseSetLocks(ctx, killer)
 }
 
 // kill ends one of our own sessions by id and waits until the processlist no longer shows it.
@@ -251,9 +299,8 @@ func (a *attempt) kill(ctx context.Context, killer, s *session) error {
 	}
 }
 
-// renameOnce runs RENAME TABLE from TO to on a fresh session, waiting at most the lock timeout.
-func (a *attempt) renameOnce(ctx context.Context, what, from, to string) error {
-	stmt := fmt.Sprintf("RENAME TABLE %s TO %s", from, to)
+// renameOnce runs the RENAME TABLE stmt on a fresh session, waiting at most the lock timeout.
+func (a *attempt) renameOnce(ctx context.Context, what, stmt string) error {
 	s, err := openSessionWaiting(ctx, a.cfg.DB, what, a.lockWaitSeconds())
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)

@@ -3,6 +3,7 @@ package cutover
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
@@ -18,24 +19,26 @@ type algorithm struct {
 	// renamedAway decides the recovery when the original was renamed to old and the ghost still
 	// has its own name (the original name is missing). nil: the algorithm never leaves that
 	// state, so it is an unknown one.
-	renamedAway func(a *attempt, st state, cause error) remedy
+	renamedAway func(a *attempt, st states, cause error) remedy
 	// oldTaken decides the recovery when the original and the ghost are in place and a table
 	// holds the old name (the atomic sentry). nil: an unknown state.
-	oldTaken func(a *attempt, st state, cause error) remedy
+	oldTaken func(a *attempt, st states, cause error) remedy
 	// swap names the statements that ran when the swap completed, for the log.
 	swap string
 	// unsafeOn, when set, says why the algorithm cannot be used on a server flavor, as the rest of
 	// a sentence after its flag ("is not safe on MySQL 9.7.4: ..."), or "" when it can: the run
 	// is refused before anything is created, and every cut-over checks again.
 	unsafeOn func(f dbconn.Flavor) string
+	// sets: the algorithm cuts several tables over at once (Config.Also), all or nothing.
+	sets bool
 }
 
 // algorithms is the registry, in the order they are offered; the first is the default.
 var algorithms = []algorithm{
-	{name: config.CutOverThreeStep, run: (*attempt).runThreeStep, renamedAway: (*attempt).rollBackRenamedAway, swap: "both renames"},
+	{name: config.CutOverThreeStep, run: (*attempt).runThreeStep, renamedAway: (*attempt).rollBackRenamedAway, swap: "both renames", sets: true},
 	{name: config.CutOverAtomic, run: (*attempt).runAtomic, oldTaken: (*attempt).dropOurSentry, swap: "the rename", unsafeOn: atomicUnsafeOn},
 	{name: config.CutOverTwoStep, run: (*attempt).runTwoStep, renamedAway: (*attempt).forwardIfSynced, swap: "both renames"},
-	{name: config.CutOverLockRename, run: (*attempt).runLockRename, swap: "the rename", unsafeOn: lockRenameUnsafeOn},
+	{name: config.CutOverLockRename, run: (*attempt).runLockRename, swap: "the rename", unsafeOn: lockRenameUnsafeOn, sets: true},
 }
 
 func lookup(name string) (algorithm, error) {
@@ -88,4 +91,31 @@ func RefuseOn(name string, f dbconn.Flavor) error {
 		return fmt.Errorf("%w: --cut-over=%s %s; use --cut-over=%s (the default)", ErrUnsafe, name, why, config.CutOverThreeStep)
 	}
 	return nil
+}
+
+// RefuseSet returns nil when the algorithm named name ("" is the default) can cut over n tables
+// at once, and otherwise an error in one line naming the algorithms that can. The migrator asks
+// before anything is created; every cut-over of a set checks again.
+func RefuseSet(name string, n int) error {
+	if name == "" {
+		name = algorithms[0].name
+	}
+	algo, err := lookup(name)
+	if err != nil {
+		return err
+	}
+	return refuseSet(algo, n)
+}
+
+func refuseSet(algo algorithm, n int) error {
+	if n <= 1 || algo.sets {
+		return nil
+	}
+	var can []string
+	for _, a := range algorithms {
+		if a.sets {
+			can = append(can, a.name)
+		}
+	}
+	return fmt.Errorf("--cut-over=%s cannot cut %d tables over at once; use --cut-over=%s", algo.name, n, strings.Join(can, " or --cut-over="))
 }

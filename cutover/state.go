@@ -72,6 +72,45 @@ func (s state) layout(before identities) layout {
 	return layoutUnknown
 }
 
+// states is the state of each table of a set, in the set's order (Config.set); befores are their
+// ids before the attempt, in the same order.
+type states []state
+
+// describe is each table's state, "; "-separated.
+func (ss states) describe(set []Tables) string {
+	parts := make([]string, len(ss))
+	for i, st := range ss {
+		parts[i] = st.describe(set[i])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// layout is the one layout every table of the set is in. The set's renames are single
+// statements, all or nothing, so its tables never differ: when they do, the layout is unknown.
+func (ss states) layout(befores []identities) layout {
+	l := layoutUnknown
+	for i, st := range ss {
+		this := st.layout(befores[i])
+		if i > 0 && this != l {
+			return layoutUnknown
+		}
+		l = this
+	}
+	return l
+}
+
+// readStates reads the state of every table of set (readState).
+func readStates(ctx context.Context, q dbconn.Querier, set []Tables, idSource string) (states, error) {
+	ss := make(states, len(set))
+	for i, t := range set {
+		var err error
+		if ss[i], err = readState(ctx, q, t, idSource); err != nil {
+			return nil, err
+		}
+	}
+	return ss, nil
+}
+
 // readState reads which of the three names exist, with their table ids when idSource is set.
 func readState(ctx context.Context, q dbconn.Querier, t Tables, idSource string) (state, error) {
 	var st state

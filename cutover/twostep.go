@@ -71,12 +71,13 @@ func (a *attempt) runTwoStep(ctx context.Context) error {
 // forwardIfSynced is the two-step recovery when the original was renamed away and the ghost
 // still has its name: it rolls forward when the sentinel was confirmed applied in this attempt
 // (the ghost holds every write, and the old table took none since), and back otherwise.
-func (a *attempt) forwardIfSynced(st state, cause error) remedy {
-	t := a.cfg.Tables
+func (a *attempt) forwardIfSynced(st states, cause error) remedy {
+	t := a.cfg.Tables // two-step cuts one table over (no sets)
+	desc := st.describe(a.cfg.set())
 	if a.sentinelOK {
-		a.log.Warn().Str("state", st.describe(t)).Msgf("%s is missing after the sentinel was applied: rolling forward", t.Original)
-		return a.renameRemedy("roll forward", t.Ghost, t.Original, nil)
+		a.log.Warn().Str("state", desc).Msgf("%s is missing after the sentinel was applied: rolling forward", t.Original)
+		return a.renameRemedy("roll forward", ghostName, originalName, nil)
 	}
-	a.log.Error().Str("state", st.describe(t)).Msgf("%s is missing and the sentinel was not confirmed: rolling back", t.Original)
-	return a.rollBack(cause)
+	a.log.Error().Str("state", desc).Msgf("%s is missing and the sentinel was not confirmed: rolling back", t.Original)
+	return a.rollBack(st, cause)
 }

@@ -42,7 +42,8 @@ func rename2Session(i StepInfo) int64 { return i.Rename2 }
 // and when the cut-over started and returned.
 type happyRun struct {
 	steps       []Step
-	writes      []loadgen.Write
+	writes      []loadgen.Write   // to the first table
+	each        [][]loadgen.Write // to each table of the set, the first's first
 	start, done time.Time
 }
 
@@ -66,19 +67,22 @@ func (f *fixture) happyPath(algo algoRunner, sessions []func(StepInfo) int64, ob
 		}
 		return nil
 	})
-	l := f.startLoad(4)
+	ls := f.startLoads(4)
 	r.start = time.Now()
 	err := algo.run(context.Background(), cfg, f.noop())
 	r.done = time.Now()
 	time.Sleep(200 * time.Millisecond) // writes after the cut-over, into the new table
-	r.writes = finish(l)
+	ws := finishAll(ls)
+	r.writes, r.each = ws[0], ws
 	if err != nil {
 		t.Fatalf("%s: %v", algo.name, err)
 	}
-	f.assertSwapped()
-	inOld, inNew := f.assertNoLoss(r.writes, r.done, true)
-	if inOld == 0 || inNew == 0 {
-		t.Fatalf("the load did not span the cut-over: %d writes in old, %d in new", inOld, inNew)
+	for i, g := range f.each() {
+		g.assertSwapped()
+		inOld, inNew := g.assertNoLoss(ws[i], r.done, true)
+		if inOld == 0 || inNew == 0 {
+			t.Fatalf("the load on %s did not span the cut-over: %d writes in old, %d in new", g.tables.Original, inOld, inNew)
+		}
 	}
 	return r
 }
@@ -122,9 +126,14 @@ type killCase struct {
 // killEach runs each case as a subtest on tables of its own (prefix0, prefix1, ...):
 // killFirstAttempt, then check (if set) on the writes.
 func killEach(t *testing.T, prefix string, algo algoRunner, intactAt Step, cases []killCase, check func(*testing.T, []loadgen.Write)) {
+	killEachSet(t, prefix, algo, 1, intactAt, cases, check)
+}
+
+// killEachSet is killEach with n tables cut over together in each case (newSetFixture).
+func killEachSet(t *testing.T, prefix string, algo algoRunner, n int, intactAt Step, cases []killCase, check func(*testing.T, []loadgen.Write)) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t, fmt.Sprintf("%s%d", prefix, i))
+			f := newSetFixture(t, fmt.Sprintf("%s%d", prefix, i), n)
 			writes := f.killFirstAttempt(algo, c, intactAt)
 			if check != nil {
 				check(t, writes)
@@ -169,11 +178,12 @@ func (f *fixture) killFirstAttempt(algo algoRunner, c killCase, intactAt Step) [
 		}
 		return nil
 	}
-	l := f.startLoad(3)
+	ls := f.startLoads(3)
 	err := algo.run(context.Background(), f.config(3, hook), f.noop())
 	done := time.Now()
 	time.Sleep(100 * time.Millisecond)
-	writes := finish(l)
+	ws := finishAll(ls)
+	writes := ws[0]
 	if err != nil {
 		t.Fatalf("%s: %v", algo.name, err)
 	}
@@ -189,8 +199,10 @@ func (f *fixture) killFirstAttempt(algo algoRunner, c killCase, intactAt Step) [
 	if !slices.ContainsFunc(strings.Split(c.wantLog, " | "), f.logs.Contains) {
 		t.Errorf("log lacks %q", c.wantLog)
 	}
-	f.assertSwapped()
-	f.assertNoLoss(writes, done, true)
+	for i, g := range f.each() {
+		g.assertSwapped()
+		g.assertNoLoss(ws[i], done, true)
+	}
 	return writes
 }
 
@@ -226,7 +238,7 @@ func outageErrors(writes []loadgen.Write) (n int, first, last time.Time) {
 func assertNoOutage(t *testing.T, writes []loadgen.Write) {
 	t.Helper()
 	if n, first, last := outageErrors(writes); n > 0 {
-		t.Fatalf("atomic cut-over showed an outage: %d writes failed with error 1146 over %s", n, last.Sub(first))
+		t.Fatalf("the cut-over showed an outage: %d writes failed with error 1146 over %s", n, last.Sub(first))
 	}
 }
 

@@ -31,7 +31,12 @@ const (
 
 // invocation is the result of reading the command line.
 type invocation struct {
+	// Config is the migration's: with a --statement of one statement, its table and ALTER are
+	// Table and Alter, as if --table and --alter had been given (config.Config.PerTable).
 	Config config.Config
+	// Tables are the per-table configs of a --statement naming several tables (nil otherwise):
+	// runTableSet runs them instead of the one migration of Config.
+	Tables []config.Config
 	Action action
 	Stack  bool // --stack: print the error chain in detail on failure
 
@@ -118,8 +123,32 @@ func parseArgs(args []string, stdout, stderr io.Writer) (invocation, error) {
 	}
 	cfg.Logger = logger
 	warnIgnoredFlags(fs, cfg.Logger) // flags_compat.go
-	return invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
-		Control: v.control.controlConfig(cfg), Progress: progress, CutOverSeams: v.pauseSeams(stderr), Receipt: v.receipt}, nil
+	tables, err := perTable(fs, cfg) // --statement: one config per table, or cfg itself
+	if err != nil {
+		return invocation{}, fmt.Errorf("%w (see go-ghostlite --help)", err)
+	}
+	if len(tables) == 1 {
+		cfg = tables[0]
+	}
+	inv := invocation{Config: cfg, Action: actionRun, Stack: v.stack, Hooks: v.hooks, Metrics: v.metrics,
+		Control: v.control.controlConfig(cfg), Progress: progress, CutOverSeams: v.pauseSeams(stderr), Receipt: v.receipt}
+	if len(tables) > 1 {
+		inv.Tables = tables
+		named := cfg
+		named.Table = setName(tables) // the set's name for the interactive commands (tableset.go)
+		inv.Control = v.control.controlConfig(named)
+	}
+	return inv, nil
+}
+
+// perTable is cfg.PerTable(), but for an empty --statement given: PerTable reads an empty
+// Statement as no --statement, the command line refuses it as a --statement without a statement.
+func perTable(fs *pflag.FlagSet, cfg config.Config) ([]config.Config, error) {
+	if fs.Changed("statement") && cfg.Statement == "" {
+		_, err := config.ParseStatement("", cfg.Database)
+		return nil, err
+	}
+	return cfg.PerTable()
 }
 
 // applyBasics reads --conf and the credentials and TLS settings, then checks every flag's
@@ -213,6 +242,7 @@ locked cut-over. Without --execute it only checks that the migration can be done
 
 Usage:
   go-ghostlite --database=DB --table=TABLE --alter="CLAUSES" [flags]
+  go-ghostlite --database=DB --statement="ALTER TABLE ... | CREATE INDEX ... | DROP INDEX ..." [flags]
 
 Example:
   go-ghostlite --host=replica1 --conf=/etc/ghostlite.cnf --database=shop --table=orders \

@@ -44,6 +44,7 @@ var supportedFlags = []string{
 	"ssl", "ssl-ca", "ssl-cert", "ssl-key", "ssl-allow-insecure", "ask-pass", "master-user", "master-password",
 	// speed (flags_table_migration.go)
 	"attempt-instant-ddl", "analyze-ghost-table-before-cutover", "chunk-time", "copy-threads",
+	"statement", // flags_table_migration.go
 }
 
 var required = []string{"--database=db", "--table=tbl", "--alter=ADD COLUMN c INT"}
@@ -85,6 +86,7 @@ func TestDefaultsAreGhOsts(t *testing.T) {
 		// ours
 		"cut-over": "three-step", "log-format": "console", "allow-lock-bypassing-plugins": "false",
 		"concurrent-rowcount": "true", "serve-tcp-port": "0", "force-named-cut-over": "false", "force-named-panic": "false",
+		"statement": "",
 	}
 	cfg := config.Default()
 	fs := newFlagSet(&cfg, &flagValues{})
@@ -182,6 +184,8 @@ func TestEveryFlagMapsIntoConfig(t *testing.T) {
 		"Logger":           "built from --log-format/--verbose/--debug/--quiet, tested below",
 		"StorageEngine":    "innodb is the only value accepted",
 		"FlagFileInterval": "no gh-ost flag: tests shorten it",
+		"Statement":        "contradicts --table and --alter, and is read into them: TestStatementFlag maps it",
+		"SetTables":        "no flag: migrator.NewSet fills it from --statement (TestSetRefusals, TestSameSet)",
 	}
 	fields := 0
 	eachConfigField(reflect.ValueOf(got), reflect.ValueOf(config.Default()), func(f reflect.StructField, g, d reflect.Value) {

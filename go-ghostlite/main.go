@@ -71,6 +71,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	routeLibraryLogs(inv.Config.Logger)
+	if inv.Tables != nil { // --statement naming several tables (tableset.go)
+		ctx, stop := signalContext(context.Background(), inv.Config.Logger, os.Exit)
+		defer stop()
+		code, err := failure(runTableSet(ctx, inv))
+		if err != nil {
+			return report(err, inv.Stack, code)
+		}
+		return code
+	}
 	rec := newReceipt(inv, args) // receipt.go: nil without --receipt
 	m, err := migrator.New(inv.Config)
 	end := func(code int, err error) int {
@@ -81,10 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if err != nil {
-		if errors.Is(err, config.ErrUsage) {
-			return end(exitUsage, fmt.Errorf("%w (see go-ghostlite --help)", err))
-		}
-		return end(exitFailure, err)
+		return end(failure(err))
 	}
 	m.SetCutOverSeams(inv.CutOverSeams)
 	if rec != nil {
@@ -101,6 +107,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return end(exitFailure, err)
 	}
 	return end(exitOK, nil)
+}
+
+// failure is the exit code of a run that ended with err, and err as reported: none exits 0, a
+// usage error (config.ErrUsage) exits 2 and points at --help, any other exits 1.
+func failure(err error) (int, error) {
+	switch {
+	case err == nil:
+		return exitOK, nil
+	case errors.Is(err, config.ErrUsage):
+		return exitUsage, fmt.Errorf("%w (see go-ghostlite --help)", err)
+	}
+	return exitFailure, err
 }
 
 // runObserved runs the migration with its observers around it: the interactive commands' server

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -316,6 +317,50 @@ func TestLibraryLogsInTheToolsFormat(t *testing.T) {
 	for i, want := range []string{`"level":"warn"`, `"level":"debug"`} {
 		if !json.Valid([]byte(lines[i])) || !strings.Contains(lines[i], want) {
 			t.Errorf("line %d %q: not JSON with %s", i, lines[i], want)
+		}
+	}
+}
+
+// --statement runs as --table and --alter do: a CREATE INDEX migrates the table on the sandbox
+// (the index is on the new table, every row kept, no helper table left), then a DROP INDEX of a
+// qualified name removes it again.
+func TestStatementMigratesATable(t *testing.T) {
+	db, schema := testenv.OwnTable(t, "gl_main_stmt", "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)",
+		"INSERT INTO t SELECT seq, seq % 7 FROM seq_1_to_3000")
+	rows, sum := testenv.Checksum(t, db, schema, "t", []string{"id", "v"}, "id")
+	showCreate := func() string {
+		var name, def string
+		if err := db.QueryRow("SHOW CREATE TABLE t").Scan(&name, &def); err != nil {
+			t.Fatal(err)
+		}
+		return def
+	}
+	for _, c := range []struct {
+		statement string
+		hasIndex  bool
+	}{
+		{"CREATE INDEX i ON t (v) COMMENT 'by --statement';", true},
+		{"DROP INDEX i ON `" + schema + "`.`t`", false},
+	} {
+		args := slices.DeleteFunc(testenv.MigrationArgs(testenv.PrimaryConfig(), schema, "t"),
+			func(a string) bool { return strings.HasPrefix(a, "--table=") })
+		args = append(args, "--statement="+c.statement, "--execute", "--ok-to-drop-table", "--quiet",
+			"--serve-socket-file="+filepath.Join(testenv.ShortTempDir(t), "s.sock"))
+		var stderr bytes.Buffer
+		if code := run(args, io.Discard, &stderr); code != exitOK {
+			t.Fatalf("--statement=%q: exit %d:\n%s", c.statement, code, stderr.String())
+		}
+		def := showCreate()
+		if got := strings.Contains(def, "KEY `i` (`v`) COMMENT 'by --statement'"); got != c.hasIndex {
+			t.Errorf("after --statement=%q the table has index i: %v, want %v:\n%s", c.statement, got, c.hasIndex, def)
+		}
+		if r, s := testenv.Checksum(t, db, schema, "t", []string{"id", "v"}, "id"); r != rows || s != sum {
+			t.Errorf("after --statement=%q: %d rows (checksum %s), want %d (%s)", c.statement, r, s, rows, sum)
+		}
+		for name, exists := range testenv.Existing(t, db, schema, "_t_gho", "_t_ghc", "_t_del") {
+			if exists {
+				t.Errorf("after --statement=%q: %s is left", c.statement, name)
+			}
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/go-ghostlite/go-ghostlite/config"
 )
 
 // anyRefusal as a generated case's ExpectFailure accepts any one fatal line: the case only asks
@@ -22,7 +24,8 @@ type testCase struct {
 	Dir           string
 	Create        []string // create.sql, split into statements
 	Load          []string // load.sql, split into statements (nil: no load)
-	Alter         string   // alter, one line
+	Alter         string   // alter, one line ("" when the case has a statement file)
+	Statement     []string // statement: one statement per line, as written (nil when the case has an alter file)
 	Flags         []string // flags, one per line
 	Globals       []global // globals: server globals set for the case
 	ExpectFailure string   // expect_failure: substring of the error line ("" : must succeed; anyRefusal: any line)
@@ -35,6 +38,25 @@ type global struct{ Name, Value string }
 
 // settableGlobals are the server globals a case may set.
 var settableGlobals = map[string]bool{"time_zone": true, "sql_mode": true}
+
+// Changes are the tables the case migrates in schema, each with its ALTER's clauses: Table() and
+// Alter, or each line of the statement file as go-ghostlite reads it (config.ParseStatement, which
+// refuses what the binary refuses).
+func (c *testCase) Changes(schema string) ([]config.TableAlter, error) {
+	if c.Statement == nil {
+		return []config.TableAlter{{Table: c.Table(), Alter: c.Alter}}, nil
+	}
+	return config.ParseStatement(c.StatementFlag(), schema)
+}
+
+// StatementFlag is the value of --statement: the statement file's lines, each ended by ';'.
+func (c *testCase) StatementFlag() string {
+	stmts := make([]string, len(c.Statement))
+	for i, s := range c.Statement {
+		stmts[i] = strings.TrimSuffix(s, ";") + ";"
+	}
+	return strings.Join(stmts, " ")
+}
 
 // Table is the table the binary is asked to migrate: gl_test unless the flags override --table.
 func (c *testCase) Table() string {
@@ -79,7 +101,7 @@ func readFile(dir, name string) (s string, ok bool, err error) {
 func loadCase(dir string) (*testCase, error) {
 	c := &testCase{Name: filepath.Base(dir), Dir: dir, ExpectExit: 1}
 	files := map[string]string{}
-	for _, name := range []string{"create.sql", "load.sql", "alter", "flags", "globals", "expect_failure", "expect_exit", "verify.sql", "compare_columns"} {
+	for _, name := range []string{"create.sql", "load.sql", "alter", "statement", "flags", "globals", "expect_failure", "expect_exit", "verify.sql", "compare_columns"} {
 		s, ok, err := readFile(dir, name)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", c.Name, err)
@@ -96,10 +118,12 @@ func loadCase(dir string) (*testCase, error) {
 
 // parse fills the case from its files (name -> content; a missing file has no entry).
 func (c *testCase) parse(files map[string]string) error {
-	for _, req := range []string{"create.sql", "alter"} {
-		if _, ok := files[req]; !ok {
-			return fmt.Errorf("%s is required", req)
-		}
+	if _, ok := files["create.sql"]; !ok {
+		return errors.New("create.sql is required")
+	}
+	_, hasAlter := files["alter"]
+	if _, hasStatement := files["statement"]; hasAlter == hasStatement {
+		return errors.New("want an alter file or a statement file (one of them)")
 	}
 	if _, ok := files["compare_columns"]; ok {
 		return errors.New("compare_columns is gone: the server's own ALTER is the reference, renames included")
@@ -112,11 +136,15 @@ func (c *testCase) parse(files map[string]string) error {
 			return errors.New("load.sql has no statement")
 		}
 	}
-	lines := nonEmptyLines(files["alter"])
-	if len(lines) != 1 {
-		return fmt.Errorf("alter must be one line (got %d)", len(lines))
+	if hasAlter {
+		lines := nonEmptyLines(files["alter"])
+		if len(lines) != 1 {
+			return fmt.Errorf("alter must be one line (got %d)", len(lines))
+		}
+		c.Alter = lines[0]
+	} else if c.Statement = nonEmptyLines(files["statement"]); len(c.Statement) == 0 {
+		return errors.New("statement has no statement")
 	}
-	c.Alter = lines[0]
 	c.Flags = nonEmptyLines(files["flags"])
 	for _, l := range nonEmptyLines(files["globals"]) {
 		name, value, ok := strings.Cut(l, "=")
@@ -141,6 +169,11 @@ func (c *testCase) parse(files map[string]string) error {
 	c.Verify = splitSQL(files["verify.sql"])
 	if c.ExpectFailure != "" && (c.Load != nil || c.Verify != nil) {
 		return errors.New("a refusal case has no load.sql or verify.sql")
+	}
+	if c.ExpectFailure == "" && c.Statement != nil {
+		if _, err := c.Changes("glt_" + c.Name); err != nil {
+			return fmt.Errorf("statement: %w", err)
+		}
 	}
 	return nil
 }

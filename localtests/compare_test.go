@@ -88,22 +88,27 @@ func (r *runner) orderBy(tbl string, cols []string) string {
 	return strings.Join(q, ", ")
 }
 
-// compare checks a finished migration: helper tables gone, and the migrated table equal, in its
-// definition and its rows, to what the server's own ALTER makes of the original as of the cut-over
+// compare checks a finished migration: helper tables gone, and each migrated table equal, in its
+// definition and its rows, to what the server's own ALTER makes of its original as of the cut-over
 // (see oracle_test.go); then verify.sql.
 func (r *runner) compare() {
 	t := r.t
-	for _, n := range []string{"_gl_test_gho", "_gl_test_ghc"} {
-		if r.exists(n) {
-			t.Errorf("%s still exists after the migration", n)
+	tables := r.tables()
+	for _, tbl := range tables {
+		for _, n := range []string{"_" + tbl + "_gho", "_" + tbl + "_ghc"} {
+			if r.exists(n) {
+				t.Errorf("%s still exists after the migration", n)
+			}
+		}
+		if !r.exists("_"+tbl+"_del") || !r.exists(tbl) {
+			t.Fatalf("after the migration want %s and _%s_del, have %v", tbl, tbl, testenv.TableNames(t, r.admin, r.schema, ""))
 		}
 	}
-	if !r.exists("_gl_test_del") || !r.exists("gl_test") {
-		t.Fatalf("after the migration want gl_test and _gl_test_del, have %v", testenv.TableNames(t, r.admin, r.schema, ""))
+	r.buildExpected(tables)
+	for _, tbl := range tables {
+		r.compareDefinitions(tbl)
+		r.compareRows(tbl, r.expectedName(tbl))
 	}
-	r.buildExpected()
-	r.compareDefinitions()
-	r.compareRows()
 	ctx := context.Background()
 	// An application's session (utf8mb4): a JSON path literal is text there, not binary.
 	conn, err := r.appSession().Conn(ctx)
@@ -116,16 +121,16 @@ func (r *runner) compare() {
 	}
 }
 
-// compareRows compares every row of gl_test with expected over the columns they share by name:
-// a checksum of the values' bytes, and FLOAT/DOUBLE/DECIMAL exactly with <=> (HEX rounds them).
-func (r *runner) compareRows() {
+// compareRows compares every row of tbl with the table expected over the columns they share by
+// name: a checksum of the values' bytes, and FLOAT/DOUBLE/DECIMAL exactly with <=> (HEX rounds them).
+func (r *runner) compareRows(tbl, expected string) {
 	t := r.t
 	have := map[string]bool{}
-	for _, c := range r.columns("gl_test") {
+	for _, c := range r.columns(tbl) {
 		have[strings.ToLower(c.name)] = true
 	}
 	var cols, exact []string
-	for _, c := range r.columns("expected") {
+	for _, c := range r.columns(expected) {
 		if !have[strings.ToLower(c.name)] {
 			continue // reported by compareDefinitions
 		}
@@ -138,26 +143,26 @@ func (r *runner) compareRows() {
 	if len(cols) == 0 {
 		t.Fatal("no column to compare")
 	}
-	order := r.orderBy("expected", cols)
-	wantRows, wantSum := testenv.Checksum(t, r.admin, r.schema, "expected", cols, order)
-	gotRows, gotSum := testenv.Checksum(t, r.admin, r.schema, "gl_test", cols, order)
+	order := r.orderBy(expected, cols)
+	wantRows, wantSum := testenv.Checksum(t, r.admin, r.schema, expected, cols, order)
+	gotRows, gotSum := testenv.Checksum(t, r.admin, r.schema, tbl, cols, order)
 	if gotRows != wantRows || gotSum != wantSum {
-		t.Errorf("gl_test's rows differ from the server's own ALTER over columns %v: rows %d, want %d; checksum %s, want %s",
-			cols, gotRows, wantRows, gotSum, wantSum)
-		r.logDiff(cols)
+		t.Errorf("%s's rows differ from %s over columns %v: rows %d, want %d; checksum %s, want %s",
+			tbl, expected, cols, gotRows, wantRows, gotSum, wantSum)
+		r.logDiff(tbl, expected, cols)
 	} else {
-		t.Logf("gl_test matches the server's own ALTER: %d rows, columns %v", gotRows, cols)
+		t.Logf("%s matches %s: %d rows, columns %v", tbl, expected, gotRows, cols)
 	}
 	if len(exact) == 0 {
 		return
 	}
 	var cond []string
-	for _, c := range append(r.keyColumns("expected"), exact...) {
+	for _, c := range append(r.keyColumns(expected), exact...) {
 		cond = append(cond, fmt.Sprintf("g.%s <=> e.%s", quote(c), quote(c)))
 	}
 	var bad int
-	q := fmt.Sprintf("SELECT COUNT(*) FROM %[1]s.expected e WHERE NOT EXISTS (SELECT 1 FROM %[1]s.gl_test g WHERE %[2]s)",
-		quote(r.schema), strings.Join(cond, " AND "))
+	q := fmt.Sprintf("SELECT COUNT(*) FROM %[1]s.%[3]s e WHERE NOT EXISTS (SELECT 1 FROM %[1]s.%[4]s g WHERE %[2]s)",
+		quote(r.schema), strings.Join(cond, " AND "), quote(expected), quote(tbl))
 	if err := r.admin.QueryRow(q).Scan(&bad); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
@@ -203,16 +208,16 @@ func (r *runner) verify(conn *sql.Conn, q string) {
 	}
 }
 
-// logDiff logs a few rows that differ between expected and gl_test, to help the reader.
-func (r *runner) logDiff(cols []string) {
+// logDiff logs a few rows that differ between expected and tbl, to help the reader.
+func (r *runner) logDiff(tbl, expected string, cols []string) {
 	hexed := make([]string, len(cols))
 	for i, c := range cols {
 		hexed[i] = fmt.Sprintf("COALESCE(HEX(%s), 'NULL')", quote(c))
 	}
 	row := "CONCAT_WS('|', " + strings.Join(hexed, ", ") + ")"
-	q := fmt.Sprintf(`SELECT 'missing', %[2]s FROM %[1]s.expected WHERE %[2]s NOT IN (SELECT %[2]s FROM %[1]s.gl_test)
-		UNION ALL SELECT 'unexpected', %[2]s FROM %[1]s.gl_test WHERE %[2]s NOT IN (SELECT %[2]s FROM %[1]s.expected) LIMIT 10`,
-		quote(r.schema), row)
+	q := fmt.Sprintf(`SELECT 'missing', %[2]s FROM %[1]s.%[3]s WHERE %[2]s NOT IN (SELECT %[2]s FROM %[1]s.%[4]s)
+		UNION ALL SELECT 'unexpected', %[2]s FROM %[1]s.%[4]s WHERE %[2]s NOT IN (SELECT %[2]s FROM %[1]s.%[3]s) LIMIT 10`,
+		quote(r.schema), row, quote(expected), quote(tbl))
 	rows, err := r.admin.Query(q)
 	if err != nil {
 		r.t.Logf("diff query: %v", err)

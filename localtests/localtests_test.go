@@ -129,6 +129,8 @@ type runner struct {
 	noSeqViews bool
 	// fullRunLog is the standard error of the last runFull.
 	fullRunLog string
+	// killedIn is the state of each table (states) when killAfterCheckpoint last killed the binary.
+	killedIn string
 }
 
 func (r *runner) run() {
@@ -176,9 +178,29 @@ func (r *runner) setup() {
 			t.Fatalf("create.sql: %s: %v", q, err)
 		}
 	}
-	if len(testenv.TableNames(t, r.admin, r.schema, "gl_test")) == 0 {
-		t.Fatal("create.sql did not create gl_test")
+	want := []string{"gl_test"}
+	if r.c.Statement != nil {
+		want = r.tables() // none for a statement the tool refuses
 	}
+	for _, tbl := range want {
+		if !r.exists(tbl) {
+			t.Fatalf("create.sql did not create %s", tbl)
+		}
+	}
+}
+
+// tables are the tables the case migrates (testCase.Changes): gl_test, or those of its statement
+// file (none when go-ghostlite refuses the statement).
+func (r *runner) tables() []string {
+	changes, err := r.c.Changes(r.schema)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Table
+	}
+	return out
 }
 
 // process is one run of the binary.
@@ -193,8 +215,13 @@ type process struct {
 // start runs the binary with the common flags, then extra, then the case's flags.
 func (r *runner) start(execute bool, extra ...string) *process {
 	// Each run reads the binlog under a replica server id of its own (testenv.MigrationArgs).
-	args := append(testenv.MigrationArgs(testenv.PrimaryConfig(), r.schema, "gl_test"),
-		"--alter="+r.c.Alter,
+	args := testenv.MigrationArgs(testenv.PrimaryConfig(), r.schema, "gl_test")
+	if r.c.Statement == nil {
+		args = append(args, "--alter="+r.c.Alter)
+	} else {
+		args = r.statementArgs(args)
+	}
+	args = append(args,
 		"--log-format=json",
 		"--default-retries=3",
 		"--cut-over-lock-timeout-seconds=3",
@@ -315,12 +342,11 @@ func (r *runner) runFull() {
 	}
 	p := r.start(true, "--postpone-cut-over-flag-file="+flagFile)
 
-	// Wait for the changelog's state row to say "postponed".
-	q := fmt.Sprintf("SELECT value FROM %s.`_gl_test_ghc` WHERE hint = 'state'", quote(r.schema))
+	// Wait for the state row of each table's changelog to say "postponed".
 	deadline := time.Now().Add(postponeTimeout)
 	poll := time.NewTicker(50 * time.Millisecond)
 	defer poll.Stop()
-	for state := ""; state != "postponed"; {
+	for state, postponed := "", false; !postponed; {
 		select {
 		case <-p.done:
 			r.wait(p, 0)
@@ -335,14 +361,7 @@ func (r *runner) runFull() {
 		if l != nil && l.Err() != nil {
 			break // reported below, after the binary is released
 		}
-		err := r.admin.QueryRow(q).Scan(&state)
-		var me *mysql.MySQLError
-		switch {
-		case err == nil, errors.Is(err, sql.ErrNoRows):
-		case errors.As(err, &me) && me.Number == 1146: // the changelog does not exist yet
-		default:
-			t.Fatalf("read state: %v", err)
-		}
+		state, postponed = r.states()
 	}
 
 	// Let the load write a little more while the copy is done and only the applier works.
@@ -360,11 +379,18 @@ func (r *runner) runFull() {
 			t.Errorf("load.sql: statement never changed a row: %s", q)
 		}
 	}
+	var before binlogPosition
+	if len(r.tables()) > 1 {
+		before = r.binlogPosition()
+	}
 	if err := os.Remove(flagFile); err != nil {
 		t.Fatal(err)
 	}
 	if code := r.wait(p, exitTimeout); code != 0 {
 		t.Fatalf("go-ghostlite exited %d, want 0\n%s", code, p.output())
+	}
+	if before.File != "" {
+		r.checkOneCutOver(before)
 	}
 	if bad := p.notJSON(); len(bad) > 0 {
 		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
@@ -378,6 +404,31 @@ func (r *runner) runFull() {
 	}
 }
 
+// states reads the state row of the changelog of each table of the case: all is true when every
+// one says "postponed"; desc lists them ("a=copy b=postponed", a table without one yet as "-").
+func (r *runner) states() (desc string, all bool) {
+	all = true
+	var out []string
+	for _, tbl := range r.tables() {
+		var state string
+		q := fmt.Sprintf("SELECT value FROM %s.%s WHERE hint = 'state'", quote(r.schema), quote("_"+tbl+"_ghc"))
+		err := r.admin.QueryRow(q).Scan(&state)
+		var me *mysql.MySQLError
+		switch {
+		case err == nil, errors.Is(err, sql.ErrNoRows):
+		case errors.As(err, &me) && me.Number == 1146: // the changelog does not exist yet
+		default:
+			r.t.Fatalf("read state: %v", err)
+		}
+		all = all && state == "postponed"
+		if state == "" {
+			state = "-"
+		}
+		out = append(out, tbl+"="+state)
+	}
+	return strings.Join(out, " "), all
+}
+
 // runDry runs the binary without --execute: it must exit 0 and leave no helper table.
 func (r *runner) runDry() {
 	t := r.t
@@ -385,13 +436,15 @@ func (r *runner) runDry() {
 	if code := r.wait(p, refusalTimeout); code != 0 {
 		t.Fatalf("dry run exited %d, want 0\n%s", code, p.output())
 	}
-	if left := r.helperTables("gl_test"); len(left) > 0 {
-		t.Errorf("dry run left %v behind\n%s", left, p.output())
+	for _, tbl := range r.tables() {
+		if left := r.helperTables(tbl); len(left) > 0 {
+			t.Errorf("dry run left %v behind\n%s", left, p.output())
+		}
 	}
 }
 
-// runNative plays the tool with the server's own ALTER TABLE: after a little load, the original is
-// copied exactly to _gl_test_del, then gl_test is altered in place in an application's session.
+// runNative plays the tool with the server's own ALTER TABLE: after a little load, each original is
+// copied exactly to _<table>_del, then the tables are altered in place in an application's session.
 func (r *runner) runNative() {
 	if r.c.Load != nil {
 		l := startLoad(r.db, r.c.Load)
@@ -404,17 +457,20 @@ func (r *runner) runNative() {
 			r.t.Fatalf("load ran fewer than %d statements in 30s (%s)", moreLoad, l)
 		}
 	}
-	r.copyExact("gl_test", "_gl_test_del")
-	if err := r.serverAlter("gl_test"); err != nil {
+	for _, tbl := range r.tables() {
+		r.copyExact(tbl, "_"+tbl+"_del")
+	}
+	if err := r.serverAlter(r.schema, "gl_test"); err != nil {
 		r.t.Fatalf("the case's ALTER: %v", err)
 	}
 }
 
 // runRefusal runs the binary (no postponed cut-over) and checks the refusal: exit code, one error
-// line naming the problem, the original intact and no helper table left.
+// line naming the problem, every table of the case's database intact and no table added (no
+// helper table left).
 func (r *runner) runRefusal() {
 	t := r.t
-	before := r.snapshot()
+	before := r.schemaSnapshot()
 	var l *load
 	if r.c.Load != nil {
 		l = startLoad(r.db, r.c.Load)
@@ -443,17 +499,8 @@ func (r *runner) runRefusal() {
 	if bad := p.notJSON(); len(bad) > 0 {
 		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
 	}
-	if after := r.snapshot(); after != before {
-		t.Errorf("the original changed:\nbefore: %s\n after: %s", before, after)
-	}
-	tables := []string{"gl_test"}
-	if r.c.Table() != "gl_test" {
-		tables = append(tables, r.c.Table())
-	}
-	for _, tbl := range tables {
-		if left := r.helperTables(tbl); len(left) > 0 {
-			t.Errorf("helper tables left behind: %v", left)
-		}
+	if after := r.schemaSnapshot(); after != before {
+		t.Errorf("the database changed:\nbefore: %s\n after: %s", before, after)
 	}
 	if t.Failed() {
 		t.Logf("go-ghostlite output:\n%s", p.output())
@@ -461,19 +508,31 @@ func (r *runner) runRefusal() {
 }
 
 // snapshot describes gl_test: its definition, row count and checksum.
-func (r *runner) snapshot() string {
+func (r *runner) snapshot() string { return r.tableSnapshot("gl_test") }
+
+// tableSnapshot describes tbl: its definition, row count and checksum.
+func (r *runner) tableSnapshot(tbl string) string {
 	var name, ddl string
-	if err := r.admin.QueryRow("SHOW CREATE TABLE "+quote(r.schema)+".gl_test").Scan(&name, &ddl); err != nil {
-		r.t.Fatalf("SHOW CREATE TABLE gl_test: %v", err)
+	if err := r.admin.QueryRow("SHOW CREATE TABLE "+quote(r.schema)+"."+quote(tbl)).Scan(&name, &ddl); err != nil {
+		r.t.Fatalf("SHOW CREATE TABLE %s: %v", tbl, err)
 	}
 	var names []string
-	for _, c := range r.columns("gl_test") {
+	for _, c := range r.columns(tbl) {
 		if !c.generated {
 			names = append(names, c.name)
 		}
 	}
-	n, sum := testenv.Checksum(r.t, r.admin, r.schema, "gl_test", names, r.orderBy("gl_test", names))
+	n, sum := testenv.Checksum(r.t, r.admin, r.schema, tbl, names, r.orderBy(tbl, names))
 	return fmt.Sprintf("%d rows, checksum %s, %s", n, sum, ddl)
+}
+
+// schemaSnapshot describes every table of the case's database (tableSnapshot), by name.
+func (r *runner) schemaSnapshot() string {
+	var out []string
+	for _, tbl := range testenv.TableNames(r.t, r.admin, r.schema, "") {
+		out = append(out, tbl+": "+r.tableSnapshot(tbl))
+	}
+	return strings.Join(out, "\n")
 }
 
 // helperTables lists the ghost, changelog and old tables of tbl that exist.

@@ -37,7 +37,7 @@ var mxTypes = []mxType{
 	{"bi", "BIGINT", intValues("-9223372036854775808", "9223372036854775807")},
 	{"biu", "BIGINT UNSIGNED", uintVals("18446744073709551615")},
 	{"dec", "DECIMAL(12,3)", []string{"0", "-0.500", "2.500", "-2.500", "0.001", "123456789.125", "-999999999.999", "1999"}},
-	{"flt", "FLOAT", []string{"0", "-0.0", "0.1", "2.5", "-2.5", "0.5", "3.4e38", "16777217", "1.0000001", "1.17549435e-38", "-1999"}},
+	{"flt", "FLOAT", []string{"0", "-0.0", "0.1", "2.5", "-2.5", "0.5", "3.4e38", "16777217", "1.0000001", "1.17549435e-38", "-1999", "1.8446743e19"}},
 	{"dbl", "DOUBLE", []string{"0", "-0.0", "0.1", "2.5", "-2.5", "4.5", "1.7976931348623157e308", "2.2250738585072014e-308", "123456789012.5", "2000"}},
 	{"bit", "BIT(8)", []string{"b'0'", "b'1'", "b'11111111'", "b'10101010'", "b'110010'"}},
 	{"yr", "YEAR", []string{"0", "1901", "1999", "2000", "2155"}},
@@ -57,7 +57,7 @@ var mxTypes = []mxType{
 	{"blob", "BLOB", byteVals},
 	{"enum", "ENUM('a','b','12','2000') CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci", []string{"'a'", "'b'", "'12'", "'2000'"}},
 	{"set", "SET('a','b','c') CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci", []string{"''", "'a'", "'a,c'", "'a,b,c'"}},
-	{"json", "JSON", []string{"'{}'", "'[1, 2]'", "'\"x\"'", "'null'", "'12'", "'{\"k\": \"Größe\"}'"}},
+	{"json", "JSON", []string{"'{}'", "'[1, 2]'", "'\"x\"'", "'null'", "'12'", "'{\"k\": \"Größe\"}'", "'12.5'", "'\"12\"'", "'true'", "'0'"}},
 }
 
 // valuesFor are the edge values of t used in a run: NULL added, zero dates dropped when the

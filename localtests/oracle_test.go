@@ -7,6 +7,11 @@ package localtests
 // nothing, so it runs with the server's global time_zone and sql_mode, as an application's would.
 // The migrated table must have the same SHOW CREATE TABLE (only the name may differ) and the same
 // rows. A case's globals file sets the server's globals for the case (restored afterwards).
+//
+// A case with a statement file migrates several tables: each table's original _<t>_del is copied
+// exactly to expected_<t>, the copies are moved to a database of their own under the names the
+// statement gives them, and the statement file runs there, each line as written (ALGORITHM=COPY
+// added), before they come back. Each migrated table is then judged against its expected_<t>.
 
 import (
 	"context"
@@ -113,33 +118,84 @@ func (r *runner) showCreate(tbl string) string {
 // ALGORITHM= (it copies the rows of the partitions it changes anyway).
 var partitionOp = regexp.MustCompile(`(?i)^\s*(ADD|REORGANIZE|COALESCE)\s+PARTITION\b`)
 
-// serverAlter runs the case's ALTER on tbl with ALGORITHM=COPY in an application's session.
-func (r *runner) serverAlter(tbl string) error {
-	db := r.appSession()
-	q := fmt.Sprintf("ALTER TABLE %s %s, ALGORITHM=COPY", quote(tbl), r.c.Alter)
-	if partitionOp.MatchString(r.c.Alter) {
-		q = fmt.Sprintf("ALTER TABLE %s %s", quote(tbl), r.c.Alter)
+// serverAlter runs the case's change with ALGORITHM=COPY in an application's session, in schema:
+// its ALTER on tbl, or each line of its statement file, as written, on the tables it names.
+func (r *runner) serverAlter(schema, tbl string) error {
+	ctx := context.Background()
+	conn, err := r.appSession().Conn(ctx)
+	if err != nil {
+		return err
 	}
-	if _, err := db.ExecContext(context.Background(), q); err != nil {
-		return fmt.Errorf("%s: %w", q, err)
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "USE "+quote(schema)); err != nil {
+		return err
+	}
+	var stmts []string
+	switch {
+	case r.c.Statement != nil:
+		for _, s := range r.c.Statement {
+			s = strings.TrimSuffix(s, ";")
+			if strings.HasPrefix(strings.ToUpper(s), "ALTER") {
+				stmts = append(stmts, s+", ALGORITHM=COPY")
+			} else {
+				stmts = append(stmts, s+" ALGORITHM=COPY") // CREATE INDEX, DROP INDEX
+			}
+		}
+	case partitionOp.MatchString(r.c.Alter):
+		stmts = []string{fmt.Sprintf("ALTER TABLE %s %s", quote(tbl), r.c.Alter)}
+	default:
+		stmts = []string{fmt.Sprintf("ALTER TABLE %s %s, ALGORITHM=COPY", quote(tbl), r.c.Alter)}
+	}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
 	}
 	return nil
 }
 
-// buildExpected makes the table expected: _gl_test_del ALTERed by the server itself.
-func (r *runner) buildExpected() {
-	r.copyExact("_gl_test_del", "expected")
-	if err := r.serverAlter("expected"); err != nil {
-		r.t.Fatalf("the server's own ALTER refuses the original as of the cut-over, but go-ghostlite migrated it: %v", err)
+// expectedName is the table the server's own ALTER makes of tbl's original: expected, or
+// expected_<tbl> in a case with a statement file.
+func (r *runner) expectedName(tbl string) string {
+	if r.c.Statement == nil {
+		return "expected"
 	}
+	return "expected_" + tbl
 }
 
-// compareDefinitions checks that gl_test's SHOW CREATE TABLE is expected's (AUTO_INCREMENT included).
-func (r *runner) compareDefinitions() {
-	got, want := r.showCreate("gl_test"), r.showCreate("expected")
+// buildExpected makes the expected table of each of tables (expectedName): its original
+// _<table>_del ALTERed by the server itself.
+func (r *runner) buildExpected(tables []string) {
+	for _, tbl := range tables {
+		r.copyExact("_"+tbl+"_del", r.expectedName(tbl))
+	}
+	if r.c.Statement == nil {
+		if err := r.serverAlter(r.schema, r.expectedName(tables[0])); err != nil {
+			r.t.Fatalf("the server's own ALTER refuses the original as of the cut-over, but go-ghostlite migrated it: %v", err)
+		}
+		return
+	}
+	// The statement names the tables: run it on the copies under those names, in a database of their own.
+	oracle := r.schema + "_oracle"
+	away, back := make([]string, len(tables)), make([]string, len(tables))
+	for i, tbl := range tables {
+		away[i] = fmt.Sprintf("%s.%s TO %s.%s", quote(r.schema), quote(r.expectedName(tbl)), quote(oracle), quote(tbl))
+		back[i] = fmt.Sprintf("%s.%s TO %s.%s", quote(oracle), quote(tbl), quote(r.schema), quote(r.expectedName(tbl)))
+	}
+	testenv.Exec(r.t, r.admin, "DROP DATABASE IF EXISTS "+quote(oracle), "CREATE DATABASE "+quote(oracle),
+		"RENAME TABLE "+strings.Join(away, ", "))
+	if err := r.serverAlter(oracle, ""); err != nil {
+		r.t.Fatalf("the server's own statement refuses the originals as of the cut-over, but go-ghostlite migrated them: %v", err)
+	}
+	testenv.Exec(r.t, r.admin, "RENAME TABLE "+strings.Join(back, ", "), "DROP DATABASE "+quote(oracle))
+}
+
+// compareDefinitions checks that tbl's SHOW CREATE TABLE is its expected table's (AUTO_INCREMENT included).
+func (r *runner) compareDefinitions(tbl string) {
+	got, want := r.showCreate(tbl), r.showCreate(r.expectedName(tbl))
 	if got != want {
-		r.t.Errorf("SHOW CREATE TABLE gl_test differs from the server's own ALTER:\n--- server's ALTER:\n%s\n--- go-ghostlite:\n%s\n--- first difference: %s",
-			want, got, firstDiff(want, got))
+		r.t.Errorf("SHOW CREATE TABLE %s differs from the server's own ALTER:\n--- server's ALTER:\n%s\n--- go-ghostlite:\n%s\n--- first difference: %s",
+			tbl, want, got, firstDiff(want, got))
 	}
 }
 

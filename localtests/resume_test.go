@@ -126,8 +126,9 @@ func TestKillAndResume(t *testing.T) {
 }
 
 // killAfterCheckpoint runs the binary with --checkpoint under the load, kills it with SIGKILL
-// after after past its first checkpoint, and returns how many of the original's first rows lie in the ghost
-// above the checkpoint's key (what the resumed copy walks again although the ghost has them).
+// after after past the first checkpoint of every table of the case, and returns how many of the
+// originals' first rows (id up to resumeRows) lie in the ghosts above their checkpoint's key (what
+// the resumed copy walks again although the ghost has them).
 func (r *runner) killAfterCheckpoint(after time.Duration, extra ...string) int64 {
 	t := r.t
 	flagFile := filepath.Join(t.TempDir(), "postpone")
@@ -150,39 +151,50 @@ func (r *runner) killAfterCheckpoint(after time.Duration, extra ...string) int64
 		}
 	}
 	time.Sleep(after)
-	var state string
-	_ = r.admin.QueryRow(fmt.Sprintf("SELECT value FROM %s.`_gl_test_ghc` WHERE hint = 'state'", quote(r.schema))).Scan(&state)
+	state, _ := r.states()
+	r.killedIn = state
 	_ = p.cmd.Process.Kill() // SIGKILL to our own child
 	<-p.done
 	l.Stop()
 	if err := l.Err(); err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	rec, err := checkpoint.Last(context.Background(), r.admin, r.schema, "_gl_test_ghk")
-	if err != nil {
-		t.Fatal(err)
+	var total int64
+	for _, tbl := range r.tables() {
+		rec, err := checkpoint.Last(context.Background(), r.admin, r.schema, "_"+tbl+"_ghk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Rows the copy walks (ids up to resumeRows; higher ones are the load's, the applier's).
+		q := fmt.Sprintf("SELECT COUNT(*) FROM %s.%s WHERE id <= %d", quote(r.schema), quote("_"+tbl+"_gho"), resumeRows)
+		var args []any
+		if rec.Key != nil {
+			q += " AND id > ?"
+			args = append(args, string(rec.Key[0]))
+		}
+		var above int64
+		if err := r.admin.QueryRow(q, args...).Scan(&above); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: killed %s after the first checkpoint, in state %q; last checkpoint %s; %d ghost rows above its key", tbl, after, state, rec, above)
+		total += above
 	}
-	// Rows the copy walks (ids up to resumeRows; higher ones are the load's, the applier's).
-	q := fmt.Sprintf("SELECT COUNT(*) FROM %s.`_gl_test_gho` WHERE id <= %d", quote(r.schema), resumeRows)
-	var args []any
-	if rec.Key != nil {
-		q += " AND id > ?"
-		args = append(args, string(rec.Key[0]))
-	}
-	var above int64
-	if err := r.admin.QueryRow(q, args...).Scan(&above); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("killed %s after the first checkpoint, in state %q; last checkpoint %s; %d ghost rows above its key", after, state, rec, above)
-	return above
+	return total
 }
 
-// checkpoints counts the rows of the checkpoint table (0 while it does not exist).
+// checkpoints counts the rows of the checkpoint table of each table of the case and returns the
+// smallest count (0 while one does not exist).
 func (r *runner) checkpoints() int {
-	var n int
-	err := r.admin.QueryRow(fmt.Sprintf("SELECT COUNT(*) FROM %s.`_gl_test_ghk`", quote(r.schema))).Scan(&n)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) && !strings.Contains(err.Error(), "1146") {
-		r.t.Fatal(err)
+	least := -1
+	for _, tbl := range r.tables() {
+		var n int
+		err := r.admin.QueryRow(fmt.Sprintf("SELECT COUNT(*) FROM %s.%s", quote(r.schema), quote("_"+tbl+"_ghk"))).Scan(&n)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) && !strings.Contains(err.Error(), "1146") {
+			r.t.Fatal(err)
+		}
+		if least < 0 || n < least {
+			least = n
+		}
 	}
-	return n
+	return least
 }

@@ -30,40 +30,66 @@ import (
 
 const namespace = "ghostlite"
 
-// Metrics is the registry of one migration's metrics and its HTTP endpoint.
+// Metrics is the registry of one migration's metrics (of each table of a set) and its HTTP
+// endpoint.
 type Metrics struct {
-	controls observe.Controls
 	log      zerolog.Logger
 	registry *prometheus.Registry
-
-	attempts        *prometheus.CounterVec   // by outcome
-	attemptDuration *prometheus.HistogramVec // by outcome
+	tables   []*Table
 
 	srv  *http.Server
 	addr string        // where it listens, once listening
 	done chan struct{} // closed when the server stops serving
 }
 
-var _ observe.EventObserver = (*Metrics)(nil)
+// Table is the metrics of one table: its series, labelled by its database and name, and the
+// observer that counts its cut-over attempts.
+type Table struct {
+	attempts        *prometheus.CounterVec   // by outcome
+	attemptDuration *prometheus.HistogramVec // by outcome
+}
+
+var (
+	_ observe.EventObserver = (*Metrics)(nil)
+	_ observe.EventObserver = (*Table)(nil)
+)
 
 // New registers the metrics of the migration that c controls (and the Go runtime's).
 func New(c observe.Controls, log zerolog.Logger) *Metrics {
+	return NewSet([]observe.Controls{c}, log)
+}
+
+// NewSet registers the metrics of each table of a set (cs, one Controls per table; every series
+// labelled by its table) and the Go runtime's, on one endpoint. Tables()[i] observes cs[i]'s run.
+func NewSet(cs []observe.Controls, log zerolog.Logger) *Metrics {
+	m := &Metrics{log: log.With().Str("component", "metrics").Logger(), registry: prometheus.NewRegistry()}
+	for _, c := range cs {
+		m.tables = append(m.tables, m.register(c))
+	}
+	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// register adds the series of the migration c controls.
+func (m *Metrics) register(c observe.Controls) *Table {
 	st := c.Status()
 	labels := prometheus.Labels{"database": st.Database, "table": st.Table}
-	m := &Metrics{controls: c, log: log.With().Str("component", "metrics").Logger(), registry: prometheus.NewRegistry()}
-	m.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+	t := &Table{}
+	t.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "cut_over_attempts_total", ConstLabels: labels,
 		Help: "Cut-over attempts that ended, by outcome (success or failure).",
 	}, []string{"outcome"})
-	m.attemptDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	t.attemptDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: namespace, Name: "cut_over_attempt_duration_seconds", ConstLabels: labels,
 		Help:    "How long each cut-over attempt took, by outcome.",
 		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
 	}, []string{"outcome"})
-	m.registry.MustRegister(newStatusCollector(c, labels), m.attempts, m.attemptDuration,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
+	m.registry.MustRegister(newStatusCollector(c, labels), t.attempts, t.attemptDuration)
+	return t
 }
+
+// Tables are the metrics of each table, in the order given to NewSet.
+func (m *Metrics) Tables() []*Table { return m.tables }
 
 // Handler serves the metrics in Prometheus' text format.
 func (m *Metrics) Handler() http.Handler {
@@ -111,8 +137,15 @@ func (m *Metrics) Close() {
 // PhaseChanged implements observe.Observer: the phase is read from Status when scraped.
 func (m *Metrics) PhaseChanged(observe.PhaseChange) {}
 
-// Event counts the cut-over attempts. Implements observe.EventObserver.
-func (m *Metrics) Event(e observe.Event) {
+// Event counts the cut-over attempts of the first table (the only one, without a set).
+// Implements observe.EventObserver.
+func (m *Metrics) Event(e observe.Event) { m.tables[0].Event(e) }
+
+// PhaseChanged implements observe.Observer: the phase is read from Status when scraped.
+func (t *Table) PhaseChanged(observe.PhaseChange) {}
+
+// Event counts the table's cut-over attempts. Implements observe.EventObserver.
+func (t *Table) Event(e observe.Event) {
 	if e.Kind != observe.EventCutOverAttempt {
 		return
 	}
@@ -120,6 +153,6 @@ func (m *Metrics) Event(e observe.Event) {
 	if e.Err != nil {
 		outcome = "failure"
 	}
-	m.attempts.WithLabelValues(outcome).Inc()
-	m.attemptDuration.WithLabelValues(outcome).Observe(e.Took.Seconds())
+	t.attempts.WithLabelValues(outcome).Inc()
+	t.attemptDuration.WithLabelValues(outcome).Observe(e.Took.Seconds())
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/config/configtest"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 	"github.com/go-ghostlite/go-ghostlite/status"
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
@@ -186,11 +187,38 @@ func TestListenOnBusyAddress(t *testing.T) {
 	}
 }
 
-// fakeStatus is a observe.Controls with a fixed Status.
-type fakeStatus struct{}
+// A set's tables share one endpoint, each series labelled by its table; each table counts its own
+// cut-over attempts.
+func TestSetOfTables(t *testing.T) {
+	m := NewSet([]observe.Controls{&fakeStatus{table: "a"}, &fakeStatus{table: "b"}}, zerolog.Nop())
+	addr, err := m.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Tables()[1].Event(observe.Event{Kind: observe.EventCutOverAttempt})
+	s := scrape(t, addr)
+	for _, tbl := range []string{"a", "b"} {
+		if v := sample(t, s, `ghostlite_phase{database="d",phase="prepare",table="`+tbl+`"}`); v != 1 {
+			t.Errorf("%s: phase prepare = %v, want 1", tbl, v)
+		}
+	}
+	if v := sample(t, s, `ghostlite_cut_over_attempts_total{database="d",outcome="success",table="b"}`); v != 1 {
+		t.Errorf("b's attempts = %v, want 1", v)
+	}
+	if _, ok := s[`ghostlite_cut_over_attempts_total{database="d",outcome="success",table="a"}`]; ok {
+		t.Error("b's attempt counted for a")
+	}
+}
 
-func (fakeStatus) Status() status.Status {
-	return status.Status{Database: "d", Table: "t", HeartbeatLag: -1}
+// fakeStatus is a observe.Controls with a fixed Status (of table "t" unless table is set).
+type fakeStatus struct{ table string }
+
+func (f fakeStatus) Status() status.Status {
+	if f.table == "" {
+		f.table = "t"
+	}
+	return status.Status{Database: "d", Table: f.table, HeartbeatLag: -1}
 }
 func (fakeStatus) Knobs() []string            { return nil }
 func (fakeStatus) Get(string) (string, error) { return "", nil }

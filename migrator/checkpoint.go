@@ -133,5 +133,5 @@ func (s *session) alterRecord() *checkpoint.Alter {
 	for _, c := range s.plan.Columns {
 		from[c.Ghost] = c.Original
 	}
-	return checkpoint.AlterOf(s.pre.Alter, from)
+	return checkpoint.AlterOf(s.pre.Alter, from, s.pre.Config.SetTables)
 }

@@ -64,6 +64,10 @@ type Migrator struct {
 	// stepGates run at each Step and may abort the run (events.go).
 	stepGates []func(ctx context.Context, at observe.Step) error
 	seams     seams // the tests' (seams.go); zero in a normal run
+	// joint is the cut-over of the set this table belongs to, nil when it runs alone (set.go);
+	// jointIndex is its place in the set.
+	joint      *jointCutOver
+	jointIndex int
 }
 
 var _ observe.Controls = (*Migrator)(nil)
@@ -76,6 +80,10 @@ func (m *Migrator) Observe(o observe.Observer) {
 		m.events = append(m.events, eo)
 	}
 }
+
+// Config is the configuration the migrator runs (for a member of a set: its table's, with its
+// own logger and server id).
+func (m *Migrator) Config() config.Config { return m.cfg }
 
 // applier is the running run's binlog applier, or nil.
 func (m *Migrator) applier() *binlogapply.Applier {

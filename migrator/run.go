@@ -214,7 +214,7 @@ func (r *run) cutOver(ctx context.Context) error {
 	}
 	cc.UnderLock, cc.UndoUnderLock = s.underCutOverLock()
 	cc.UnderLock = r.withCutOverCheckpoint(cc.UnderLock) // revert.go
-	err := cutover.Run(ctx, m.cfg.CutOver, cc, r.sent)
+	err := r.runCutOver(ctx, cc)
 	if err == nil && !m.cfg.TestOnReplica {
 		if err = r.confirmSwapRead(ctx); err != nil {
 			r.swapped = true // the tables are swapped: nothing of the failure cleanup applies
@@ -228,6 +228,16 @@ func (r *run) cutOver(ctx context.Context) error {
 	r.swapped = true
 	r.cutDone = time.Now()
 	return nil
+}
+
+// runCutOver runs the cut-over of this table, or joins the one of its set (set.go).
+func (r *run) runCutOver(ctx context.Context, cc cutover.Config) error {
+	m := r.m
+	if m.joint == nil {
+		return cutover.Run(ctx, m.cfg.CutOver, cc, r.sent)
+	}
+	m.log.Info().Msg("ready for the cut-over: waiting for every table of the set to be ready")
+	return m.joint.join(ctx, m.jointIndex, &arrival{cc: cc, sent: r.sent, catchUp: r.catchUp})
 }
 
 // swapReadPatience bounds how long a completed swap waits for the applier to read its RENAME.

@@ -25,7 +25,7 @@ func checkResume(ctx context.Context, st *State) (err error) {
 func resumeCheckpoint(ctx context.Context, st *State, tables checkpoint.Tables, create func(ctx context.Context, name string) (bool, error)) (*checkpoint.Record, error) {
 	cfg, p := st.Config, st.Plan
 	rc := checkpoint.Resume{Primary: st.Primary, Source: st.Inspected, SourceAddr: p.Inspected.Addr(), Tables: tables,
-		Alter: st.Alter, Log: st.Log}
+		Alter: st.Alter, Set: cfg.SetTables, Log: st.Log}
 	rec, err := rc.Checkpoint(ctx)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,43 @@ import (
 //   - ENUM or SET into a numeric column (integers, DECIMAL, FLOAT, DOUBLE, BIT, YEAR): the ALTER
 //     stores the member's index (a SET's bitmask), as INSERT ... SELECT does; the applier binds that
 //     number, not the member's text (BindsByNumber).
+//
+// Measured on MySQL 9.7 (strict sql_mode), where the ALTER converts some pairs through the
+// original value's text (its Field's val_str, stored as a string into the new column):
+//
+//   - A number (integers, FLOAT, DOUBLE, YEAR) into an ENUM: the text names a member ('12' is the
+//     member '12', '2000' the member '2000'), else, when it is an integer within the members'
+//     count, that index ('1' is the first member, '0' and '-0' the error value '', index 0, with
+//     no warning); anything else is refused ('5' with 4 members, '-1', '2.5'). INSERT ... SELECT
+//     and a bound number store the number as an index: 0 with a warning (a strict session's
+//     refusal), 12 out of range. CAST(v AS CHAR) gives the ALTER's value in both paths; a FLOAT
+//     or DOUBLE's text is its column's (FloatValueExpr in the applier).
+//   - FLOAT or DOUBLE into TIME: the ALTER reads the column's text as a time string: a FLOAT's
+//     six digits ('235959.5' is '235960', refused; 16777217 is '16777200', refused), an exponent
+//     read as no time at all ('3.4e38', '1.17549e-38', '-1.7976931348623157e308' are 00:00:00),
+//     where INSERT ... SELECT converts the number (3.4e38 refused, 235959.5 is 24:00:00):
+//     CAST(v AS CHAR).
+//   - JSON into an integer, FLOAT, DOUBLE, YEAR, DATE, DATETIME or TIME: the ALTER reads MySQL's
+//     text of the JSON value ('12.5' into an INT is 13, '1e3' into a TIME 00:10:00, '0' into a
+//     YEAR 2000; a JSON string keeps its quotes, so '"12"', '"12:34:56"' and '"2020-01-01"' are
+//     refused, as are true, null, objects and arrays). INSERT ... SELECT casts the JSON value
+//     instead (12.5 is 12, "12" is 12, true is 1, a JSON number into a TIME or DATE is refused, a
+//     JSON date string accepted): CAST(v AS CHAR) in both paths. Into DECIMAL and BIT the ALTER
+//     casts the JSON value (above), as INSERT ... SELECT does.
+//   - DECIMAL into DATE or DATETIME: the ALTER reads the number's text (its scale's digits) as a
+//     date string: '0.001' is 2000-00-01 and '1999.000' 1999-00-00 where zero months and days
+//     are allowed ('.' a delimiter, with Warning 4095 that it is deprecated, even in strict mode),
+//     '20200101.500' is refused; INSERT ... SELECT converts the number (0.001 is the zero date,
+//     20200101.5 is 2020-01-01 with a truncation): CAST(v AS CHAR). Warning 4095 is accepted as
+//     a deprecation (dbconn.DeprecationWarning): the value is stored as the ALTER stores it.
+//   - FLOAT into BIGINT: the ALTER takes the float's integer value unchecked (Field_float::val_int,
+//     unlike a DOUBLE's, which warns): a FLOAT at or beyond 2^63 in size becomes
+//     -9223372036854775808 (3.4e38 and -3.4e38 alike), stored without a warning into a BIGINT and
+//     refused by a BIGINT UNSIGNED (1.8446743e19 included, which INSERT ... SELECT stores).
+//     floatIntoBigint gives that value, and the plain conversion below 2^63.
+//
+// MariaDB 10.11's ALTER clamps a FLOAT beyond BIGINT's range into BIGINT and BIGINT UNSIGNED
+// (floatClampBigint), where INSERT ... SELECT refuses it (measured).
 
 // stringTypes are the column types whose value is text or bytes.
 var stringTypes = map[string]bool{"char": true, "varchar": true, "tinytext": true, "text": true,
@@ -65,8 +102,25 @@ var numericTypes = map[string]bool{"tinyint": true, "smallint": true, "mediumint
 // enters ghost column g as the server's own ALTER converts it, on MySQL when mysql is true, else
 // on MariaDB. It is v itself where the plain path already does what the ALTER does. v appears
 // once in the result (a placeholder is bound once).
+//
+// floatIntoBigint and floatClampBigint (a FLOAT into a BIGINT) read v more than once: the
+// applier types its value in a derived table's column first (FloatValueExpr).
 func ConvertExpr(o, g *Column, v string, mysql bool) string {
 	switch {
+	case mysql && g.DataType == "enum" && (integerTypes[o.DataType] || o.DataType == "float" ||
+		o.DataType == "double" || o.DataType == "year"):
+		return "CAST(" + v + " AS CHAR)"
+	case mysql && (o.DataType == "float" || o.DataType == "double") && g.DataType == "time":
+		return "CAST(" + v + " AS CHAR)"
+	case mysql && o.DataType == "json" && jsonReadAsText[g.DataType]:
+		return "CAST(" + v + " AS CHAR)"
+	case mysql && (o.DataType == "decimal" || o.DataType == "numeric") && (g.DataType == "date" || g.DataType == "datetime"):
+		return "CAST(" + v + " AS CHAR)"
+	case o.DataType == "float" && g.DataType == "bigint":
+		if mysql {
+			return floatIntoBigint(v)
+		}
+		return floatClampBigint(v)
 	case mysql && o.DataType == "json" && g.DataType == "bit":
 		return "CAST(CAST(" + v + " AS JSON) AS SIGNED)"
 	case mysql && blobTypes[o.DataType] && (g.DataType == "decimal" || g.DataType == "numeric"):
@@ -88,6 +142,33 @@ func ConvertExpr(o, g *Column, v string, mysql bool) string {
 		return "CAST(ROUND(" + v + ") AS SIGNED)"
 	}
 	return v
+}
+
+// integerTypes are the integer column types.
+var integerTypes = map[string]bool{"tinyint": true, "smallint": true, "mediumint": true, "int": true,
+	"integer": true, "bigint": true}
+
+// jsonReadAsText are the column types MySQL's ALTER converts a JSON value into from its text.
+var jsonReadAsText = map[string]bool{"tinyint": true, "smallint": true, "mediumint": true, "int": true,
+	"integer": true, "bigint": true, "float": true, "double": true, "real": true, "double precision": true,
+	"year": true, "date": true, "datetime": true, "time": true}
+
+// floatIntoBigint is FLOAT v as MySQL's ALTER stores it into a BIGINT: -9223372036854775808 when
+// its size is 2^63 or more (a BIGINT UNSIGNED refuses that value, as the ALTER does), else v. v
+// appears twice.
+func floatIntoBigint(v string) string {
+	return "IF(ABS(" + v + ") >= 9223372036854775808, -9223372036854775808, " + v + ")"
+}
+
+// floatClampBigint is FLOAT v as MariaDB's ALTER stores it into a BIGINT or BIGINT UNSIGNED: its
+// integer value clamped to BIGINT's range, without a warning (3.4e38 and 1.8446743e19 are
+// 9223372036854775807 in both; -3.4e38 is -9223372036854775808, which an unsigned column
+// refuses); rounded half to even below (CAST(v AS SIGNED) rounds as the ALTER does: 2.5 is 2).
+// INSERT ... SELECT refuses a value beyond the column's range and stores 1.8446743e19 in a
+// BIGINT UNSIGNED as it is. v appears three times.
+func floatClampBigint(v string) string {
+	return "IF(" + v + " >= 9223372036854775808, 9223372036854775807, IF(" + v +
+		" < -9223372036854775808, -9223372036854775808, CAST(" + v + " AS SIGNED)))"
 }
 
 // leadingInteger is the integer text v starts with, after blanks (a sign included), as a SIGNED;

@@ -1,6 +1,9 @@
 package table
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestBitBytes(t *testing.T) {
 	for typ, want := range map[string]int{"bit(1)": 1, "bit(8)": 1, "bit(9)": 2, "bit(64)": 8, "bit": 1} {
@@ -34,6 +37,27 @@ func TestConvertExprChoice(t *testing.T) {
 		{"mediumtext", "decimal", leadingDecimal("v"), true},
 		{"mediumtext", "decimal", "v", false},
 		{"varchar", "decimal", "v", true},
+		// MySQL's ALTER converts these through the original's text (convert.go)
+		{"int", "enum", "CAST(v AS CHAR)", true},
+		{"int", "enum", "v", false},
+		{"year", "enum", "CAST(v AS CHAR)", true},
+		{"double", "enum", "CAST(v AS CHAR)", true},
+		{"decimal", "enum", "CAST(ROUND(v) AS SIGNED)", true},
+		{"int", "set", "v", true},
+		{"float", "time", "CAST(v AS CHAR)", true},
+		{"double", "time", "v", false},
+		{"json", "time", "CAST(v AS CHAR)", true},
+		{"json", "int", "CAST(v AS CHAR)", true},
+		{"json", "datetime", "CAST(v AS CHAR)", true},
+		{"json", "decimal", "v", true},
+		{"float", "bigint", floatIntoBigint("v"), true},
+		{"float", "bigint", floatClampBigint("v"), false},
+		{"double", "bigint", "v", true},
+		{"float", "int", "v", true},
+		{"decimal", "date", "CAST(v AS CHAR)", true},
+		{"decimal", "datetime", "CAST(v AS CHAR)", true},
+		{"decimal", "datetime", "v", false},
+		{"decimal", "time", "v", true},
 	}
 	for _, c := range cases {
 		if got := ConvertExpr(col(c.from), col(c.to), "v", c.mysql); got != c.want {
@@ -98,7 +122,36 @@ func TestConvertExprNumberToJSON(t *testing.T) {
 		}
 	}
 	want := "(SELECT CAST(CAST(gl_f.x AS CHAR CHARACTER SET utf8mb4) AS JSON) FROM (SELECT CAST(? AS DOUBLE) AS x) AS gl_f)"
-	if got := FloatTextValueExpr(&Column{DataType: "double"}, js); got != want {
+	if got := FloatValueExpr(&Column{DataType: "double"}, js, true); got != want {
 		t.Errorf("applier's DOUBLE -> json: got %s, want %s", got, want)
+	}
+}
+
+// The applier types a FLOAT or DOUBLE in a derived table's column where the copy's conversion
+// reads the column's text, or reads it twice: its placeholder appears once.
+func TestFloatValueExpr(t *testing.T) {
+	flt, dbl := &Column{DataType: "float"}, &Column{DataType: "double"}
+	cases := []struct {
+		o, g  *Column
+		mysql bool
+		want  string
+	}{
+		{flt, &Column{DataType: "bigint"}, true, "(SELECT " + floatIntoBigint("gl_f.x") + " FROM (SELECT CAST(? AS FLOAT) AS x) AS gl_f)"},
+		{flt, &Column{DataType: "bigint"}, false, "(SELECT " + floatClampBigint("gl_f.x") + " FROM (SELECT CAST(? AS FLOAT) AS x) AS gl_f)"},
+		{dbl, &Column{DataType: "bigint"}, true, "?"},
+		{dbl, &Column{DataType: "time"}, true, "(SELECT CAST(gl_f.x AS CHAR) FROM (SELECT CAST(? AS DOUBLE) AS x) AS gl_f)"},
+		{dbl, &Column{DataType: "time"}, false, "?"},
+		{flt, &Column{DataType: "enum"}, true, "(SELECT CAST(gl_f.x AS CHAR) FROM (SELECT CAST(? AS FLOAT) AS x) AS gl_f)"},
+		{flt, &Column{DataType: "varchar"}, false, "(SELECT CAST(gl_f.x AS CHAR) FROM (SELECT CAST(? AS FLOAT) AS x) AS gl_f)"},
+		{&Column{DataType: "int"}, &Column{DataType: "enum"}, true, "?"},
+	}
+	for _, c := range cases {
+		got := FloatValueExpr(c.o, c.g, c.mysql)
+		if got != c.want {
+			t.Errorf("FloatValueExpr(%s -> %s, mysql %v) = %s, want %s", c.o.DataType, c.g.DataType, c.mysql, got, c.want)
+		}
+		if n := strings.Count(got, "?"); n != 1 {
+			t.Errorf("FloatValueExpr(%s -> %s): %d placeholders", c.o.DataType, c.g.DataType, n)
+		}
 	}
 }

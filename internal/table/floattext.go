@@ -6,27 +6,33 @@ package table
 // -0.0000000020999999999999998 when assigned; MariaDB writes a FLOAT 0.1 in the ALTER and
 // 0.10000000149011612 when assigned (through DOUBLE). So the copy and the applier cast.
 
-// floatToText is true when original column o is FLOAT or DOUBLE and ghost column g has a
-// character or byte string type, or is MySQL's JSON (ConvertExpr casts the copy's read of such a
-// column AS CHAR, and that text AS JSON).
-func floatToText(o, g *Column) bool {
-	return (o.DataType == "float" || o.DataType == "double") && (stringTypes[g.DataType] || g.DataType == "json")
+// floatAsColumn is true when original column o is FLOAT or DOUBLE and its value enters ghost
+// column g as the column's text: g has a character or byte string type, or is MySQL's JSON
+// (ConvertExpr casts the copy's read of such a column AS CHAR, and that text AS JSON), or, on
+// MySQL, an ENUM or a TIME (the ALTER stores the text: convert.go). Or when a FLOAT enters a
+// BIGINT, whose conversion reads the value more than once.
+func floatAsColumn(o, g *Column, mysql bool) bool {
+	if o.DataType != "float" && o.DataType != "double" {
+		return false
+	}
+	return stringTypes[g.DataType] || g.DataType == "json" ||
+		mysql && (g.DataType == "enum" || g.DataType == "time") || o.DataType == "float" && g.DataType == "bigint"
 }
 
-// FloatTextValueExpr is how the applier binds a binlog value of original column o (a float64)
-// for ghost column g: for a FLOAT or DOUBLE becoming text, typed back to o's type in a derived
-// table's column and cast from there, as the copy casts the column (ConvertExpr): a FLOAT widened
-// to float64 prints its float32 form again, and MySQL prints an expression's DOUBLE with a digit
-// less than a column's (measured: -1.071428571428571e-10 against -1.0714285714285715e-10).
-// Else "?".
-func FloatTextValueExpr(o, g *Column) string {
-	if !floatToText(o, g) {
+// FloatValueExpr is how the applier binds a binlog value of original column o (a float64) for
+// ghost column g on MySQL when mysql is true, else on MariaDB: for a FLOAT or DOUBLE becoming
+// text (floatAsColumn), typed back to o's type in a derived table's column and converted from
+// there, as the copy converts the column (ConvertExpr): a FLOAT widened to float64 prints its
+// float32 form again, and MySQL prints an expression's DOUBLE with a digit less than a column's
+// (measured: -1.071428571428571e-10 against -1.0714285714285715e-10). The placeholder appears
+// once, whatever ConvertExpr reads the column how often. Else "?".
+func FloatValueExpr(o, g *Column, mysql bool) string {
+	if !floatAsColumn(o, g, mysql) {
 		return "?"
 	}
 	typ := "DOUBLE"
 	if o.DataType == "float" {
 		typ = "FLOAT"
 	}
-	// a FLOAT's or DOUBLE's conversions to text are the same on both flavors
-	return "(SELECT " + ConvertExpr(o, g, "gl_f.x", false) + " FROM (SELECT CAST(? AS " + typ + ") AS x) AS gl_f)"
+	return "(SELECT " + ConvertExpr(o, g, "gl_f.x", mysql) + " FROM (SELECT CAST(? AS " + typ + ") AS x) AS gl_f)"
 }

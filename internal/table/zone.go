@@ -215,12 +215,14 @@ func TemporalAsNumber(o, g *Column, typed string) string {
 	return typed
 }
 
-// DateAsNumber wraps v, the copy's column of DATE or DATETIME o, for a YEAR ghost column g on
-// MySQL: MySQL's ALTER converts the date's number into a YEAR (out of range but for the zero
+// DateAsNumber wraps v, the copy's column of DATE or DATETIME o, for a YEAR or BIT ghost column
+// g on MySQL: MySQL's ALTER converts the date's number into a YEAR (out of range but for the zero
 // date, which is 0000), where INSERT ... SELECT of the column stores its year (measured on MySQL
-// 9.7: '2021-03-04' is refused by the ALTER, stored as 2021 by the copy). Other pairs return v.
+// 9.7: '2021-03-04' is refused by the ALTER, stored as 2021 by the copy); into a BIT(8) the
+// zero date is 0 and a DATE '0000-00-01' 1 (larger numbers refused), where INSERT ... SELECT
+// of the column writes its text (Data too long). Other pairs return v.
 func DateAsNumber(o, g *Column, v string) string {
-	if g.DataType == "year" && (o.DataType == "date" || o.DataType == "datetime") {
+	if (g.DataType == "year" || g.DataType == "bit") && (o.DataType == "date" || o.DataType == "datetime") {
 		return "(" + v + " + 0)"
 	}
 	return v

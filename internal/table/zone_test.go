@@ -107,3 +107,18 @@ func TestTimestampIntoOtherTypes(t *testing.T) {
 		t.Errorf("ZoneValueExpr(ZoneFromUTC, fsp 3) = %s: want the value bound as DATETIME(3)", got)
 	}
 }
+
+// On MySQL the copy reads a DATE or DATETIME going into a YEAR or a BIT as its number, as the
+// server's ALTER converts it (the zero date is 0); INSERT ... SELECT of the column would store
+// its year, or its text into a BIT.
+func TestDateAsNumber(t *testing.T) {
+	col := func(dt string) *Column { return &Column{DataType: dt} }
+	for _, c := range []struct{ from, to, want string }{
+		{"date", "bit", "(v + 0)"}, {"datetime", "year", "(v + 0)"}, {"datetime", "bit", "(v + 0)"},
+		{"date", "int", "v"}, {"time", "bit", "v"}, {"date", "varchar", "v"},
+	} {
+		if got := DateAsNumber(col(c.from), col(c.to), "v"); got != c.want {
+			t.Errorf("DateAsNumber(%s -> %s) = %s, want %s", c.from, c.to, got, c.want)
+		}
+	}
+}
