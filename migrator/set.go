@@ -127,7 +127,7 @@ func (s *Set) Run(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	if err := setError(s.members, errs); err != nil {
+	if err := setError(s.members, errs, s.joint.began()); err != nil {
 		return err
 	}
 	s.logRevertHint()
@@ -156,8 +156,10 @@ func (s *Set) logRevertHint() {
 }
 
 // setError is nil when every member succeeded, else one line: the first failure that is not
-// only the cancellation caused by another, then the tables that stopped because of it.
-func setError(members []*Migrator, errs []error) error {
+// only the cancellation caused by another, then the tables that stopped because of it. It says
+// "nothing swapped" only while the set's cut-over had not begun (cutOverBegan false): once it
+// began, the cut-over's own lines say where each table stands.
+func setError(members []*Migrator, errs []error, cutOverBegan bool) error {
 	var first error
 	var firstTable string
 	var stopped []string
@@ -182,6 +184,9 @@ func setError(members []*Migrator, errs []error) error {
 	}
 	if len(stopped) == 0 {
 		return fmt.Errorf("table %s: %w", firstTable, first)
+	}
+	if cutOverBegan {
+		return fmt.Errorf("table %s: %w (the migration of %s stopped with it, in the set's cut-over: its lines above say where each table stands)", firstTable, first, strings.Join(stopped, ", "))
 	}
 	return fmt.Errorf("table %s: %w (the migration of %s stopped with it, nothing swapped)", firstTable, first, strings.Join(stopped, ", "))
 }
@@ -282,6 +287,13 @@ type jointCutOver struct {
 	done     chan struct{}      // closed once err is set
 	err      error
 	gone     chan struct{} // closed when left is set: the members waiting leave too
+}
+
+// began says whether the set's cut-over began (then it may have swapped tables).
+func (j *jointCutOver) began() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.started
 }
 
 // leave marks the set as never cutting over unless its cut-over began: a member's run ended

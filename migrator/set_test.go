@@ -268,3 +268,25 @@ func TestSetRefusals(t *testing.T) {
 		t.Errorf("one --replica-server-id %d: the second table's stream took %d, want %d", a, b, a+1)
 	}
 }
+
+// A set's error says "nothing swapped" only while its cut-over had not begun; needs no server.
+func TestSetErrorWording(t *testing.T) {
+	member := func(name string) *Migrator {
+		var cfg config.Config
+		cfg.Table = name
+		return &Migrator{cfg: cfg}
+	}
+	members := []*Migrator{member("a"), member("b")}
+	errs := []error{errors.New("boom"), context.Canceled}
+	before := setError(members, errs, false).Error()
+	if want := "table a: boom (the migration of b stopped with it, nothing swapped)"; before != want {
+		t.Errorf("before the cut-over: %q, want %q", before, want)
+	}
+	during := setError(members, errs, true).Error()
+	if strings.Contains(during, "nothing swapped") || !strings.Contains(during, "in the set's cut-over") {
+		t.Errorf("during the cut-over: %q", during)
+	}
+	if err := setError(members, []error{nil, nil}, true); err != nil {
+		t.Errorf("every member succeeded: %v", err)
+	}
+}
