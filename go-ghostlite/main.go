@@ -31,6 +31,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/config"
 	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/migrator"
+	"github.com/go-ghostlite/go-ghostlite/observe"
 )
 
 // version is set at build time: go build -ldflags "-X main.version=1.2.3".
@@ -121,15 +122,23 @@ func failure(err error) (int, error) {
 	return exitFailure, err
 }
 
-// runObserved runs the migration with its observers around it: the interactive commands' server
-// (not for --recover-cut-over, which migrates nothing; each command first runs the
-// on-interactive-command hooks, whose failure rejects it) and, on a terminal, the progress line.
+// runObserved runs the migration with its observers around it (serveAndRun); each interactive
+// command first runs the on-interactive-command hooks, whose failure rejects it.
 func runObserved(ctx context.Context, inv invocation, m *migrator.Migrator, obs *observers) error {
+	var onCommand func(string) error
+	if obs != nil && obs.hooks != nil {
+		onCommand = obs.hooks.InteractiveCommand
+	}
+	return serveAndRun(ctx, inv, m, onCommand, m.Run)
+}
+
+// serveAndRun runs run (one migration's, or a set's) with the interactive commands' server on
+// c (not for --recover-cut-over, which migrates nothing; onCommand, when set, is asked before
+// each command) and, on a terminal, the progress line of c's status.
+func serveAndRun(ctx context.Context, inv invocation, c observe.Controls, onCommand func(string) error, run func(context.Context) error) error {
 	if !inv.Config.RecoverCutOver {
-		srv := control.New(inv.Control, m)
-		if obs != nil && obs.hooks != nil {
-			srv.OnCommand = obs.hooks.InteractiveCommand
-		}
+		srv := control.New(inv.Control, c)
+		srv.OnCommand = onCommand
 		if err := srv.Start(); err != nil {
 			return err
 		}
@@ -142,8 +151,8 @@ func runObserved(ctx context.Context, inv invocation, m *migrator.Migrator, obs 
 	if inv.Progress != nil {
 		stopProgress := make(chan struct{})
 		done := make(chan struct{})
-		go func() { inv.Progress.follow(m.Status, 500*time.Millisecond, stopProgress); close(done) }()
+		go func() { inv.Progress.follow(c.Status, 500*time.Millisecond, stopProgress); close(done) }()
 		defer func() { close(stopProgress); <-done }()
 	}
-	return m.Run(ctx)
+	return run(ctx)
 }

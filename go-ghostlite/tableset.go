@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
-	"github.com/go-ghostlite/go-ghostlite/control"
 	"github.com/go-ghostlite/go-ghostlite/hooks"
 	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/metrics"
@@ -57,23 +55,11 @@ func runTableSet(ctx context.Context, inv invocation) error {
 		}
 		defer met.Close() //nolint:contextcheck // Close bounds its own shutdown (a few seconds)
 	}
-	if !inv.Config.RecoverCutOver { // which migrates nothing: no commands to serve
-		srv := control.New(inv.Control, set)
-		if err := srv.Start(); err != nil {
-			return err
-		}
-		defer func() {
-			if err := srv.Close(); err != nil {
-				inv.Config.Logger.Warn().Err(err).Msg("interactive commands' server")
-			}
-		}()
+	var onCommand func(string) error
+	if len(hooked) > 0 { // the first table's on-interactive-command hooks: a command steers the set
+		onCommand = hooked[0].InteractiveCommand
 	}
-	if inv.Progress != nil {
-		stopProgress, done := make(chan struct{}), make(chan struct{})
-		go func() { inv.Progress.follow(set.Status, 500*time.Millisecond, stopProgress); close(done) }()
-		defer func() { close(stopProgress); <-done }()
-	}
-	return set.Run(ctx)
+	return serveAndRun(ctx, inv, set, onCommand, set.Run)
 }
 
 // setOldTables gives each table of a --revert (or --recover-cut-over of a revert) of a set its
