@@ -33,10 +33,10 @@ type colPlan struct {
 	// (table.BindsBitAsBytes).
 	bitBytes bool
 	// zeroExpr, when set, writes a value the writers' sql_mode refuses as a zero date (or a zero
-	// month or day) as the server's ALTER converts it, bound to its number or (zeroAsTime) its
-	// time part (zerodate.go).
-	zeroExpr   string
-	zeroAsTime bool
+	// month or day) as the server's ALTER converts it, bound to its number, its time part or its
+	// text (zeroArg, zerodate.go).
+	zeroExpr string
+	zeroArg  table.ZeroArg
 }
 
 // plan is what New derives from Config once: which columns are written where, and how.
@@ -87,8 +87,8 @@ func newPlan(cfg *Config) (*plan, error) {
 		}
 		cp := colPlan{idx: i, col: c, ghost: gc.Name, expr: expr, keyExpr: keyExpr(expr, gc),
 			ghostEnum: gc.DataType == "enum", byNumber: table.BindsByNumber(c, gc), bitBytes: table.BindsBitAsBytes(c, gc)}
-		if ze, asTime, ok := table.ZeroDateWrite(c, gc, cfg.Flavor.MariaDB); ok && (cfg.NoZeroDate || cfg.NoZeroInDate) {
-			cp.zeroExpr, cp.zeroAsTime, p.zeroWrites = ze, asTime, true
+		if ze, arg, ok := table.ZeroDateWrite(c, gc, cfg.Flavor.MariaDB); ok && (cfg.NoZeroDate || cfg.NoZeroInDate) {
+			cp.zeroExpr, cp.zeroArg, p.zeroWrites = ze, arg, true
 		}
 		byName[strings.ToLower(c.Name)] = len(p.write)
 		p.write = append(p.write, cp)

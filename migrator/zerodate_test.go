@@ -60,6 +60,17 @@ var zeroDateCases = []zeroDateCase{
 	{"zero timestamp to bigint", "dt TIMESTAMP NULL", "0000-00-00 00:00:00", "MODIFY dt BIGINT NULL", false, nil},
 	{"zero timestamp(6) to decimal", "dt TIMESTAMP(6) NULL", "0000-00-00 00:00:00", "MODIFY dt DECIMAL(22,6) NULL", false, nil},
 	{"zero timestamp to time", "dt TIMESTAMP NULL", "0000-00-00 00:00:00", "MODIFY dt TIME NULL", false, nil},
+	// Into a BIT the server's ALTER converts the number too, and a zero TIMESTAMP into a string its
+	// text (issue 29): rows written during the run were refused, and a zero TIMESTAMP copied.
+	{"zero date to bit", "dt DATE NULL", "0000-00-00", "MODIFY dt BIT(64) NULL", false, nil},
+	{"zero in date to bit", "dt DATE NULL", "2020-05-00", "MODIFY dt BIT(64) NULL", false, nil},
+	{"zero in datetime(6) to bit", "dt DATETIME(6) NULL", "2020-00-10 12:34:56.5", "MODIFY dt BIT(64) NULL", false, nil},
+	{"zero datetime(6) to bit", "dt DATETIME(6) NULL", "0000-00-00 00:00:00.999999", "MODIFY dt BIT(64) NULL", false, nil},
+	{"zero timestamp to bit", "dt TIMESTAMP NULL", "0000-00-00 00:00:00", "MODIFY dt BIT(64) NULL", false, nil},
+	{"zero timestamp(6) to bit", "dt TIMESTAMP(6) NULL", "0000-00-00 00:00:00", "MODIFY dt BIT(64) NULL", false, nil},
+	{"zero timestamp to varchar", "dt TIMESTAMP NULL", "0000-00-00 00:00:00", "MODIFY dt VARCHAR(30) NULL", false, nil},
+	{"zero timestamp(6) to char", "dt TIMESTAMP(6) NULL", "0000-00-00 00:00:00", "MODIFY dt CHAR(30) NULL", false, nil},
+	{"zero timestamp(3) to blob", "dt TIMESTAMP(3) NULL", "0000-00-00 00:00:00", "MODIFY dt BLOB NULL", false, nil},
 	// A YEAR takes no other date (MySQL's ALTER converts the number: out of range; MariaDB's
 	// refuses the date): the other rows hold NULL there (yearCase).
 	{"zero date to year", "dt DATE NULL", "0000-00-00", "MODIFY dt YEAR NULL", false, &yes},

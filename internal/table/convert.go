@@ -140,9 +140,21 @@ func ConvertExpr(o, g *Column, v string, mysql bool) string {
 		return "LPAD(" + v + ", 4, '0')"
 	case (o.DataType == "decimal" || o.DataType == "numeric") && (g.DataType == "enum" || g.DataType == "set"):
 		return "CAST(ROUND(" + v + ") AS SIGNED)"
+	case !mysql && g.DataType == "bit" && (o.DataType == "date" || o.DataType == "datetime" || o.DataType == "time"):
+		return TemporalIntoBit(v)
 	}
 	return v
 }
+
+// TemporalIntoBit wraps v, a DATE, DATETIME or TIME value (a column, a typed placeholder, a
+// TIMESTAMP's wall clock typed as a DATETIME), for a BIT column on MariaDB: its number
+// (YYYYMMDDHHMMSS, HHMMSS) with the fraction cut, a negative TIME as its 64-bit two's complement,
+// which is what MariaDB's ALTER stores (measured on 10.11 into BIT(8) and BIT(64), a zero date or
+// a zero month or day included under NO_ZERO_DATE/NO_ZERO_IN_DATE: '-00:00:01' is
+// 0xFFFFFFFFFFFFFFFF, '12:34:56.999999' 123456, '2020-00-10' 20200010; a number that does not
+// fit the BIT is refused by both, Data too long). INSERT ... SELECT of the column writes its text
+// instead (Data too long, or Out of range for a typed value).
+func TemporalIntoBit(v string) string { return "CAST(" + v + " AS SIGNED)" }
 
 // integerTypes are the integer column types.
 var integerTypes = map[string]bool{"tinyint": true, "smallint": true, "mediumint": true, "int": true,

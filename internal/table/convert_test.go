@@ -58,6 +58,12 @@ func TestConvertExprChoice(t *testing.T) {
 		{"decimal", "datetime", "CAST(v AS CHAR)", true},
 		{"decimal", "datetime", "v", false},
 		{"decimal", "time", "v", true},
+		// MariaDB's ALTER stores a date's or time's number in a BIT, its fraction cut
+		{"date", "bit", "CAST(v AS SIGNED)", false},
+		{"datetime", "bit", "CAST(v AS SIGNED)", false},
+		{"time", "bit", "CAST(v AS SIGNED)", false},
+		{"time", "bit", "v", true},
+		{"date", "int", "v", false},
 	}
 	for _, c := range cases {
 		if got := ConvertExpr(col(c.from), col(c.to), "v", c.mysql); got != c.want {

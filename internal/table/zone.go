@@ -145,7 +145,8 @@ func ZoneValueExpr(shift ZoneShift, zone string, fsp int) string {
 // server's ALTER gives for the TIMESTAMP (measured by the conversion matrix). On MySQL (mysql) a
 // YEAR or BIT gets the number YYYYMMDDHHMMSS, as MySQL's ALTER converts a TIMESTAMP or DATETIME
 // column into them (out of range but for the zero date): a typed DATETIME enters a YEAR as its
-// year and a BIT as its text there. Other pairs return v.
+// year and a BIT as its text there. On MariaDB a BIT gets the number too, its fraction cut
+// (TemporalIntoBit). Other pairs return v.
 func WallClockExpr(o, g *Column, shift ZoneShift, v string, mysql bool) string {
 	if shift != ZoneFromUTC || g.DataType == "datetime" || g.DataType == "date" {
 		return v
@@ -153,6 +154,9 @@ func WallClockExpr(o, g *Column, shift ZoneShift, v string, mysql bool) string {
 	v = fmt.Sprintf("CAST(%s AS DATETIME(%d))", v, max(0, min(o.FracDigits, 6)))
 	if mysql && (g.DataType == "year" || g.DataType == "bit") {
 		v = "(" + v + " + 0)"
+	}
+	if !mysql && g.DataType == "bit" {
+		v = TemporalIntoBit(v)
 	}
 	return v
 }
@@ -203,10 +207,10 @@ func BindAsOriginal(o, g *Column) string {
 // DATETIME the BIT 0). A temporal expression that is not a column enters a BIT as its text
 // (refused: Data too long), and a TIME one a YEAR as the current year on MySQL 9.7 ('00:00:00'
 // became 2026); "+ 0" makes it the number. Measured. Not for MariaDB, whose ALTER refuses a TIME
-// into a YEAR and cuts the fraction into a BIT: its applier keeps the typed value. A DATE or
-// DATETIME enters a YEAR as its year, typed, where MySQL's ALTER converts its number (out of
-// range but for the zero date): the number too (the copy: DateAsNumber). Other pairs return typed
-// as it is.
+// into a YEAR and cuts the fraction into a BIT: its copy and applier cast the value AS SIGNED
+// (ConvertExpr, TemporalIntoBit). A DATE or DATETIME enters a YEAR as its year, typed, where
+// MySQL's ALTER converts its number (out of range but for the zero date): the number too (the
+// copy: DateAsNumber). Other pairs return typed as it is.
 func TemporalAsNumber(o, g *Column, typed string) string {
 	temporal := o.DataType == "date" || o.DataType == "datetime" || o.DataType == "time"
 	if temporal && (g.DataType == "bit" || g.DataType == "year") && typed != "?" {

@@ -96,6 +96,8 @@ func TestTimestampIntoOtherTypes(t *testing.T) {
 		{"bigint", true, "CAST(v AS DATETIME(3))"},
 		{"year", true, "(CAST(v AS DATETIME(3)) + 0)"},
 		{"year", false, "CAST(v AS DATETIME(3))"},
+		{"bit", true, "(CAST(v AS DATETIME(3)) + 0)"},
+		{"bit", false, "CAST(CAST(v AS DATETIME(3)) AS SIGNED)"},
 		{"datetime", true, "v"},
 	}
 	for _, c := range cases {
