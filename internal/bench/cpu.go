@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
+	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 )
 
 // CPU accounting. On a machine whose cores the server, the tool and the load generator share,
@@ -19,6 +20,10 @@ import (
 
 // clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat's times (100 on Linux).
 const clockTicks = 100
+
+// aloneFor is how long the load runs alone, and again beside a busy server session: about as long
+// as a copy phase of the default table, so that their longest waits compare over like windows.
+const aloneFor = 15 * time.Second
 
 // processCPU is the user+system CPU time process pid has used so far, or -1 when unreadable.
 func processCPU(pid string) time.Duration {
@@ -71,6 +76,10 @@ func (s *server) serverCPU(ctx context.Context) time.Duration {
 type loadAlone struct {
 	serverCores, generatorCores float64
 	waits                       waits // the load's write latency with no migration (latency.go)
+	// busy is the load's write latency while one server session computes (BENCHMARK of SHA2: a
+	// core busy, no lock, no row read or written): what CPU contention alone costs the writes,
+	// the part of a migration's copy no locking scheme removes (busyServerWaits).
+	busy waits
 }
 
 // measureLoadAlone runs the bench's load at rate on a fresh gl_bench.t for d and reads the CPU it
@@ -86,14 +95,30 @@ func measureLoadAlone(ctx context.Context, s *server, cfg dbconn.Config, o optio
 	server0, self0, start := s.serverCPU(ctx), processCPU("self"), time.Now()
 	time.Sleep(d)
 	server1, self1, took := s.serverCPU(ctx), processCPU("self"), time.Since(start)
-	stop()
 	alone := loadAlone{waits: latencyOf(load.Writes(), start, start.Add(took))}
+	if alone.busy, err = busyServerWaits(ctx, s, load, d); err != nil {
+		stop()
+		return loadAlone{}, err
+	}
+	stop()
 	if server0 < 0 || server1 < 0 {
 		return alone, nil
 	}
 	alone.serverCores = (server1 - server0).Seconds() / took.Seconds()
 	alone.generatorCores = (self1 - self0).Seconds() / took.Seconds()
 	return alone, nil
+}
+
+// busyServerWaits keeps one server session computing for d (BENCHMARK statements of about 0.2 s
+// each) while load runs, and returns the latency of the load's writes sent meanwhile.
+func busyServerWaits(ctx context.Context, s *server, load *loadgen.Load, d time.Duration) (waits, error) {
+	start := time.Now()
+	for time.Since(start) < d {
+		if err := s.exec(ctx, "SELECT BENCHMARK(100000, SHA2(RAND(), 256))"); err != nil {
+			return waits{}, err
+		}
+	}
+	return latencyOf(load.Writes(), start, time.Now()), nil
 }
 
 // reportCPU prints, for each go-ghostlite case, the CPU the server and the tool used (means of

@@ -155,11 +155,16 @@ func reportLatency(rates []float64, runs [][]migration, alters map[float64][]alt
 			fmt.Printf(" %12s (its time under load: %.2fs median)\n", a, took.median().Seconds())
 		}
 		if l, ok := alone[rate]; ok {
-			fmt.Printf("%-36s", "the load alone (5 s), "+caseName(rate))
+			fmt.Printf("%-36s", fmt.Sprintf("the load alone (%s), %s", aloneFor, caseName(rate)))
 			for range phaseNames {
 				fmt.Printf(" %12s", "")
 			}
 			fmt.Printf(" %12s (the machine's own noise: nothing else runs)\n", l.waits)
+			fmt.Printf("%-36s", "  beside one busy server session")
+			for range phaseNames {
+				fmt.Printf(" %12s", "")
+			}
+			fmt.Printf(" %12s (a core computing, no lock: CPU contention alone)\n", l.busy)
 		}
 	}
 }

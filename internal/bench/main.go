@@ -166,7 +166,7 @@ func run(o options) error {
 	report(o, rates, insertSelect, alterCopy, runs)
 	alone := map[float64]loadAlone{}
 	for _, rate := range o.rates {
-		if alone[rate], err = measureLoadAlone(ctx, srv, cfg, o, rate, 5*time.Second); err != nil {
+		if alone[rate], err = measureLoadAlone(ctx, srv, cfg, o, rate, aloneFor); err != nil {
 			return err
 		}
 	}
