@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -140,7 +141,8 @@ func reportLatency(rates []float64, runs [][]migration, alters map[float64][]alt
 		}
 		fmt.Printf(" %12s\n", whole)
 		for _, m := range runs[j] {
-			fmt.Printf("  row lock waits in the server during the run: %d, %d ms in all (every session's)\n", m.lockWaits.waits, m.lockWaits.timeMS)
+			fmt.Printf("  row lock waits in the server during the run: %d, %d ms in all (every session's); binary logs begun: %d\n",
+				m.lockWaits.waits, m.lockWaits.timeMS, m.binlogsBegun)
 		}
 		var a waits
 		var took samples
@@ -198,4 +200,32 @@ func (s *server) rowLocks(ctx context.Context) rowLocks {
 	_ = s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_waits'").Scan(&name, &r.waits)
 	_ = s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_time'").Scan(&name, &r.timeMS)
 	return r
+}
+
+// newestBinlog is the number of the server's newest binary log file (binlog.000018: 18), -1 when
+// it cannot be read. A migration that begins new ones made the server rotate its binary log,
+// which holds every commit for a moment (about 100 ms on MariaDB here, doc/performance.md).
+func (s *server) newestBinlog(ctx context.Context) int {
+	rows, err := s.db.QueryContext(ctx, "SHOW BINARY LOGS")
+	if err != nil {
+		return -1
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	newest := -1
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		var name string
+		vals[0] = &name
+		for i := 1; i < len(vals); i++ {
+			vals[i] = new(any)
+		}
+		if rows.Scan(vals...) != nil {
+			return -1
+		}
+		if n, err := strconv.Atoi(name[strings.LastIndex(name, ".")+1:]); err == nil && n > newest {
+			newest = n
+		}
+	}
+	return newest
 }

@@ -34,6 +34,8 @@ type migration struct {
 	marks       []phaseMark      // when each phase began (latency.go)
 	phases      map[string]waits // the load's write latency in each phase (under load)
 	lockWaits   rowLocks         // InnoDB row lock waits during the run (latency.go)
+	// binlogsBegun is how many binary log files the server began during the run (rotations)
+	binlogsBegun int
 }
 
 // migrateAt runs the migration idle (rate 0) or while a paced write load runs on the table,
@@ -111,7 +113,7 @@ func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migr
 	if err != nil {
 		return migration{}, err
 	}
-	start, cpu0, locks0 := time.Now(), s.serverCPU(ctx), s.rowLocks(ctx)
+	start, cpu0, locks0, binlog0 := time.Now(), s.serverCPU(ctx), s.rowLocks(ctx), s.newestBinlog(ctx)
 	if err := cmd.Start(); err != nil {
 		return migration{}, err
 	}
@@ -121,6 +123,7 @@ func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migr
 	m.took, m.serverCPU = time.Since(start), s.serverCPU(ctx)
 	locks := s.rowLocks(ctx)
 	m.lockWaits = rowLocks{waits: locks.waits - locks0.waits, timeMS: locks.timeMS - locks0.timeMS}
+	m.binlogsBegun = s.newestBinlog(ctx) - binlog0
 	if cpu0 < 0 || m.serverCPU < 0 {
 		m.serverCPU = -1
 	} else {
