@@ -155,7 +155,7 @@ var trustTopic = flagTopic{"Trust (checks you may relax)", []flagSpec{
 		help: "do not refuse a table that has or is referenced by foreign keys",
 	},
 	{name: "allow-cascading-foreign-keys-data-loss", to: func(c *config.Config) any { return &c.AllowCascadingForeignKeysDataLoss },
-		help: "migrate a table whose foreign keys have ON DELETE/UPDATE CASCADE or SET NULL, accepting that the rows those actions delete or change during the migration come back unchanged (see doc/flags.md)",
+		help: "migrate a table whose foreign keys have ON DELETE/UPDATE CASCADE or SET NULL, accepting that the rows those actions delete or change during the migration come back unchanged (see doc/flags.md; not needed on MySQL with innodb_native_foreign_keys=OFF, which logs them)",
 	},
 	{name: "allow-zero-in-date", to: func(c *config.Config) any { return &c.AllowZeroInDate },
 		ghost: ghostDiffers, note: "relaxes only the ghost's CREATE/ALTER",

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/go-ghostlite/go-ghostlite/config"
+	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 )
 
 // anyRefusal as a generated case's ExpectFailure accepts any one fatal line: the case only asks
@@ -31,6 +32,12 @@ type testCase struct {
 	ExpectFailure string   // expect_failure: substring of the error line ("" : must succeed; anyRefusal: any line)
 	ExpectExit    int      // expect_exit: exit code of a refusal (default 1)
 	Verify        []string // verify.sql: queries that must each return the single value 1
+	OnlyOn        string   // only_on: "mariadb" or "mysql", the flavors the case applies to ("": every one)
+}
+
+// appliesTo says whether the case runs on flavor f (only_on).
+func (c *testCase) appliesTo(f dbconn.Flavor) bool {
+	return c.OnlyOn == "" || (c.OnlyOn == "mariadb") == f.MariaDB
 }
 
 // global is one line of a case's globals file: name=value.
@@ -101,7 +108,7 @@ func readFile(dir, name string) (s string, ok bool, err error) {
 func loadCase(dir string) (*testCase, error) {
 	c := &testCase{Name: filepath.Base(dir), Dir: dir, ExpectExit: 1}
 	files := map[string]string{}
-	for _, name := range []string{"create.sql", "load.sql", "alter", "statement", "flags", "globals", "expect_failure", "expect_exit", "verify.sql", "compare_columns"} {
+	for _, name := range []string{"create.sql", "load.sql", "alter", "statement", "flags", "globals", "expect_failure", "expect_exit", "verify.sql", "compare_columns", "only_on"} {
 		s, ok, err := readFile(dir, name)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", c.Name, err)
@@ -164,6 +171,11 @@ func (c *testCase) parse(files map[string]string) error {
 		}
 		if c.ExpectFailure == "" {
 			return errors.New("expect_exit without expect_failure")
+		}
+	}
+	if s, ok := files["only_on"]; ok {
+		if c.OnlyOn = strings.TrimSpace(s); c.OnlyOn != "mariadb" && c.OnlyOn != "mysql" {
+			return fmt.Errorf("only_on: want mariadb or mysql, got %q", c.OnlyOn)
 		}
 	}
 	c.Verify = splitSQL(files["verify.sql"])

@@ -104,6 +104,7 @@ func TestLocal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			testenv.FlavorLimit(t, c.appliesTo, "the case's only_on: "+c.OnlyOn)
 			if len(c.Globals) == 0 {
 				// Its own database, the sandbox's globals: beside the others. The cases that set
 				// globals run first, one at a time (go test runs parallel subtests after them).

@@ -215,6 +215,22 @@ func foreignKeys(ctx context.Context, db *sql.DB, schema, tbl string) (own []for
 	return own, referencing, nil
 }
 
+// cascadesLogged says whether the server writes the rows its foreign keys' actions (CASCADE, SET
+// NULL) change to the row binlog: MySQL with innodb_native_foreign_keys=OFF (the default of MySQL
+// 9.7, whose SQL layer runs them: row events flagged USE_SQL_FOREIGN_KEY_F, applied like any
+// other). MariaDB, an older MySQL without the variable, or the variable ON: InnoDB runs them,
+// unlogged.
+func cascadesLogged(ctx context.Context, db *sql.DB, f dbconn.Flavor) bool {
+	if f.MariaDB {
+		return false
+	}
+	var native sql.NullInt64
+	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_native_foreign_keys").Scan(&native); err != nil {
+		return false // unknown variable: InnoDB's own foreign keys
+	}
+	return native.Valid && native.Int64 == 0
+}
+
 // cascadingForeignKeys returns the keys of own with server-side actions (serverActions).
 func cascadingForeignKeys(own []foreignKey) []foreignKey {
 	var out []foreignKey
@@ -229,18 +245,20 @@ func cascadingForeignKeys(own []foreignKey) []foreignKey {
 // checkForeignKeys refuses foreign keys the migration cannot keep:
 //   - a referenced table (its children would follow the original to its old name), unless
 //     --skip-foreign-key-checks;
-//   - a child table whose keys have server-side actions (cascadingForeignKeys): the rows those
-//     actions delete or change during the migration are not in the row binlog, so they would come
-//     back unchanged after the cut-over. Neither --discard-foreign-keys nor --skip-foreign-key-checks
-//     lets it through; only --allow-cascading-foreign-keys-data-loss, whose name states the loss;
-//   - any other child table, unless --discard-foreign-keys or --skip-foreign-key-checks.
-func checkForeignKeys(cfg config.Config, qualified string, own []foreignKey, referencing []string) error {
+//   - a child table whose keys have server-side actions (cascadingForeignKeys), where the server
+//     runs them inside InnoDB (!logged): the rows those actions delete or change during the
+//     migration are not in the row binlog, so they would come back unchanged after the cut-over.
+//     Neither --discard-foreign-keys nor --skip-foreign-key-checks lets it through; only
+//     --allow-cascading-foreign-keys-data-loss, whose name states the loss;
+//   - any other child table (a cascading one where the server logs the actions), unless
+//     --discard-foreign-keys or --skip-foreign-key-checks.
+func checkForeignKeys(cfg config.Config, qualified string, own []foreignKey, referencing []string, logged bool) error {
 	discard, skip := cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks
 	if len(referencing) > 0 && !skip {
 		return fmt.Errorf("found %d parent-side foreign keys on %s. Parent-side foreign keys are not supported. Bailing out: %s is referenced by foreign keys (%s); after the cut-over they would point at the old table: drop them first, or pass --skip-foreign-key-checks if you accept that",
 			len(referencing), qualified, qualified, strings.Join(referencing, ", "))
 	}
-	if cascading := cascadingForeignKeys(own); len(cascading) > 0 && !cfg.AllowCascadingForeignKeysDataLoss {
+	if cascading := cascadingForeignKeys(own); len(cascading) > 0 && !logged && !cfg.AllowCascadingForeignKeysDataLoss {
 		return fmt.Errorf("Child-side foreign keys are not supported: %s has foreign keys with actions the server runs inside InnoDB, outside the row binlog (%s): rows they delete and references they change during the migration would come back unchanged after the cut-over; drop the keys or their actions first, or pass --allow-cascading-foreign-keys-data-loss (with --discard-foreign-keys) to accept that loss",
 			qualified, strings.Join(describeForeignKeys(cascading), "; "))
 	}

@@ -131,26 +131,26 @@ func TestCheckForeignKeys(t *testing.T) {
 		cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks, cfg.AllowCascadingForeignKeysDataLoss = discard, skip, allowLoss
 		return cfg
 	}
-	if err := checkForeignKeys(flags(false, false, false), "gl.t", nil, nil); err != nil {
+	if err := checkForeignKeys(flags(false, false, false), "gl.t", nil, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkForeignKeys(flags(false, false, false), "gl.c", own, nil); err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys (fk_c_p -> p)") {
+	if err := checkForeignKeys(flags(false, false, false), "gl.c", own, nil, false); err == nil || !strings.Contains(err.Error(), "gl.c has foreign keys (fk_c_p -> p)") {
 		t.Fatalf("child: %v", err)
 	}
-	if err := checkForeignKeys(flags(true, false, false), "gl.c", own, nil); err != nil {
+	if err := checkForeignKeys(flags(true, false, false), "gl.c", own, nil, false); err != nil {
 		t.Fatalf("child with --discard-foreign-keys: %v", err)
 	}
-	if err := checkForeignKeys(flags(false, true, false), "gl.c", own, nil); err != nil {
+	if err := checkForeignKeys(flags(false, true, false), "gl.c", own, nil, false); err != nil {
 		t.Fatalf("child with --skip-foreign-key-checks: %v", err)
 	}
-	if err := checkForeignKeys(flags(true, false, false), "gl.p", nil, refs); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys (gl.c.fk_c_p)") {
+	if err := checkForeignKeys(flags(true, false, false), "gl.p", nil, refs, false); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys (gl.c.fk_c_p)") {
 		t.Fatalf("parent with --discard-foreign-keys: %v", err)
 	}
-	if err := checkForeignKeys(flags(false, true, false), "gl.p", nil, refs); err != nil {
+	if err := checkForeignKeys(flags(false, true, false), "gl.p", nil, refs, false); err != nil {
 		t.Fatalf("parent with --skip-foreign-key-checks: %v", err)
 	}
 	// A cascading parent is still refused as a parent, whatever the loss flag says.
-	if err := checkForeignKeys(flags(true, false, true), "gl.p", nil, refs); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys") {
+	if err := checkForeignKeys(flags(true, false, true), "gl.p", nil, refs, false); err == nil || !strings.Contains(err.Error(), "gl.p is referenced by foreign keys") {
 		t.Fatalf("parent with --allow-cascading-foreign-keys-data-loss: %v", err)
 	}
 }
@@ -175,7 +175,7 @@ func TestCheckForeignKeysCascadingActions(t *testing.T) {
 				cfg := config.Config{}
 				cfg.DiscardForeignKeys, cfg.SkipForeignKeyChecks = !skip, skip
 				own := []foreignKey{{"fk_0", "q", "RESTRICT", "RESTRICT"}, c.fk}
-				err := checkForeignKeys(cfg, "gl.c", own, nil)
+				err := checkForeignKeys(cfg, "gl.c", own, nil, false)
 				switch {
 				case c.want == "" && err != nil:
 					t.Errorf("%s refused: %v", c.fk.Name, err)
@@ -183,8 +183,17 @@ func TestCheckForeignKeysCascadingActions(t *testing.T) {
 					!strings.Contains(err.Error(), "--allow-cascading-foreign-keys-data-loss") || strings.Contains(err.Error(), "\n")):
 					t.Errorf("%s (skip %v): got %v, want the key %q and the flag on one line", c.fk.Name, skip, err, c.want)
 				}
+				// Where the server logs the actions (MySQL's SQL-layer foreign keys), the key is a
+				// child-side key like any other: --discard-foreign-keys or --skip-foreign-key-checks.
+				if err := checkForeignKeys(cfg, "gl.c", own, nil, true); err != nil {
+					t.Errorf("%s, actions logged: %v", c.fk.Name, err)
+				}
+				if err := checkForeignKeys(config.Config{}, "gl.c", own, nil, true); err == nil || !strings.Contains(err.Error(), "--discard-foreign-keys") ||
+					strings.Contains(err.Error(), "--allow-cascading-foreign-keys-data-loss") {
+					t.Errorf("%s, actions logged, no flag: got %v, want the child-side refusal", c.fk.Name, err)
+				}
 				cfg.AllowCascadingForeignKeysDataLoss = true
-				if err := checkForeignKeys(cfg, "gl.c", own, nil); err != nil {
+				if err := checkForeignKeys(cfg, "gl.c", own, nil, false); err != nil {
 					t.Errorf("%s with --allow-cascading-foreign-keys-data-loss: %v", c.fk.Name, err)
 				}
 			}

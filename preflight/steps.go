@@ -135,7 +135,8 @@ func checkTable(ctx context.Context, st *State) error {
 
 // inspectForeignKeys reads the original's foreign keys and refuses those the migration cannot keep
 // (checkForeignKeys in inspect.go). Cascading keys let through by
-// --allow-cascading-foreign-keys-data-loss are logged as a warning.
+// --allow-cascading-foreign-keys-data-loss are logged as a warning, unless the server logs what
+// they change (cascadesLogged): then they are child-side keys like any other.
 func inspectForeignKeys(ctx context.Context, st *State) error {
 	schema, tbl := st.Config.Database, st.Config.Table
 	own, referencing, err := foreignKeys(ctx, st.Primary, schema, tbl)
@@ -143,10 +144,11 @@ func inspectForeignKeys(ctx context.Context, st *State) error {
 		return err
 	}
 	st.Plan.ForeignKeys, st.Plan.ReferencedBy = describeForeignKeys(own), referencing
-	if err := checkForeignKeys(st.Config, schema+"."+tbl, own, referencing); err != nil {
+	logged := cascadesLogged(ctx, st.Primary, st.Plan.Flavor)
+	if err := checkForeignKeys(st.Config, schema+"."+tbl, own, referencing, logged); err != nil {
 		return err
 	}
-	if cascading := cascadingForeignKeys(own); len(cascading) > 0 {
+	if cascading := cascadingForeignKeys(own); len(cascading) > 0 && !logged {
 		// config refuses --allow-cascading-foreign-keys-data-loss without --checksum: the
 		// checksum repairs what these keys changed before the cut-over.
 		st.Log.Warn().Strs("foreign_keys", describeForeignKeys(cascading)).
