@@ -109,7 +109,7 @@ func measureLoadAlone(ctx context.Context, s *server, cfg dbconn.Config, o optio
 	return alone, nil
 }
 
-// busyServerWaits keeps one server session computing for d (BENCHMARK statements of about 0.2 s
+// busyServerWaits keeps one server session computing for d (BENCHMARK statements of about 0.1 s
 // each) while load runs, and returns the latency of the load's writes sent meanwhile.
 func busyServerWaits(ctx context.Context, s *server, load *loadgen.Load, d time.Duration) (waits, error) {
 	start := time.Now()

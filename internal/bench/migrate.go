@@ -34,7 +34,8 @@ type migration struct {
 	marks       []phaseMark      // when each phase began (latency.go)
 	phases      map[string]waits // the load's write latency in each phase (under load)
 	lockWaits   rowLocks         // InnoDB row lock waits during the run (latency.go)
-	// binlogsBegun is how many binary log files the server began during the run (rotations)
+	// binlogsBegun is how many binary log files the server began during the run (rotations); -1
+	// when SHOW BINARY LOGS could not be read
 	binlogsBegun int
 }
 
@@ -123,7 +124,9 @@ func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migr
 	m.took, m.serverCPU = time.Since(start), s.serverCPU(ctx)
 	locks := s.rowLocks(ctx)
 	m.lockWaits = rowLocks{waits: locks.waits - locks0.waits, timeMS: locks.timeMS - locks0.timeMS}
-	m.binlogsBegun = s.newestBinlog(ctx) - binlog0
+	if m.binlogsBegun = s.newestBinlog(ctx) - binlog0; binlog0 < 0 || m.binlogsBegun < 0 {
+		m.binlogsBegun = -1 // unreadable
+	}
 	if cpu0 < 0 || m.serverCPU < 0 {
 		m.serverCPU = -1
 	} else {
