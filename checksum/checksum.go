@@ -2,6 +2,9 @@
 // ALTER would make of the original's rows: it compares both tables chunk by chunk over the shared
 // key (COUNT(*) and a BIT_XOR of each row's SHA1 (SHA2 on MySQL) folded to 64 bits, per range, on both sides),
 // reading both in one consistent snapshot, and repairs a chunk that differs by copying it again.
+// Where a shared key column changes type, character set or collation (other than an integer
+// widened), the ghost's rows are not in the original's key order: both tables are then compared
+// as one range, the whole table (the aggregate is order-independent), and repaired whole.
 //
 // Invariants:
 //   - both tables are read in one InnoDB snapshot opened while the original is locked for reads
@@ -17,7 +20,10 @@
 //     marker per column), a FLOAT or DOUBLE is read with every bit of its value;
 //   - the original is only read (under shared locks while a chunk is repaired); a repair writes
 //     the ghost's rows of one key range in one transaction;
-//   - a chunk that still differs after Rounds repairs fails the run, naming its key range.
+//   - a chunk that still differs after Rounds repairs fails the run, naming its key range;
+//   - a shared key that changes is compared only when each of its columns is compared exactly
+//     (then every row's hash holds its key, unique on both sides, and the one range's COUNT and
+//     BIT_XOR do not depend on the rows' order); otherwise New returns ErrKeyChanges.
 package checksum
 
 import (
@@ -115,8 +121,11 @@ type Checksum struct {
 	// min and max are the original's smallest and largest keys in the current full pass's
 	// snapshot, set by the walk before it hands out the first range.
 	min, max []sql.RawBytes
-	mu       sync.Mutex // guards res during a round
-	res      Result
+	// whole, when not empty, is how the shared key changes: the tables are compared as one
+	// range without bounds and repaired whole (see planKey).
+	whole string
+	mu    sync.Mutex // guards res during a round
+	res   Result
 }
 
 // New checks cfg and plans the comparison: which columns, through which expressions.
@@ -153,13 +162,16 @@ func New(cfg Config) (*Checksum, error) {
 }
 
 // planKey maps the shared key's columns to the ghost's and picks the ghost's index for them.
-// The ghost is read in the same key ranges: each key column must keep its values' order there.
+// The ghost is read in the same key ranges where each key column keeps its values' order there
+// (the same type, character set and collation, or integers). Where one does not, the ghost's rows
+// are in another order, and keys distinct in one table may even be equal in the other: the
+// tables are then compared as one range (c.whole), which needs every key column compared exactly.
 func (c *Checksum) planKey() error {
 	toGhost := map[string]string{}
 	for _, p := range c.cfg.Pairs {
 		toGhost[strings.ToLower(p.Original)] = p.Ghost
 	}
-	var ghostCols []string
+	var ghostCols, changes []string
 	for _, oc := range c.ranges.Columns() {
 		g, ok := toGhost[strings.ToLower(oc.Name)]
 		if !ok && oc.Generated { // a generated key column both tables compute (plan's generatedTwins)
@@ -171,13 +183,17 @@ func (c *Checksum) planKey() error {
 		}
 		same := oc.ColumnType == gc.ColumnType && oc.Charset == gc.Charset && oc.Collation == gc.Collation
 		if !same && !(isInteger(oc) && isInteger(gc)) {
-			return fmt.Errorf("%w: shared key column %s changes from %s to %s", ErrKeyChanges, oc.Name, describe(oc), describe(gc))
+			changes = append(changes, fmt.Sprintf("shared key column %s changes from %s to %s", oc.Name, describeKey(oc), describeKey(gc)))
 		}
 		c.origKey = append(c.origKey, table.QuoteIdent(oc.Name))
 		c.ghostKey = append(c.ghostKey, table.QuoteIdent(gc.Name))
 		ghostCols = append(ghostCols, gc.Name)
 	}
 	c.ghost = table.Qualify(c.cfg.Original.Schema, c.cfg.GhostTable)
+	if len(changes) > 0 {
+		c.whole = strings.Join(changes, "; ")
+		return c.keyCompared()
+	}
 	for _, k := range c.cfg.Ghost.UniqueKeys {
 		if !k.HasPrefix && len(k.Columns) >= len(ghostCols) && strings.EqualFold(strings.Join(k.Columns[:len(ghostCols)], ","), strings.Join(ghostCols, ",")) {
 			c.ghost += fmt.Sprintf(" FORCE INDEX (%s)", table.QuoteIdent(k.Name))
@@ -187,8 +203,33 @@ func (c *Checksum) planKey() error {
 	return nil
 }
 
-// ErrKeyChanges marks a shared key whose type changes: the ghost cannot be read in the same
-// ranges, and the checksum does not run (the migration goes on without it).
+// keyCompared checks, for a changing key (c.whole), that each key column is in every row's hash
+// through an exact conversion: a row is then told from every other by its hash's input on both
+// sides, whatever order either table keeps. It returns ErrKeyChanges, with why, otherwise.
+func (c *Checksum) keyCompared() error {
+	for _, oc := range c.ranges.Columns() {
+		found := false
+		for _, col := range c.cols {
+			found = found || strings.EqualFold(col.name, oc.Name)
+		}
+		if !found {
+			return fmt.Errorf("%w: %s, and column %s is not compared exactly (see the columns not compared)", ErrKeyChanges, c.whole, oc.Name)
+		}
+	}
+	return nil
+}
+
+// describeKey is describe with the collation, which decides which keys are equal.
+func describeKey(c *table.Column) string {
+	if c.Collation != "" {
+		return describe(c) + " " + c.Collation
+	}
+	return describe(c)
+}
+
+// ErrKeyChanges marks a shared key whose type changes and that the checksum cannot compare
+// exactly (a key column left out: see keyCompared): the checksum does not run (the migration goes
+// on without it).
 var ErrKeyChanges = errors.New("the checksum cannot run")
 
 // Run compares both tables, repairs the chunks that differ and compares those again, up to
@@ -207,6 +248,9 @@ func (c *Checksum) Run(ctx context.Context) (Result, error) {
 	c.db = db
 	c.leaf = max(1, c.cfg.ChunkSize())
 	c.size = c.leaf * c.cfg.RangeChunks
+	if c.whole != "" {
+		c.log.Info().Str("key_change", c.whole).Msg("checksum: the shared key changes (its rows are in another order in the ghost): the tables are compared as one range, and repaired whole if they differ")
+	}
 	bad, err := c.round(ctx, 0, nil)
 	for round := 1; err == nil && len(bad) > 0; round++ {
 		if round > c.cfg.Rounds {
@@ -214,7 +258,11 @@ func (c *Checksum) Run(ctx context.Context) (Result, error) {
 			break
 		}
 		for _, sp := range bad {
-			c.log.Warn().Str("keys", c.describe(sp)).Int("round", round).Msg("checksum: chunk differs; copying it again")
+			msg := "checksum: chunk differs; copying it again"
+			if c.whole != "" {
+				msg = "checksum: the tables differ; copying the whole table again"
+			}
+			c.log.Warn().Str("keys", c.describe(sp)).Int("round", round).Msg(msg)
 			if err = c.repair(ctx, sp); err != nil {
 				break
 			}
@@ -237,6 +285,10 @@ func (c *Checksum) persistent(bad []span) error {
 			break
 		}
 		keys = append(keys, c.describe(sp))
+	}
+	if c.whole != "" {
+		return fmt.Errorf("%w: %s and %s still differ after %d repairs of the whole table (%s: compared as one range); the original is untouched",
+			ErrMismatch, c.cfg.Original.Name, c.cfg.GhostTable, c.cfg.Rounds, c.whole)
 	}
 	return fmt.Errorf("%w: %s and %s still differ after %d repairs in key ranges %s of %s; the original is untouched",
 		ErrMismatch, c.cfg.Original.Name, c.cfg.GhostTable, c.cfg.Rounds, strings.Join(keys, "; "), c.cfg.OriginalKey.Name)

@@ -36,6 +36,16 @@ func bigSetup(t *testing.T, rows func() int64, hook func(ctx context.Context, db
 // sessions, rows the estimate of t's rows (nil: none), hook run before each snapshot.
 func newChecksum(t *testing.T, db *sql.DB, chunk, sessions int, rows func() int64, hook func(ctx context.Context, db *sql.DB, round int) error) *Checksum {
 	t.Helper()
+	cs, err := New(checksumConfig(t, db, chunk, sessions, rows, hook))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// checksumConfig is newChecksum's configuration.
+func checksumConfig(t *testing.T, db *sql.DB, chunk, sessions int, rows func() int64, hook func(ctx context.Context, db *sql.DB, round int) error) Config {
+	t.Helper()
 	ctx := context.Background()
 	orig, err := table.Inspect(ctx, db, testDB, "t")
 	if err != nil {
@@ -50,7 +60,7 @@ func newChecksum(t *testing.T, db *sql.DB, chunk, sessions int, rows func() int6
 	for _, c := range orig.Columns {
 		pairs = append(pairs, Pair{Original: c.Name, Ghost: c.Name, Select: table.QuoteIdent(c.Name)})
 	}
-	cs, err := New(Config{
+	return Config{
 		Primary: testenv.PrimaryConfig(), Flavor: testenv.Flavor(t), Original: orig, Ghost: ghost, GhostTable: "g", OriginalKey: *key, Pairs: pairs,
 		ChunkSize: func() int { return chunk }, Rows: rows, RangeChunks: 10, Sessions: sessions,
 		LockTimeout: 3 * time.Second, CatchUpTimeout: 10 * time.Second,
@@ -59,11 +69,7 @@ func newChecksum(t *testing.T, db *sql.DB, chunk, sessions int, rows func() int6
 		Test: TestHooks{BeforeSnapshot: func(ctx context.Context, round int) error {
 			return hook(ctx, db, round)
 		}},
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return cs
 }
 
 // Ghost rows changed, deleted and added (below the smallest and above the largest key) inside

@@ -17,6 +17,9 @@ type span struct {
 }
 
 func (c *Checksum) describe(sp span) string {
+	if c.whole != "" {
+		return "the whole table"
+	}
 	open := "("
 	if sp.inclusive {
 		open = "["
@@ -33,8 +36,12 @@ func (c *Checksum) describe(sp span) string {
 
 // walk emits each range of c.size rows of the original as the snapshot sees it, from the first
 // key to the last, the ends unbounded (a one-column integer key is cut by its values instead,
-// see valueCuts). It sets c.min and c.max before the first.
+// see valueCuts). It sets c.min and c.max before the first. Where the key changes (c.whole) it
+// emits one span without bounds: the whole table.
 func (c *Checksum) walk(ctx context.Context, conn *sql.Conn, emit func(span) error) error {
+	if c.whole != "" {
+		return emit(span{})
+	}
 	min, max, err := c.ranges.Bounds(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("checksum: read key bounds: %w", err)

@@ -25,12 +25,23 @@ const repairAttempts = 5
 // the read waited for this transaction's shared locks, so it comes later in the binlog and is
 // applied over what was written here. The ghost's rows of the span are locked from the DELETE on
 // (next-key locks), so an applied change to them waits for the commit.
+//
+// Where the key changes (c.whole) the span is the whole table: every ghost row is deleted and
+// every row of the original inserted again, through the copy's expressions, as the server's ALTER
+// converts them; the original's rows are share-locked until the commit (the application's writes
+// to them wait). Two rows of the original whose keys are equal in the ghost (its collation) fail
+// the insert with a duplicate key, as they fail the server's ALTER: the run fails, naming them.
 func (c *Checksum) repair(ctx context.Context, sp span) error {
 	var err error
 	for attempt := 1; attempt <= repairAttempts; attempt++ {
 		if err = c.repairOnce(ctx, sp); err == nil || !transient(err) {
 			break
 		}
+	}
+	var me *mysql.MySQLError
+	if c.whole != "" && errors.As(err, &me) && me.Number == 1062 {
+		return fmt.Errorf("checksum: copy the whole table again (%s): rows of %s clash on a unique key of the new table, as they would in the server's ALTER: %w; the original table is untouched",
+			c.whole, c.cfg.Original.Name, err)
 	}
 	if err != nil {
 		return fmt.Errorf("checksum: copy keys %s again: %w", c.describe(sp), err)

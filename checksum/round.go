@@ -31,6 +31,9 @@ func (c *Checksum) round(ctx context.Context, n int, only []span) ([]span, error
 		}
 	}
 	workers := c.cfg.Sessions
+	if c.whole != "" {
+		workers = 1 // one range
+	}
 	if only != nil {
 		workers = min(workers, len(only))
 	}
@@ -131,7 +134,8 @@ func (c *Checksum) compareAll(ctx context.Context, conns []*sql.Conn, full bool,
 }
 
 // check compares one span and returns the chunks of it that differ: in the full pass a differing
-// range is narrowed down in the same snapshot; a re-checked chunk is returned as it is.
+// range is narrowed down in the same snapshot; a re-checked chunk, or the whole table where the
+// key changes (the ghost cannot be cut in the original's key ranges), is returned as it is.
 func (c *Checksum) check(ctx context.Context, conn *sql.Conn, sp span, full bool) ([]span, error) {
 	same, rows, err := c.compare(ctx, conn, sp)
 	if err != nil {
@@ -146,7 +150,7 @@ func (c *Checksum) check(ctx context.Context, conn *sql.Conn, sp span, full bool
 	switch {
 	case same:
 		return nil, nil
-	case full:
+	case full && c.whole == "":
 		return c.narrow(ctx, conn, sp, rows)
 	default:
 		return []span{sp}, nil

@@ -397,7 +397,7 @@ func (r *runner) runFull() {
 		t.Errorf("--log-format=json: %d lines are not JSON, e.g. %q", len(bad), bad[0])
 	}
 	r.fullRunLog = p.stderr.String()
-	if strings.Contains(p.stderr.String(), "checksum: chunk differs") {
+	if log := p.stderr.String(); strings.Contains(log, "checksum: chunk differs") || strings.Contains(log, "checksum: the tables differ") {
 		t.Errorf("the checksum before the cut-over found a chunk that differs (a false mismatch, or a copy gone wrong)\n%s", p.output())
 	}
 	if t.Failed() {

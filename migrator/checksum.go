@@ -20,8 +20,10 @@ var checksumCatchUpTimeout = 10 * time.Second
 
 // checksum compares the original and the ghost before the cut-over and repairs chunks that
 // differ (package checksum). It runs after the postponed wait and the catch-up, so it proves the
-// data as it is right before the swap. A shared key whose type changes cannot be read in the
-// same ranges on both sides: the checksum is then skipped with a warning.
+// data as it is right before the swap. A shared key whose type, character set or collation
+// changes is compared as one range (the whole table; checksum.Checksum logs it); one of whose
+// columns the checksum cannot compare exactly (checksum.ErrKeyChanges) skips the checksum with a
+// warning.
 func (r *run) checksum(ctx context.Context) error {
 	m, p := r.m, r.s.plan
 	pairs := make([]checksum.Pair, len(p.Columns))
@@ -46,7 +48,7 @@ func (r *run) checksum(ctx context.Context) error {
 		Test:           checksum.TestHooks{BeforeSnapshot: m.seams.beforeSnapshot},
 	})
 	if errors.Is(err, checksum.ErrKeyChanges) {
-		m.log.Warn().Err(err).Msg("checksum skipped: the ghost cannot be read in the original's key ranges")
+		m.log.Warn().Err(err).Msg("checksum skipped: the shared key changes and the checksum cannot compare it exactly")
 		r.unchecked = []string{"every column: " + err.Error()}
 		m.emit(observe.EventChecksum, observe.Event{Checksum: &observe.ChecksumOutcome{Skipped: r.unchecked}})
 		return nil
