@@ -163,7 +163,7 @@ func New(cfg Config) (*Checksum, error) {
 
 // planKey maps the shared key's columns to the ghost's and picks the ghost's index for them.
 // The ghost is read in the same key ranges where each key column keeps its values' order there
-// (the same type, character set and collation, or integers). Where one does not, the ghost's rows
+// (the same type, character set and collation, integers, or a string only widened). Where one does not, the ghost's rows
 // are in another order, and keys distinct in one table may even be equal in the other: the
 // tables are then compared as one range (c.whole), which needs every key column compared exactly.
 func (c *Checksum) planKey() error {
@@ -182,7 +182,7 @@ func (c *Checksum) planKey() error {
 			return fmt.Errorf("checksum: shared key column %s is not copied to the ghost", oc.Name)
 		}
 		same := oc.ColumnType == gc.ColumnType && oc.Charset == gc.Charset && oc.Collation == gc.Collation
-		if !same && !(isInteger(oc) && isInteger(gc)) {
+		if !same && !(isInteger(oc) && isInteger(gc)) && !widenedString(oc, gc) {
 			changes = append(changes, fmt.Sprintf("shared key column %s changes from %s to %s", oc.Name, describeKey(oc), describeKey(gc)))
 		}
 		c.origKey = append(c.origKey, table.QuoteIdent(oc.Name))
@@ -201,6 +201,18 @@ func (c *Checksum) planKey() error {
 		}
 	}
 	return nil
+}
+
+// widenedString says key column o becomes g only longer, of the same string type, character set
+// and collation (VARCHAR(20) to VARCHAR(40)): every value stays as it is and keeps its order
+// and its equals, so the ghost is read in the original's key ranges. Not BINARY(n), whose values
+// are padded to n bytes.
+func widenedString(o, g *table.Column) bool {
+	switch o.DataType {
+	case "varchar", "char", "varbinary":
+		return g.DataType == o.DataType && g.Charset == o.Charset && g.Collation == o.Collation && g.OctetLength >= o.OctetLength
+	}
+	return false
 }
 
 // keyCompared checks, for a changing key (c.whole), that each key column is in every row's hash

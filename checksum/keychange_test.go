@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-ghostlite/go-ghostlite/internal/table"
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
@@ -117,5 +118,30 @@ func TestChecksumKeyChangeNotCompared(t *testing.T) {
 	_, err := New(checksumConfig(t, db, 10, 2, nil, func(context.Context, *sql.DB, int) error { return nil }))
 	if !errors.Is(err, ErrKeyChanges) || !strings.Contains(err.Error(), "not compared exactly") {
 		t.Errorf("want ErrKeyChanges naming the key column not compared: %v", err)
+	}
+}
+
+// A string key only made longer, of the same type, character set and collation, keeps its values
+// and their order: it is compared in ranges, not as one range. Needs no server.
+func TestWidenedStringKeyKeepsRanges(t *testing.T) {
+	col := func(dataType, charset, collation string, octets int64) *table.Column {
+		return &table.Column{DataType: dataType, Charset: charset, Collation: collation, OctetLength: octets}
+	}
+	for _, c := range []struct {
+		o, g *table.Column
+		want bool
+	}{
+		{col("varchar", "utf8mb4", "utf8mb4_bin", 80), col("varchar", "utf8mb4", "utf8mb4_bin", 160), true},
+		{col("char", "latin1", "latin1_swedish_ci", 10), col("char", "latin1", "latin1_swedish_ci", 20), true},
+		{col("varbinary", "", "", 10), col("varbinary", "", "", 20), true},
+		{col("varchar", "utf8mb4", "utf8mb4_bin", 160), col("varchar", "utf8mb4", "utf8mb4_bin", 80), false},              // narrowed
+		{col("varchar", "utf8mb3", "utf8mb3_general_ci", 60), col("varchar", "utf8mb4", "utf8mb4_general_ci", 80), false}, // charset
+		{col("varchar", "utf8mb4", "utf8mb4_bin", 80), col("varchar", "utf8mb4", "utf8mb4_0900_ai_ci", 80), false},        // collation
+		{col("char", "latin1", "latin1_swedish_ci", 10), col("varchar", "latin1", "latin1_swedish_ci", 10), false},        // type
+		{col("binary", "", "", 4), col("binary", "", "", 8), false},                                                       // padded to its length
+	} {
+		if got := widenedString(c.o, c.g); got != c.want {
+			t.Errorf("%s(%d) %s -> %s(%d) %s: %v, want %v", c.o.DataType, c.o.OctetLength, c.o.Collation, c.g.DataType, c.g.OctetLength, c.g.Collation, got, c.want)
+		}
 	}
 }
