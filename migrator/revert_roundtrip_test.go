@@ -95,7 +95,7 @@ func TestRevertRoundTrip(t *testing.T) {
 			}
 			testenv.Exec(t, db, c.writes(roundTripAfter)...)
 			testenv.Exec(t, db, c.extra...)
-			if err := revertWriting(t, db, checkpointConfig(t, "", "_t_del"), c.writes(roundTripDuring)...); err != nil {
+			if err := runWriting(t, db, checkpointConfig(t, "", "_t_del"), c.writes(roundTripDuring)...); err != nil {
 				t.Fatalf("revert: %v", err)
 			}
 			if got := showCreate(t, db, "t"); got != original {

@@ -340,7 +340,7 @@ func checkpointConfig(t *testing.T, alter, oldTable string) config.Config {
 
 // revertWriting runs cfg (a revert) with its cut-over postponed, runs during the postponement
 // the statements of during, then lets it cut over and returns its result.
-func revertWriting(t *testing.T, db *sql.DB, cfg config.Config, during ...string) error {
+func runWriting(t *testing.T, db *sql.DB, cfg config.Config, during ...string) error {
 	t.Helper()
 	flag := postpone(t, &cfg)
 	done := runMigration(t, cfg)
@@ -374,7 +374,7 @@ func TestRevertMapsRenamedColumns(t *testing.T) {
 	testenv.Exec(t, db, "UPDATE t SET label = CONCAT('after-', id), qty = id * 3 WHERE id % 7 = 0",
 		"INSERT INTO t (id, a, label, qty) VALUES (5001, 1, 'new-1', 11), (5002, 2, 'new-2', 22)",
 		"DELETE FROM t WHERE id % 11 = 0")
-	err = revertWriting(t, db, renameConfig(t, "_t_del"),
+	err = runWriting(t, db, renameConfig(t, "_t_del"),
 		"UPDATE t SET label = 'during', qty = qty + 1000 WHERE id % 13 = 0",
 		"INSERT INTO t (id, a, label, qty) VALUES (5003, 3, 'new-3', 33)")
 	if err != nil {
@@ -396,7 +396,7 @@ func TestRevertMapsRenamedColumns(t *testing.T) {
 	// The revert kept its own cut-over checkpoint (--checkpoint): reverting it maps b and n to
 	// label and qty again.
 	testenv.Exec(t, db, "UPDATE t SET b = 'old-name', n = -1 WHERE id % 5 = 0")
-	if err := revertWriting(t, db, renameConfig(t, "_t_rev_del"), "UPDATE t SET b = 'old-during' WHERE id = 2"); err != nil {
+	if err := runWriting(t, db, renameConfig(t, "_t_rev_del"), "UPDATE t SET b = 'old-during' WHERE id = 2"); err != nil {
 		t.Fatalf("revert of the revert: %v", err)
 	}
 	if got := showCreate(t, db, "t"); got != migrated {

@@ -220,15 +220,16 @@ func foreignKeys(ctx context.Context, db *sql.DB, schema, tbl string) (own []for
 // 9.7, whose SQL layer runs them: row events flagged USE_SQL_FOREIGN_KEY_F, applied like any
 // other). MariaDB, an older MySQL without the variable, or the variable ON: InnoDB runs them,
 // unlogged.
-func cascadesLogged(ctx context.Context, db *sql.DB, f dbconn.Flavor) bool {
+func cascadesLogged(ctx context.Context, db *sql.DB, f dbconn.Flavor) (bool, error) {
 	if f.MariaDB {
-		return false
+		return false, nil
 	}
-	var native sql.NullInt64
-	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_native_foreign_keys").Scan(&native); err != nil {
-		return false // unknown variable: InnoDB's own foreign keys
+	vars, err := dbconn.ReadVariables(ctx, db, "innodb_native_foreign_keys")
+	if err != nil {
+		return false, err
 	}
-	return native.Valid && native.Int64 == 0
+	native, ok := vars["innodb_native_foreign_keys"]
+	return ok && !dbconn.IsOn(native), nil
 }
 
 // cascadingForeignKeys returns the keys of own with server-side actions (serverActions).

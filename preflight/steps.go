@@ -144,7 +144,10 @@ func inspectForeignKeys(ctx context.Context, st *State) error {
 		return err
 	}
 	st.Plan.ForeignKeys, st.Plan.ReferencedBy = describeForeignKeys(own), referencing
-	logged := cascadesLogged(ctx, st.Primary, st.Plan.Flavor)
+	logged, err := cascadesLogged(ctx, st.Primary, st.Plan.Flavor)
+	if err != nil {
+		return err
+	}
 	if err := checkForeignKeys(st.Config, schema+"."+tbl, own, referencing, logged); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-ghostlite/go-ghostlite/checkpoint"
 	"github.com/go-ghostlite/go-ghostlite/internal/dbconn"
 	"github.com/go-ghostlite/go-ghostlite/internal/loadgen"
 )
@@ -206,23 +207,12 @@ func (s *server) rowLocks(ctx context.Context) rowLocks {
 // it cannot be read. A migration that begins new ones made the server rotate its binary log,
 // which holds every commit for a moment (about 100 ms on MariaDB here, doc/performance.md).
 func (s *server) newestBinlog(ctx context.Context) int {
-	rows, err := s.db.QueryContext(ctx, "SHOW BINARY LOGS")
+	files, err := checkpoint.BinaryLogs(ctx, s.db)
 	if err != nil {
 		return -1
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
 	newest := -1
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		var name string
-		vals[0] = &name
-		for i := 1; i < len(vals); i++ {
-			vals[i] = new(any)
-		}
-		if rows.Scan(vals...) != nil {
-			return -1
-		}
+	for _, name := range files {
 		if n, err := strconv.Atoi(name[strings.LastIndex(name, ".")+1:]); err == nil && n > newest {
 			newest = n
 		}
