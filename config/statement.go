@@ -375,7 +375,8 @@ func wordsOf(toks []stmtToken) []string {
 // PerTable is c for each table of --statement, in order: a copy of c with Table and Alter from its
 // statement and Statement cleared. Without --statement it is c alone. It refuses --statement
 // together with --table or --alter, without --database, and any statement ParseStatement refuses
-// (every error wraps ErrUsage).
+// (every error wraps ErrUsage), and with two tables or more a flag a set cannot honour
+// (setUnsupported).
 func (c Config) PerTable() ([]Config, error) {
 	if c.Statement == "" {
 		return []Config{c}, nil
@@ -392,10 +393,28 @@ func (c Config) PerTable() ([]Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if flag := c.setUnsupported(); flag != "" && len(alters) > 1 {
+		return nil, usagef("%s with %d tables: not supported for a set (each table would end on its own); migrate them one at a time, or without %s",
+			flag, len(alters), flag)
+	}
 	out := make([]Config, len(alters))
 	for i, a := range alters {
 		out[i] = c
 		out[i].Table, out[i].Alter, out[i].Statement = a.Table, a.Alter, ""
 	}
 	return out, nil
+}
+
+// setUnsupported names the flag of c a set cannot honour (a run that ends without the set's
+// cut-over: an instant ALTER, a test or a migration on the replica), or "".
+func (c Config) setUnsupported() string {
+	switch {
+	case c.AttemptInstantDDL:
+		return "--attempt-instant-ddl"
+	case c.TestOnReplica:
+		return "--test-on-replica"
+	case c.MigrateOnReplica:
+		return "--migrate-on-replica"
+	}
+	return ""
 }

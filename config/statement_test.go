@@ -139,6 +139,10 @@ func TestPerTable(t *testing.T) {
 		{func(c *Config) { c.Alter = "ADD c INT" }, "--statement and --alter contradict each other"},
 		{func(c *Config) { c.Database = "" }, "--statement needs --database"},
 		{func(c *Config) { c.Statement = "DROP TABLE t" }, "needs no online migration"},
+		// A run that ends without the set's cut-over cannot be one of a set.
+		{func(c *Config) { c.AttemptInstantDDL = true }, "--attempt-instant-ddl with 2 tables: not supported for a set"},
+		{func(c *Config) { c.TestOnReplica = true }, "--test-on-replica with 2 tables: not supported for a set"},
+		{func(c *Config) { c.MigrateOnReplica = true }, "--migrate-on-replica with 2 tables: not supported for a set"},
 	} {
 		cfg := with
 		c.set(&cfg)
@@ -158,6 +162,7 @@ func TestValidateStatement(t *testing.T) {
 		want string // "" when valid
 	}{
 		{"one statement", func(c *Config) { c.Statement = "CREATE INDEX i ON t (v)" }, ""},
+		{"one statement, instant", func(c *Config) { c.Statement, c.AttemptInstantDDL = "CREATE INDEX i ON t (v)", true }, ""},
 		{"two statements", func(c *Config) { c.Statement = "ALTER TABLE a ADD c INT; ALTER TABLE b ADD c INT" }, ""},
 		{"with --revert", func(c *Config) {
 			c.Statement, c.Revert, c.OldTableName, c.Execute = "ALTER TABLE t ADD c INT", true, "_t_del", true

@@ -46,10 +46,6 @@ func NewSet(cfgs []config.Config) (*Set, error) {
 	if err := cutover.RefuseSet(cfgs[0].CutOver, len(cfgs)); err != nil {
 		return nil, fmt.Errorf("%w: %v", config.ErrUsage, err)
 	}
-	if flag := setUnsupported(cfgs[0]); flag != "" {
-		return nil, fmt.Errorf("%w: %s with %d tables: not supported for a set (each table would end on its own); migrate them one at a time, or without %s",
-			config.ErrUsage, flag, len(cfgs), flag)
-	}
 	j := &jointCutOver{algorithm: cfgs[0].CutOver, arrivals: make([]*arrival, len(cfgs)),
 		done: make(chan struct{}), gone: make(chan struct{})}
 	s := &Set{validated: newSetBarrier(len(cfgs)), log: cfgs[0].Logger.With().Str("component", "migrator").Logger()}
@@ -85,21 +81,6 @@ func sameServerIDs(cfgs []config.Config) bool {
 		}
 	}
 	return true
-}
-
-// setUnsupported names the flag of cfg a set cannot honour (a run that ends without the set's
-// one cut-over, or acts on a replica around it), or "". --recover-cut-over recovers each table
-// on its own: a set's renames are single statements, so its tables are all in one layout.
-func setUnsupported(cfg config.Config) string {
-	switch {
-	case cfg.AttemptInstantDDL:
-		return "--attempt-instant-ddl"
-	case cfg.TestOnReplica:
-		return "--test-on-replica"
-	case cfg.MigrateOnReplica:
-		return "--migrate-on-replica"
-	}
-	return ""
 }
 
 // Members are the set's migrations, in the order of the statements.

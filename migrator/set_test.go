@@ -237,8 +237,6 @@ func TestSetRefusals(t *testing.T) {
 	cfgs, _ := setConfigs(t, "s", nil, [2]string{"a", "ADD COLUMN c INT"}, [2]string{"b", "ADD COLUMN c INT"})
 	for name, change := range map[string]func(*config.Config){
 		"--cut-over=atomic cannot cut 2 tables over at once": func(c *config.Config) { c.CutOver = config.CutOverAtomic },
-		"--attempt-instant-ddl with 2 tables":                func(c *config.Config) { c.AttemptInstantDDL = true },
-		"--test-on-replica with 2 tables":                    func(c *config.Config) { c.TestOnReplica = true },
 	} {
 		bad := append([]config.Config{}, cfgs...)
 		change(&bad[0])
