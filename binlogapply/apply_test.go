@@ -48,14 +48,14 @@ func applyAlteredGhost(t *testing.T, name string, statementByStatement bool) {
 	f.compare([]string{"a", "c"}, []string{"a", "c"}, "a, b", "a, b")
 	f.compareExcept([]string{"a", "b", "old_name", "c"}, []string{"a", "b", "new_name", "c"})
 	var conv int
-	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._` + name + `_gho WHERE new_name = _utf8mb4'çà' AND HEX(new_name) = 'C3A7C3A0'`).Scan(&conv); err != nil {
+	if err := f.db.QueryRow(`SELECT COUNT(*) FROM glr_binlogapply._` + name + `_gho WHERE new_name = _utf8mb4'çà' AND HEX(new_name) = 'C3A7C3A0'`).Scan(&conv); err != nil {
 		t.Fatal(err)
 	}
 	if conv != 1 {
 		t.Errorf("latin1 value not converted to utf8mb4 bytes in the ghost")
 	}
 	var added int
-	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._` + name + `_gho WHERE added <> 7`).Scan(&added); err != nil {
+	if err := f.db.QueryRow(`SELECT COUNT(*) FROM glr_binlogapply._` + name + `_gho WHERE added <> 7`).Scan(&added); err != nil {
 		t.Fatal(err)
 	}
 	if added != 0 {
@@ -83,8 +83,8 @@ func TestOriginalAlteredStopsRun(t *testing.T) {
 	f := newFixture(t, "ddl", `CREATE TABLE %s (id INT PRIMARY KEY, v INT)`, fixtureOpts{})
 	f.exec(`INSERT INTO {T} VALUES (1, 1)`,
 		// These reference the original without changing it: no error.
-		`CREATE TABLE gl_binlogapply.ddl_copy LIKE {T}`,
-		`ALTER TABLE gl_binlogapply.ddl_copy ADD COLUMN ddl INT`,
+		`CREATE TABLE glr_binlogapply.ddl_copy LIKE {T}`,
+		`ALTER TABLE glr_binlogapply.ddl_copy ADD COLUMN ddl INT`,
 		`ANALYZE TABLE {T}`)
 	f.sentinel(20 * time.Second)
 	f.exec(`INSERT INTO {T} VALUES (2, 2)`, `ALTER TABLE {T} ADD COLUMN w INT`, `INSERT INTO {T} VALUES (3, 3, 3)`)
@@ -94,7 +94,7 @@ func TestOriginalAlteredStopsRun(t *testing.T) {
 	}
 	// Everything read before the DDL was applied first.
 	var n int
-	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._ddl_gho`).Scan(&n); err != nil {
+	if err := f.db.QueryRow(`SELECT COUNT(*) FROM glr_binlogapply._ddl_gho`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {

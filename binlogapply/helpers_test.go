@@ -17,7 +17,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
-const testSchema = "gl_binlogapply"
+const testSchema = "glr_binlogapply"
 
 // fixture is one original/ghost/changelog trio with an Applier running on it.
 type fixture struct {

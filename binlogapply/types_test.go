@@ -91,7 +91,7 @@ func TestApplyAllTypes(t *testing.T) {
 	f.compare(oc, gc, "id", "id")
 	// Generated columns were computed by the ghost itself.
 	var bad int
-	if err := f.db.QueryRow(`SELECT COUNT(*) FROM gl_binlogapply._alltypes_gho WHERE NOT (gv <=> i + 1) OR NOT (gs <=> CONCAT(v_utf8mb4, 'x'))`).Scan(&bad); err != nil {
+	if err := f.db.QueryRow(`SELECT COUNT(*) FROM glr_binlogapply._alltypes_gho WHERE NOT (gv <=> i + 1) OR NOT (gs <=> CONCAT(v_utf8mb4, 'x'))`).Scan(&bad); err != nil {
 		t.Fatal(err)
 	}
 	if bad != 0 {
@@ -112,7 +112,7 @@ func TestCaseSensitiveEnumMembers(t *testing.T) {
 	f.sentinel(20 * time.Second)
 	f.compare([]string{"id", "e", "s"}, []string{"id", "e", "s"}, "id", "id")
 	var n int
-	if err := f.db.QueryRow("SELECT COUNT(*) FROM gl_binlogapply._enum_case_gho WHERE BINARY e = 'A'").Scan(&n); err != nil {
+	if err := f.db.QueryRow("SELECT COUNT(*) FROM glr_binlogapply._enum_case_gho WHERE BINARY e = 'A'").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {

@@ -12,7 +12,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/internal/testenv"
 )
 
-const testSchema = "gl_changelog"
+const testSchema = "glr_changelog"
 
 func TestName(t *testing.T) {
 	if table.ChangelogName("t") != "_t_ghc" {
@@ -72,7 +72,7 @@ func TestHeartbeat(t *testing.T) {
 	}
 	testenv.Exec(t, db, "DROP TABLE "+cl.qualified())
 	err := cl.Heartbeat(ctx, db, now, noWarn)
-	if !errors.Is(err, ErrGone) || !strings.HasPrefix(err.Error(), "the changelog table gl_changelog._hb_ghc no longer exists (heartbeat: ") {
+	if !errors.Is(err, ErrGone) || !strings.HasPrefix(err.Error(), "the changelog table glr_changelog._hb_ghc no longer exists (heartbeat: ") {
 		t.Fatalf("a heartbeat to a dropped table: %v", err)
 	}
 	testenv.Exec(t, db, "CREATE TABLE "+cl.qualified()+" (hint INT)") // not a changelog: the write fails

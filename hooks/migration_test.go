@@ -220,7 +220,7 @@ func checkProgressEnv(t *testing.T, r *recorder) {
 // aside), that replication runs on and that the replica's original is untouched.
 func abortOnReplica(t *testing.T, skipStop bool, failing string, want []string) {
 	t.Helper()
-	const schema = "gl_hooks_replica"
+	const schema = "glr_hooks_replica"
 	primary := testenv.Database(t, schema)
 	t.Cleanup(func() { _, _ = primary.Exec("DROP DATABASE IF EXISTS " + schema) })
 	testenv.Exec(t, primary, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t SELECT seq, seq FROM seq_1_to_300")

@@ -15,7 +15,7 @@ import (
 )
 
 // ddlWatchDB is the database of the DDL-during-migration tests.
-const ddlWatchDB = "gl_ddlwatch"
+const ddlWatchDB = "glr_ddlwatch"
 
 // TestDDLOnOriginalStopsMigration: a change of the original's definition or triggers made while
 // the migration runs, in any spelling (an executable comment, a driver's "--\n" comment, CREATE
@@ -28,12 +28,12 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 		name, ddl, kind string
 	}{
 		{"executable comment", "/*! ALTER TABLE t MODIFY e ENUM('c','b','a') */", "ALTER TABLE"},
-		{"versioned comment", "/*M!100100 ALTER TABLE `gl_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */", "ALTER TABLE"},
+		{"versioned comment", "/*M!100100 ALTER TABLE `glr_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */", "ALTER TABLE"},
 		{"driver dash comment", "--\nALTER TABLE t MODIFY e ENUM('c','b','a')", "ALTER TABLE"},
 		{"create trigger", "CREATE TRIGGER trg_t AFTER INSERT ON t FOR EACH ROW SET @x = 1", "CREATE TRIGGER"},
 	}
 	if !testenv.Flavor(t).MariaDB { // MySQL reads /*M! as a comment: its own versioned form instead
-		cases[1].ddl = "/*!80000 ALTER TABLE `gl_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */"
+		cases[1].ddl = "/*!80000 ALTER TABLE `glr_ddlwatch`.`t` MODIFY e ENUM('c','b','a') */"
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestDDLOnOriginalStopsMigration(t *testing.T) {
 			if !errors.Is(err, binlogapply.ErrOriginalAltered) {
 				t.Fatalf("want ErrOriginalAltered, got %v", err)
 			}
-			for _, want := range []string{c.kind + " statement on gl_ddlwatch.t", "nothing was swapped", "restart the migration"} {
+			for _, want := range []string{c.kind + " statement on glr_ddlwatch.t", "nothing was swapped", "restart the migration"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error lacks %q: %v", want, err)
 				}

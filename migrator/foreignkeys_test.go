@@ -48,7 +48,7 @@ func TestDiscardForeignKeysLosesCascadedChanges(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			err := mustNew(t, cfg).Run(ctx)
-			want := "gl_prepare.t has foreign keys with actions the server runs inside InnoDB, outside the row binlog (" + c.named + "): rows they delete and references they change during the migration would come back unchanged after the cut-over"
+			want := "glr_prepare.t has foreign keys with actions the server runs inside InnoDB, outside the row binlog (" + c.named + "): rows they delete and references they change during the migration would come back unchanged after the cut-over"
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--allow-cascading-foreign-keys-data-loss") {
 				t.Fatalf("got %v, want a refusal saying %q and naming the flag", err, want)
 			}

@@ -30,26 +30,26 @@ func TestHelperChangesStopMigration(t *testing.T) {
 		want  error
 		says  string
 	}{
-		{"drop the ghost", []string{"DROP TABLE _t_gho"}, binlogapply.ErrHelperChanged, "DROP TABLE statement on gl_ddlwatch._t_gho, this run's ghost table"},
+		{"drop the ghost", []string{"DROP TABLE _t_gho"}, binlogapply.ErrHelperChanged, "DROP TABLE statement on glr_ddlwatch._t_gho, this run's ghost table"},
 		{"replace the ghost", []string{"DROP TABLE _t_gho", "CREATE TABLE _t_gho LIKE t"}, binlogapply.ErrHelperChanged, "this run's ghost table"},
-		{"ghost to MyISAM", []string{"ALTER TABLE _t_gho ENGINE=MyISAM"}, binlogapply.ErrHelperChanged, "ALTER TABLE statement on gl_ddlwatch._t_gho"},
-		{"columns of the ghost", []string{"ALTER TABLE `_t_gho` DROP COLUMN c, ADD COLUMN w INT"}, binlogapply.ErrHelperChanged, "ALTER TABLE statement on gl_ddlwatch._t_gho"},
-		{"trigger on the ghost", []string{"CREATE TRIGGER tg AFTER INSERT ON _t_gho FOR EACH ROW SET @x = 1"}, binlogapply.ErrHelperChanged, "CREATE TRIGGER statement on gl_ddlwatch._t_gho"},
+		{"ghost to MyISAM", []string{"ALTER TABLE _t_gho ENGINE=MyISAM"}, binlogapply.ErrHelperChanged, "ALTER TABLE statement on glr_ddlwatch._t_gho"},
+		{"columns of the ghost", []string{"ALTER TABLE `_t_gho` DROP COLUMN c, ADD COLUMN w INT"}, binlogapply.ErrHelperChanged, "ALTER TABLE statement on glr_ddlwatch._t_gho"},
+		{"trigger on the ghost", []string{"CREATE TRIGGER tg AFTER INSERT ON _t_gho FOR EACH ROW SET @x = 1"}, binlogapply.ErrHelperChanged, "CREATE TRIGGER statement on glr_ddlwatch._t_gho"},
 		// The binlog watch or the heartbeat may notice first: both name the changelog table.
 		{"drop the changelog", []string{"DROP TABLE _t_ghc"}, binlogapply.ErrHelperChanged, "changelog table"},
-		{"alter the changelog", []string{"ALTER TABLE gl_ddlwatch._t_ghc ADD COLUMN z INT"}, binlogapply.ErrHelperChanged, "this run's changelog table"},
+		{"alter the changelog", []string{"ALTER TABLE glr_ddlwatch._t_ghc ADD COLUMN z INT"}, binlogapply.ErrHelperChanged, "this run's changelog table"},
 		{"drop the checkpoint", []string{"DROP TABLE _t_ghk"}, binlogapply.ErrHelperChanged, "this run's checkpoint table"},
-		{"statement-logged update", []string{sbr, "UPDATE t SET v = v + 1 WHERE id <= 151"}, binlogapply.ErrStatementLogged, "UPDATE statement writing gl_ddlwatch.t"},
-		{"statement-logged insert", []string{sbr, "INSERT INTO t (id, e, v) VALUES (9001, 'a', 1)"}, binlogapply.ErrStatementLogged, "INSERT statement writing gl_ddlwatch.t"},
-		{"statement-logged delete", []string{sbr, "DELETE FROM /* x */ `gl_ddlwatch`.`t` WHERE id > 1990"}, binlogapply.ErrStatementLogged, "DELETE statement writing gl_ddlwatch.t"},
-		{"statement-logged write of the ghost", []string{sbr, "DELETE FROM _t_gho WHERE id = 1"}, binlogapply.ErrStatementLogged, "writing gl_ddlwatch._t_gho"},
+		{"statement-logged update", []string{sbr, "UPDATE t SET v = v + 1 WHERE id <= 151"}, binlogapply.ErrStatementLogged, "UPDATE statement writing glr_ddlwatch.t"},
+		{"statement-logged insert", []string{sbr, "INSERT INTO t (id, e, v) VALUES (9001, 'a', 1)"}, binlogapply.ErrStatementLogged, "INSERT statement writing glr_ddlwatch.t"},
+		{"statement-logged delete", []string{sbr, "DELETE FROM /* x */ `glr_ddlwatch`.`t` WHERE id > 1990"}, binlogapply.ErrStatementLogged, "DELETE statement writing glr_ddlwatch.t"},
+		{"statement-logged write of the ghost", []string{sbr, "DELETE FROM _t_gho WHERE id = 1"}, binlogapply.ErrStatementLogged, "writing glr_ddlwatch._t_gho"},
 		{"statement-logged write of the changelog", []string{sbr, "DELETE FROM _t_ghc"}, binlogapply.ErrHelperChanged, "this run's changelog table"},
 		{"statement-logged write through a view", []string{sbr, "UPDATE v_t SET v = v + 1 WHERE id <= 5"}, binlogapply.ErrStatementLogged,
-			"UPDATE statement writing gl_ddlwatch.v_t (a view of gl_ddlwatch.t)"},
+			"UPDATE statement writing glr_ddlwatch.v_t (a view of glr_ddlwatch.t)"},
 		{"statement-logged write through a view of a view", []string{sbr, "DELETE FROM vv_t WHERE id = 7"}, binlogapply.ErrStatementLogged,
-			"DELETE statement writing gl_ddlwatch.vv_t (a view of gl_ddlwatch.v_t)"},
+			"DELETE statement writing glr_ddlwatch.vv_t (a view of glr_ddlwatch.v_t)"},
 		{"statement-logged write through a trigger", []string{sbr, "INSERT INTO x_t (id) VALUES (9002)"}, binlogapply.ErrStatementLogged,
-			"INSERT statement writing gl_ddlwatch.x_t (a trigger of gl_ddlwatch.x_t names gl_ddlwatch.t)"},
+			"INSERT statement writing glr_ddlwatch.x_t (a trigger of glr_ddlwatch.x_t names glr_ddlwatch.t)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,7 +190,7 @@ func TestChangelogDroppedUnloggedStops(t *testing.T) {
 	err := waitFailed(t, done, "with its changelog gone")
 	took := time.Since(dropped)
 	t.Logf("stopped after %s: %v", took.Round(time.Millisecond), err)
-	if !errors.Is(err, binlogapply.ErrHelperChanged) || !strings.Contains(err.Error(), "the changelog table gl_ddlwatch._t_ghc no longer exists") || strings.Contains(err.Error(), "\n") {
+	if !errors.Is(err, binlogapply.ErrHelperChanged) || !strings.Contains(err.Error(), "the changelog table glr_ddlwatch._t_ghc no longer exists") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("got %q, want one line saying the changelog is gone", err)
 	}
 	if took > 10*time.Second {

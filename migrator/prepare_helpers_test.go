@@ -15,7 +15,7 @@ import (
 )
 
 // prepareDB names the databases of the preparation tests (one per test: testenv.OwnDatabase).
-const prepareDB = "gl_prepare"
+const prepareDB = "glr_prepare"
 
 // prepareConfig is a dry-run configuration of prepareDB.tbl (see testConfig).
 func prepareConfig(t *testing.T, tbl, alter string, logs *testenv.LogBuffer) config.Config {

@@ -29,21 +29,21 @@ func TestPrepareRefusals(t *testing.T) {
 		phrase string
 	}{
 		{name: "missing database", tbl: "t", alter: "ADD c INT",
-			mutate: func(c *config.Config) { c.Database = "gl_prepare_nosuch" },
-			phrase: "database gl_prepare_nosuch does not exist on 127.0.0.1:"},
+			mutate: func(c *config.Config) { c.Database = "glr_prepare_nosuch" },
+			phrase: "database glr_prepare_nosuch does not exist on 127.0.0.1:"},
 		{name: "missing table", tbl: "nosuch", alter: "ADD c INT",
-			phrase: "cannot find table gl_prepare.nosuch! It does not exist on 127.0.0.1:"},
+			phrase: "cannot find table glr_prepare.nosuch! It does not exist on 127.0.0.1:"},
 		{name: "view", setup: []string{"CREATE VIEW v AS SELECT * FROM t"}, tbl: "v", alter: "ADD c INT",
-			phrase: "gl_prepare.v is a VIEW, not a real table. Bailing out"},
+			phrase: "glr_prepare.v is a VIEW, not a real table. Bailing out"},
 		{name: "MyISAM table", setup: []string{"CREATE TABLE m (id INT PRIMARY KEY) ENGINE=MyISAM", "INSERT INTO m VALUES (1)"},
-			tbl: "m", alter: "ADD c INT", phrase: "gl_prepare.m uses the MyISAM engine; go-ghostlite migrates InnoDB tables only"},
+			tbl: "m", alter: "ADD c INT", phrase: "glr_prepare.m uses the MyISAM engine; go-ghostlite migrates InnoDB tables only"},
 		{name: "trigger", setup: []string{"CREATE TABLE log (id INT PRIMARY KEY)", "CREATE TRIGGER trg_t_ins AFTER INSERT ON t FOR EACH ROW INSERT INTO log VALUES (NEW.id)"},
-			tbl: "t", alter: "ADD c INT", phrase: `found triggers on gl_prepare.t. Tables with triggers are supported only when using "include-triggers" flag: t has triggers (trg_t_ins); pass --include-triggers`},
+			tbl: "t", alter: "ADD c INT", phrase: `found triggers on glr_prepare.t. Tables with triggers are supported only when using "include-triggers" flag: t has triggers (trg_t_ins); pass --include-triggers`},
 		{name: "foreign key child", setup: []string{"CREATE TABLE c (id INT PRIMARY KEY, tid INT, CONSTRAINT fk_c_t FOREIGN KEY (tid) REFERENCES t (id))", "INSERT INTO c VALUES (1, 1)"},
-			tbl: "c", alter: "ADD x INT", phrase: "found 1 child-side foreign keys on gl_prepare.c. Child-side foreign keys are not supported. Bailing out: gl_prepare.c has foreign keys (fk_c_t -> t)"},
+			tbl: "c", alter: "ADD x INT", phrase: "found 1 child-side foreign keys on glr_prepare.c. Child-side foreign keys are not supported. Bailing out: glr_prepare.c has foreign keys (fk_c_t -> t)"},
 		{name: "foreign key parent", setup: []string{"CREATE TABLE c (id INT PRIMARY KEY, tid INT, CONSTRAINT fk_c_t FOREIGN KEY (tid) REFERENCES t (id))"},
 			tbl: "t", alter: "ADD x INT", mutate: func(c *config.Config) { c.DiscardForeignKeys = true },
-			phrase: "found 1 parent-side foreign keys on gl_prepare.t. Parent-side foreign keys are not supported. Bailing out: gl_prepare.t is referenced by foreign keys (gl_prepare.c.fk_c_t)"},
+			phrase: "found 1 parent-side foreign keys on glr_prepare.t. Parent-side foreign keys are not supported. Bailing out: glr_prepare.t is referenced by foreign keys (glr_prepare.c.fk_c_t)"},
 		{name: "ALTER drops the only key", tbl: "t", alter: "DROP PRIMARY KEY",
 			phrase: "no shared unique key can be found after ALTER! Bailing out: no PRIMARY nor UNIQUE key found in table _t_gho after the ALTER (the original's PRIMARY (id) is not in the altered table); keep a unique NOT NULL key in both"},
 		{name: "ALTER drops the only key of several columns", setup: []string{"CREATE TABLE k2 (a INT NOT NULL, b INT NOT NULL, UNIQUE KEY uk (a, b))"},
@@ -66,10 +66,10 @@ func TestPrepareRefusals(t *testing.T) {
 		{name: "shared key from string to number", setup: []string{"CREATE TABLE ks (k VARCHAR(10) COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, x INT)", "INSERT INTO ks VALUES ('1', 1), ('01', 2)"},
 			tbl: "ks", alter: "MODIFY k INT NOT NULL", phrase: "column k changes from varchar(10) COLLATE utf8mb4_general_ci to int"}, // int(11) on MariaDB
 		{name: "no unique key at all", setup: []string{"CREATE TABLE h (a INT, KEY (a))"},
-			tbl: "h", alter: "ADD c INT", phrase: "no PRIMARY nor UNIQUE key found in table! Bailing out: gl_prepare.h needs a unique NOT NULL key to be copied in order and its rows addressed: add one with a plain ALTER TABLE first"},
+			tbl: "h", alter: "ADD c INT", phrase: "no PRIMARY nor UNIQUE key found in table! Bailing out: glr_prepare.h needs a unique NOT NULL key to be copied in order and its rows addressed: add one with a plain ALTER TABLE first"},
 		{name: "RENAME TO", tbl: "t", alter: "ADD c INT, RENAME TO t2", phrase: "alter statement seems to RENAME the table. This is not supported, and you should run your RENAME outside the migration: the ALTER gives t another name (RENAME TO)"},
 		{name: "ALTER names another table", tbl: "t", alter: "ALTER TABLE other ADD c INT",
-			phrase: "the ALTER names table other but the migration is of gl_prepare.t"},
+			phrase: "the ALTER names table other but the migration is of glr_prepare.t"},
 		{name: "invalid ALTER", tbl: "t", alter: "ADD COLUMN c INT DEFAULT,\n  ADD d INT",
 			phrase: "the ALTER fails on the ghost table: Error 1064"},
 		{name: "ALTER on a missing column", tbl: "t", alter: "DROP COLUMN nosuch",
@@ -81,14 +81,14 @@ func TestPrepareRefusals(t *testing.T) {
 		{name: "rename without approval", tbl: "t", alter: "CHANGE a a2 INT",
 			phrase: "it seems the ALTER statement renames columns, as follows: a to a2; as precaution, you are asked to confirm: pass --approve-renamed-columns to copy a's data into a2, or --skip-renamed-columns"},
 		{name: "stale ghost", setup: []string{"CREATE TABLE _t_gho (id INT PRIMARY KEY)"}, tbl: "t", alter: "ADD c INT",
-			phrase: "table gl_prepare._t_gho already exists. Panicking: it was left by an earlier migration: drop it, or pass --initially-drop-ghost-table"},
+			phrase: "table glr_prepare._t_gho already exists. Panicking: it was left by an earlier migration: drop it, or pass --initially-drop-ghost-table"},
 		{name: "stale changelog", setup: []string{"CREATE TABLE _t_ghc (id INT PRIMARY KEY)"}, tbl: "t", alter: "ADD c INT",
-			phrase: "table gl_prepare._t_ghc already exists. Panicking"},
+			phrase: "table glr_prepare._t_ghc already exists. Panicking"},
 		{name: "stale changelog with only --initially-drop-old-table", setup: []string{"CREATE TABLE _t_ghc (id INT PRIMARY KEY)", "CREATE TABLE _t_del (id INT PRIMARY KEY)"},
 			tbl: "t", alter: "ADD c INT", mutate: func(c *config.Config) { c.InitiallyDropOldTable = true },
-			phrase: "table gl_prepare._t_ghc already exists. Panicking"},
+			phrase: "table glr_prepare._t_ghc already exists. Panicking"},
 		{name: "old table exists", setup: []string{"CREATE TABLE _t_del (id INT PRIMARY KEY)", "INSERT INTO _t_del VALUES (7)"}, tbl: "t", alter: "ADD c INT",
-			phrase: "table gl_prepare._t_del already exists. Panicking: it was left by an earlier migration: drop it, or pass --initially-drop-old-table"},
+			phrase: "table glr_prepare._t_del already exists. Panicking: it was left by an earlier migration: drop it, or pass --initially-drop-old-table"},
 		{name: "on the primary without --allow-on-master", tbl: "t", alter: "ADD c INT",
 			mutate: func(c *config.Config) { c.AllowOnMaster = false },
 			phrase: "it seems like this migration attempt to run directly on master: 127.0.0.1:" + fmt.Sprint(testenv.PrimaryConfig().Port) + " is a primary (not replicating); pass --allow-on-master"},
@@ -146,7 +146,7 @@ func TestPrepareRefusesWhileLockHeld(t *testing.T) {
 
 	m := mustNew(t, prepareConfig(t, "t", "ADD c INT", nil))
 	err = m.Run(ctx)
-	want := fmt.Sprintf("another process is already migrating `gl_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", tablelock.Name(prepareDB, "t"), id)
+	want := fmt.Sprintf("another process is already migrating `glr_prepare`.`t`: migration lock %s held by connection id %d on 127.0.0.1:", tablelock.Name(prepareDB, "t"), id)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
@@ -172,7 +172,7 @@ func TestSecondPrepareWaitsForFirst(t *testing.T) {
 	s1 := prepareOK(t, m1)
 
 	m2 := mustNew(t, prepareConfig(t, "t", "ADD d INT", nil))
-	if _, err := m2.prepare(context.Background()); err == nil || !strings.Contains(err.Error(), "another process is already migrating `gl_prepare`.`t`") {
+	if _, err := m2.prepare(context.Background()); err == nil || !strings.Contains(err.Error(), "another process is already migrating `glr_prepare`.`t`") {
 		t.Fatalf("second prepare: %v", err)
 	}
 	// The refused second run must not have dropped the first run's ghost.

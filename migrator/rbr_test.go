@@ -13,7 +13,7 @@ import (
 // its replication and migrates. --tungsten waives log_slave_updates (checked by checkBinlog).
 func TestSwitchToRBR(t *testing.T) {
 	testenv.Serial(t) // it sets the replica's global binlog_format
-	const schema = "gl_mig_rbr"
+	const schema = "glr_mig_rbr"
 	primary := replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), "")
 	format := func() string {

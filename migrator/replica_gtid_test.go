@@ -25,7 +25,7 @@ const replicaOwnDomain = 9
 func TestTestOnReplicaStrictModeOwnDomain(t *testing.T) {
 	testenv.Serial(t) // it sets the replica's GTID globals and stops replication
 	testenv.OnlyMariaDB(t, "gtid_strict_mode and GTID domains are MariaDB's")
-	const schema = "gl_replica_tor_domain"
+	const schema = "glr_replica_tor_domain"
 	primary := replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	strictReplica(t, primary, replica, replicaOwnDomain)
@@ -69,7 +69,7 @@ func TestTestOnReplicaStrictModeOwnDomain(t *testing.T) {
 func TestReplicaModesRefuseStrictReplicatedDomain(t *testing.T) {
 	testenv.Serial(t) // it sets the replica's GTID globals
 	testenv.OnlyMariaDB(t, "gtid_strict_mode and GTID domains are MariaDB's")
-	const schema = "gl_replica_strict_refuse"
+	const schema = "glr_replica_strict_refuse"
 	primary := replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	strictReplica(t, primary, replica, 0)

@@ -35,8 +35,8 @@ func TestParallelReplicationOnTheReplica(t *testing.T) {
 	t.Cleanup(func() { testenv.Exec(t, replica, f.StopReplicaSQL()) })
 	testenv.Exec(t, replica, f.StartReplicaSQL())
 	testenv.WaitReplicaRunning(t, replica)
-	t.Run("migrate-on-replica", func(t *testing.T) { migrateOnReplicaEndToEnd(t, "gl_replica_par_mor") })
-	t.Run("test-on-replica", func(t *testing.T) { testOnReplicaEndToEnd(t, "gl_replica_par_tor") })
+	t.Run("migrate-on-replica", func(t *testing.T) { migrateOnReplicaEndToEnd(t, "glr_replica_par_mor") })
+	t.Run("test-on-replica", func(t *testing.T) { testOnReplicaEndToEnd(t, "glr_replica_par_tor") })
 }
 
 // A replica started without log_replica_updates (MariaDB: log_slave_updates): each run that reads
@@ -47,7 +47,7 @@ func TestReplicaWithoutLoggedUpdatesIsRefused(t *testing.T) {
 	if !testenv.CanRestartServers() {
 		testenv.Unavailable(t, "GHOSTLITE_TEST_SANDBOX is not set: the test restarts the sandbox replica")
 	}
-	const schema = "gl_replica_nolog"
+	const schema = "glr_replica_nolog"
 	primary := replicaFixture(t, schema)
 	setting := "log_replica_updates"
 	if testenv.Flavor(t).MariaDB {

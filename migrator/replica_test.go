@@ -25,7 +25,7 @@ import (
 
 // The replica-mode tests run real migrations on the sandbox: the table is created on the primary
 // and replicated; a writer keeps changing it on the primary during the migration. Each test has its
-// own gl_replica_* database, dropped (on the primary, so on the replica too) at cleanup.
+// own glr_replica_* database, dropped (on the primary, so on the replica too) at cleanup.
 
 const replicaRows = 3000
 
@@ -33,7 +33,7 @@ const replicaRows = 3000
 // the primary, the replica follows by replication. The cut-over is postponed until the writer has
 // stopped, so the old table holds the original as of the cut-over.
 func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
-	const schema = "gl_replica_default"
+	const schema = "glr_replica_default"
 	primary := replicaFixture(t, schema)
 	flag := filepath.Join(t.TempDir(), "postpone")
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
@@ -71,7 +71,7 @@ func TestReplicaDefaultTopologyEndToEnd(t *testing.T) {
 // TestMigrateOnReplicaEndToEnd: the whole migration on the replica while the primary keeps
 // writing, through the cut-over and after it (those writes replicate into the new table, whose
 // extra column is at the end). The primary is not touched.
-func TestMigrateOnReplicaEndToEnd(t *testing.T) { migrateOnReplicaEndToEnd(t, "gl_replica_mor") }
+func TestMigrateOnReplicaEndToEnd(t *testing.T) { migrateOnReplicaEndToEnd(t, "glr_replica_mor") }
 
 func migrateOnReplicaEndToEnd(t *testing.T, schema string) {
 	primary := replicaFixture(t, schema)
@@ -101,7 +101,7 @@ func migrateOnReplicaEndToEnd(t *testing.T, schema string) {
 }
 
 func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
-	const schema = "gl_replica_refuse"
+	const schema = "glr_replica_refuse"
 	primary := replicaFixture(t, schema)
 	for _, testMode := range []bool{false, true} {
 		t.Run(fmt.Sprintf("test-on-replica=%v", testMode), func(t *testing.T) {
@@ -123,7 +123,7 @@ func TestMigrateOnReplicaRefusesPrimary(t *testing.T) {
 // until the test restarts it.
 func TestTestOnReplicaEndToEnd(t *testing.T) {
 	testenv.Serial(t) // --test-on-replica stops replication
-	testOnReplicaEndToEnd(t, "gl_replica_tor")
+	testOnReplicaEndToEnd(t, "glr_replica_tor")
 }
 
 func testOnReplicaEndToEnd(t *testing.T, schema string) {
@@ -175,7 +175,7 @@ func assertSwappedBackSummary(t *testing.T, logs *testenv.LogBuffer) {
 // keeps running (nothing writes to the table, as the flag requires); the swap back happens all the same.
 func TestTestOnReplicaSkipReplicaStopEndToEnd(t *testing.T) {
 	testenv.Serial(t) // it stops replication
-	const schema = "gl_replica_tor_skip"
+	const schema = "glr_replica_tor_skip"
 	replicaFixture(t, schema)
 	replica := testenv.Open(t, testenv.ReplicaConfig(), schema)
 	t.Cleanup(func() { startReplicationAndWait(t, replica) }) // only if the test failed half-way

@@ -77,7 +77,7 @@ func TestDDLBeforeStreamStartStopsMigration(t *testing.T) {
 			if !errors.Is(err, binlogapply.ErrOriginalAltered) {
 				t.Fatalf("want ErrOriginalAltered, got %v", err)
 			}
-			for _, want := range []string{"gl_prepare.t was changed between the preparation and the start of the binlog stream", c.what, "restart the migration"} {
+			for _, want := range []string{"glr_prepare.t was changed between the preparation and the start of the binlog stream", c.what, "restart the migration"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error lacks %q", want)
 				}

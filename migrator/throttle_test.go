@@ -21,7 +21,7 @@ import (
 	"github.com/go-ghostlite/go-ghostlite/throttle"
 )
 
-const throttleDB = "gl_throttle"
+const throttleDB = "glr_throttle"
 
 // TestThrottleKnobs: the throttle's settings are among the levers, read from the configuration
 // (throttle.TestMonitorKnobs checks how they parse).
@@ -53,6 +53,9 @@ func throttledRun(t *testing.T, tbl string, rows, chunk int, configure func(*con
 	var chunks atomic.Int64
 	s := seams{beforeChunk: func(context.Context, int64) error { chunks.Add(1); return nil }}
 	configure(&cfg, &s)
+	if cfg.Conn.Port == testenv.ReplicaConfig().Port {
+		testenv.WaitReplica(t) // the table must be there before the run inspects the replica
+	}
 	m := newWithSeams(t, cfg, s)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(context.Background()) }()

@@ -98,7 +98,9 @@ func Open(t testing.TB, c dbconn.Config, schema string) *sql.DB {
 }
 
 // Database creates (or empties) the database name on the primary and returns a pool on it.
-// Use one database per test package: name it after the package, e.g. "gl_migrator".
+// Use one database per test package: name it after the package, e.g. "gl_migrator". The sandbox
+// replica creates a gl_* database but applies none of its tables (script/sandbox's
+// replica_filters): a test that reads the replica names its database glr_*, e.g. "glr_throttle".
 func Database(t testing.TB, name string) *sql.DB {
 	t.Helper()
 	admin := Open(t, PrimaryConfig(), "")
