@@ -406,7 +406,9 @@ func (c Config) PerTable() ([]Config, error) {
 }
 
 // setUnsupported names the flag of c a set cannot honour (a run that ends without the set's
-// cut-over: an instant ALTER, a test or a migration on the replica), or "".
+// cut-over: an instant ALTER, a test or a migration on the replica), or "". --recover-cut-over
+// recovers each table on its own: a set's renames are single statements, so its tables are all in
+// one layout.
 func (c Config) setUnsupported() string {
 	switch {
 	case c.AttemptInstantDDL:
