@@ -82,7 +82,7 @@ type loadAlone struct {
 	busy waits
 }
 
-// measureLoadAlone runs the bench's load at rate on a fresh gl_bench.t for d and reads the CPU it
+// measureLoadAlone runs the bench's load at rate on a fresh glr_bench.t for d and reads the CPU it
 // took. Zero cores when the server's CPU cannot be read.
 func measureLoadAlone(ctx context.Context, s *server, cfg dbconn.Config, o options, rate float64, d time.Duration) (loadAlone, error) {
 	if err := s.freshTable(ctx); err != nil {

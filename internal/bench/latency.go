@@ -97,7 +97,7 @@ func phaseWaits(writes []loadgen.Write, marks []phaseMark) map[string]waits {
 	return out
 }
 
-// alterUnderLoad runs the server's own ALTER ... ALGORITHM=COPY on a fresh gl_bench.t while the
+// alterUnderLoad runs the server's own ALTER ... ALGORITHM=COPY on a fresh glr_bench.t while the
 // load runs at rate, and returns its time and the latency of the writes sent while it ran.
 func alterUnderLoad(ctx context.Context, s *server, cfg dbconn.Config, o options, rate float64) (time.Duration, waits, error) {
 	if err := s.freshTable(ctx); err != nil {
@@ -108,7 +108,7 @@ func alterUnderLoad(ctx context.Context, s *server, cfg dbconn.Config, o options
 		return 0, waits{}, err
 	}
 	start := time.Now()
-	err = s.exec(ctx, "ALTER TABLE gl_bench.t "+alter+", ALGORITHM=COPY")
+	err = s.exec(ctx, "ALTER TABLE glr_bench.t "+alter+", ALGORITHM=COPY")
 	end := time.Now()
 	time.Sleep(time.Second)
 	stop()

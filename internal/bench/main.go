@@ -15,7 +15,8 @@
 // median is what the ratios use; the spread is printed next to it. Before each measurement the
 // server is let settle (dirty pages flushed). The sandbox replica shares this machine's two cores,
 // so by default its SQL thread is paused while measuring (replicas run elsewhere in production)
-// and resumed, and waited for, at the end; --with-replica keeps it applying.
+// and resumed, and waited for, at the end; --with-replica keeps it applying. Its database is
+// glr_bench: the sandbox replica applies the tables of glr_* databases (script/sandbox).
 //
 // It is a measurement, not a test: it asserts nothing and always prints what it saw.
 package main
@@ -126,18 +127,18 @@ func run(o options) error {
 	runs := make([][]migration, len(rates))
 	alters := map[float64][]alterRun{}
 	for i := 0; i < o.repeat; i++ {
-		if err := srv.exec(ctx, "DROP TABLE IF EXISTS gl_bench.copy", "CREATE TABLE gl_bench.copy LIKE gl_bench.src"); err != nil {
+		if err := srv.exec(ctx, "DROP TABLE IF EXISTS glr_bench.copy", "CREATE TABLE glr_bench.copy LIKE glr_bench.src"); err != nil {
 			return err
 		}
-		is, err := srv.timed(ctx, "INSERT INTO gl_bench.copy SELECT * FROM gl_bench.src")
+		is, err := srv.timed(ctx, "INSERT INTO glr_bench.copy SELECT * FROM glr_bench.src")
 		if err != nil {
 			return err
 		}
-		ac, err := srv.timed(ctx, "ALTER TABLE gl_bench.copy "+alter+", ALGORITHM=COPY")
+		ac, err := srv.timed(ctx, "ALTER TABLE glr_bench.copy "+alter+", ALGORITHM=COPY")
 		if err != nil {
 			return err
 		}
-		if err := srv.exec(ctx, "DROP TABLE gl_bench.copy"); err != nil {
+		if err := srv.exec(ctx, "DROP TABLE glr_bench.copy"); err != nil {
 			return err
 		}
 		insertSelect, alterCopy = append(insertSelect, is), append(alterCopy, ac)

@@ -64,11 +64,11 @@ func migrateAt(ctx context.Context, s *server, cfg dbconn.Config, o options, rat
 	return m, err
 }
 
-// startLoad starts the bench's paced load (benchOps) at rate on gl_bench.t, from a pool of its
+// startLoad starts the bench's paced load (benchOps) at rate on glr_bench.t, from a pool of its
 // own, and returns once it has run a second. stop ends the load, closes the pool and returns what
 // the load did; load.Writes stays readable after it.
 func startLoad(ctx context.Context, cfg dbconn.Config, o options, rate float64) (load *loadgen.Load, stop func() loadgen.Stats, err error) {
-	db, err := dbconn.Open(ctx, cfg, "gl_bench")
+	db, err := dbconn.Open(ctx, cfg, "glr_bench")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,12 +98,12 @@ func benchOps(rows int) []loadgen.Op {
 	}
 }
 
-// migrate runs the binary on gl_bench.t, reading its JSON log as it comes. Its socket file is
+// migrate runs the binary on glr_bench.t, reading its JSON log as it comes. Its socket file is
 // the bench's own, so that benches on two sandboxes of one machine do not meet there.
 func migrate(ctx context.Context, s *server, cfg dbconn.Config, o options) (migration, error) {
 	socket := fmt.Sprintf("%s/gl-bench-%d.sock", os.TempDir(), cfg.Port)
 	args := []string{"-f", "%M %U %S", o.binary, "--serve-socket-file=" + socket, "--host=" + cfg.Host, "--port=" + strconv.Itoa(cfg.Port), "--user=" + cfg.User,
-		"--password=" + cfg.Password, "--database=gl_bench", "--table=t", "--alter=" + alter, "--allow-on-master",
+		"--password=" + cfg.Password, "--database=glr_bench", "--table=t", "--alter=" + alter, "--allow-on-master",
 		"--execute", "--ok-to-drop-table", "--replica-server-id=99100", "--log-format=json"}
 	if o.chunk > 0 {
 		args = append(args, "--chunk-size="+strconv.Itoa(o.chunk))

@@ -59,42 +59,42 @@ func (s *server) timed(ctx context.Context, q string) (time.Duration, error) {
 	return time.Since(start), err
 }
 
-// createSource builds gl_bench.src, the table every case starts from.
+// createSource builds glr_bench.src, the table every case starts from.
 func (s *server) createSource(ctx context.Context, rows int) error {
 	// numbers 1..rows from a digits table (MySQL has no seq_1_to_N tables)
-	err := s.exec(ctx, "DROP DATABASE IF EXISTS gl_bench", "CREATE DATABASE gl_bench",
-		"CREATE TABLE gl_bench.digits (d INT PRIMARY KEY)",
-		"INSERT INTO gl_bench.digits VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)",
-		`CREATE TABLE gl_bench.src (
+	err := s.exec(ctx, "DROP DATABASE IF EXISTS glr_bench", "CREATE DATABASE glr_bench",
+		"CREATE TABLE glr_bench.digits (d INT PRIMARY KEY)",
+		"INSERT INTO glr_bench.digits VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)",
+		`CREATE TABLE glr_bench.src (
 		id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
 		account_id INT NOT NULL, kind TINYINT NOT NULL, amount DECIMAL(12,2) NOT NULL,
 		label VARCHAR(96) NOT NULL, ref CHAR(20) NOT NULL, created_at DATETIME NOT NULL,
 		KEY account_idx (account_id)) ENGINE=InnoDB`,
-		fmt.Sprintf(`INSERT INTO gl_bench.src (account_id, kind, amount, label, ref, created_at)
+		fmt.Sprintf(`INSERT INTO glr_bench.src (account_id, kind, amount, label, ref, created_at)
 		SELECT seq %% 100000, seq %% 7, (seq %% 1000000) / 100, CONCAT('label for row ', seq, ' ', REPEAT('x', 30 + seq %% 20)),
 		LPAD(seq, 20, '0'), '2026-01-01' + INTERVAL seq SECOND
 		FROM (SELECT 1 + a.d + 10*b.d + 100*c.d + 1000*e.d + 10000*f.d + 100000*g.d + 1000000*h.d AS seq
-		      FROM gl_bench.digits a, gl_bench.digits b, gl_bench.digits c, gl_bench.digits e,
-		           gl_bench.digits f, gl_bench.digits g, gl_bench.digits h) s
-		WHERE seq <= %d ORDER BY seq`, rows), "DROP TABLE gl_bench.digits")
+		      FROM glr_bench.digits a, glr_bench.digits b, glr_bench.digits c, glr_bench.digits e,
+		           glr_bench.digits f, glr_bench.digits g, glr_bench.digits h) s
+		WHERE seq <= %d ORDER BY seq`, rows), "DROP TABLE glr_bench.digits")
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, "ANALYZE TABLE gl_bench.src")
+	_, err = s.db.ExecContext(ctx, "ANALYZE TABLE glr_bench.src")
 	return err
 }
 
 // avgRowLength is the server's estimate of the source rows' size, for the report (0 when unknown).
 func (s *server) avgRowLength(ctx context.Context) int64 {
 	var n int64
-	_ = s.db.QueryRowContext(ctx, "SELECT AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='gl_bench' AND TABLE_NAME='src'").Scan(&n)
+	_ = s.db.QueryRowContext(ctx, "SELECT AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='glr_bench' AND TABLE_NAME='src'").Scan(&n)
 	return n
 }
 
-// freshTable makes gl_bench.t a copy of src and lets the server settle.
+// freshTable makes glr_bench.t a copy of src and lets the server settle.
 func (s *server) freshTable(ctx context.Context) error {
-	err := s.exec(ctx, "DROP TABLE IF EXISTS gl_bench.t", "DROP TABLE IF EXISTS gl_bench._t_del",
-		"CREATE TABLE gl_bench.t LIKE gl_bench.src", "INSERT INTO gl_bench.t SELECT * FROM gl_bench.src")
+	err := s.exec(ctx, "DROP TABLE IF EXISTS glr_bench.t", "DROP TABLE IF EXISTS glr_bench._t_del",
+		"CREATE TABLE glr_bench.t LIKE glr_bench.src", "INSERT INTO glr_bench.t SELECT * FROM glr_bench.src")
 	s.settle(ctx)
 	return err
 }
